@@ -1,0 +1,43 @@
+// The provider core's view of HTTP: plain values, no sockets. The HTTP adapter turns
+// cpp-httplib requests into HttpRequest and a Decision back into bytes on the wire.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <strings.h>
+
+namespace retryproof::provider {
+
+using Millis = std::chrono::milliseconds;
+
+struct CaseInsensitiveLess {
+  bool operator()(const std::string& a, const std::string& b) const {
+    return strcasecmp(a.c_str(), b.c_str()) < 0;
+  }
+};
+using Headers = std::multimap<std::string, std::string, CaseInsensitiveLess>;
+
+struct HttpRequest {
+  std::string method;
+  std::string path;  // percent-decoded, without the query string
+  Headers headers;
+  std::string body;
+};
+
+// How the response (if any) reaches the client.
+enum class Delivery {
+  respond,  // status, headers and body, as usual
+  drop,     // close the connection (FIN) without sending one byte
+};
+
+struct Decision {
+  Delivery delivery = Delivery::respond;
+  int status = 200;
+  Headers headers;
+  std::string body;
+  std::string content_type = "application/json";
+};
+
+}  // namespace retryproof::provider

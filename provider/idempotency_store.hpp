@@ -1,0 +1,40 @@
+// Jobs, and the idempotency keys that name them.
+#pragma once
+
+#include <cstddef>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "http_types.hpp"
+
+namespace retryproof::provider {
+
+struct StoredJob {
+  std::string key;
+  std::string fingerprint;  // of the payload that created the job
+  nlohmann::json job;       // {"id": ..., "orderId": ...}, exactly as sent to clients
+  Millis created_at{0};
+
+  const std::string& id() const;
+};
+
+// Every job ever created, in creation order (the side effects), and an index from
+// idempotency key to job. Not thread-safe: ProviderCore serialises access.
+class IdempotencyStore {
+ public:
+  const StoredJob* find(const std::string& key) const;
+
+  // Records a new job for a key that has none; the caller checked find() first.
+  const StoredJob& insert(StoredJob job);
+
+  const std::vector<StoredJob>& jobs() const { return jobs_; }
+  void clear();
+
+ private:
+  std::vector<StoredJob> jobs_;
+  std::unordered_map<std::string, std::size_t> by_key_;  // index into jobs_
+};
+
+}  // namespace retryproof::provider

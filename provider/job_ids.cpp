@@ -1,0 +1,20 @@
+#include "job_ids.hpp"
+
+#include <array>
+#include <cstdio>
+
+namespace retryproof::provider {
+
+std::string JobIdGenerator::next() {
+  // 32 bits collide by the birthday bound after tens of thousands of jobs; skipping an
+  // id already issued keeps ids unique and still a pure function of the seed.
+  std::uint32_t value = 0;
+  do {
+    value = static_cast<std::uint32_t>(random_.next() >> 32);
+  } while (!issued_.insert(value).second);
+  std::array<char, 16> text{};
+  std::snprintf(text.data(), text.size(), "job_%08x", value);
+  return text.data();
+}
+
+}  // namespace retryproof::provider

@@ -1,0 +1,25 @@
+// JSON responses, and the error shape every 4xx/5xx of the provider shares:
+// {"error": "<stable code>", "detail": "<what was wrong, for a person>"}.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+#include "http_types.hpp"
+
+namespace retryproof::provider {
+
+// Compact JSON; bytes that are not UTF-8 (a key sent in Latin-1, say) become U+FFFD
+// instead of throwing.
+std::string to_wire(const nlohmann::json& value);
+
+Decision json_response(int status, const nlohmann::json& body);
+
+// `detail` is omitted when empty.
+Decision error_response(int status, std::string_view code, std::string_view detail = {});
+
+// 405 with an Allow header naming the one method the path accepts.
+Decision method_not_allowed(std::string_view allowed);
+
+}  // namespace retryproof::provider

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs the Debian packages retryproof builds and tests with. Idempotent: it does
+# nothing when every package is present, and runs `apt-get update` once otherwise.
+set -euo pipefail
+
+packages=(
+  cmake ninja-build g++ pkg-config
+  libcpp-httplib-dev   # HTTP server and client (0.11)
+  nlohmann-json3-dev   # JSON
+  libssl-dev           # SHA-256 through OpenSSL's EVP interface
+  libcli11-dev         # command line
+  libgtest-dev         # unit and integration tests
+  curl                 # examples and the README walkthrough
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+echo "setup: installing ${missing[*]}" >&2
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+$sudo apt-get update
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends "${missing[@]}"
