@@ -2,23 +2,11 @@
 // Control calls are not journaled: the journal is the evidence of what clients did.
 #include <stdexcept>
 
+#include "json_body.hpp"
 #include "provider_core.hpp"
 #include "responses.hpp"
 
 namespace retryproof::provider {
-namespace {
-
-// An empty body counts as {}. Throws std::invalid_argument on anything but an object.
-nlohmann::json parse_control_body(const std::string& body) {
-  if (body.empty()) return nlohmann::json::object();
-  nlohmann::json parsed = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (parsed.is_discarded()) throw std::invalid_argument("the body is not valid JSON");
-  if (!parsed.is_object()) throw std::invalid_argument("the body must be a JSON object");
-  return parsed;
-}
-
-}  // namespace
-
 Decision ProviderCore::control(const HttpRequest& request) {
   const std::string& path = request.path;
   const std::string& method = request.method;
@@ -28,7 +16,8 @@ Decision ProviderCore::control(const HttpRequest& request) {
   };
 
   if (path == "/_test/faults") return only("POST", [&] { return install_plan(request.body); });
-  if (path == "/_test/jobs") return only("GET", [&] { return json_response(200, jobs_json_locked()); });
+  if (path == "/_test/jobs")
+    return only("GET", [&] { return json_response(200, jobs_json_locked()); });
   if (path == "/_test/journal") {
     return only("GET", [&] { return json_response(200, journal_json_locked()); });
   }
@@ -39,7 +28,7 @@ Decision ProviderCore::control(const HttpRequest& request) {
 Decision ProviderCore::install_plan(const std::string& body) {
   try {
     // Parse everything before touching the plan in force: a bad entry changes nothing.
-    plan_ = FaultPlan::from_json(parse_control_body(body));
+    plan_ = FaultPlan::from_json(parse_object_body(body));
   } catch (const std::invalid_argument& error) {
     return error_response(400, "invalid_fault_plan", error.what());
   }
@@ -49,7 +38,7 @@ Decision ProviderCore::install_plan(const std::string& body) {
 Decision ProviderCore::reset(const std::string& body) {
   std::uint64_t seed = seed_;
   try {
-    const nlohmann::json options = parse_control_body(body);
+    const nlohmann::json options = parse_object_body(body);
     for (const auto& [field, value] : options.items()) {
       if (field != "seed") throw std::invalid_argument("unknown field \"" + field + "\"");
       if (!value.is_number_unsigned()) {

@@ -2,16 +2,54 @@
 
 #include <openssl/evp.h>
 
+#include <algorithm>
 #include <array>
+#include <cmath>
+#include <cstdint>
 #include <memory>
 #include <stdexcept>
 
 namespace retryproof::provider {
 
+namespace {
+
+// JSON has one number type, as the JavaScript original did: 120, 120.0 and 1.2e2 are the
+// same amount, so a float with an integral value is written as that integer.
+bool is_integral_float(const nlohmann::json& value) {
+  if (!value.is_number_float()) return false;
+  const double number = value.get<double>();
+  return std::trunc(number) == number && std::abs(number) < 9.0e15;  // exact in a double
+}
+
+bool has_integral_float(const nlohmann::json& value) {
+  if (value.is_structured()) {
+    return std::any_of(value.begin(), value.end(),
+                       [](const auto& item) { return has_integral_float(item); });
+  }
+  return is_integral_float(value);
+}
+
+void integral_floats_to_integers(nlohmann::json& value) {
+  if (value.is_structured()) {
+    for (auto& item : value)
+      integral_floats_to_integers(item);
+  } else if (is_integral_float(value)) {
+    value = static_cast<std::int64_t>(value.get<double>());
+  }
+}
+
+}  // namespace
+
 std::string canonical_json(const nlohmann::json& payload) {
   // nlohmann::json stores objects in a std::map, so dump() already emits keys sorted;
   // no indent means no insignificant white space.
-  return payload.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  const auto dump = [](const nlohmann::json& value) {
+    return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  };
+  if (!has_integral_float(payload)) return dump(payload);  // the common case: no copy
+  nlohmann::json normalised = payload;
+  integral_floats_to_integers(normalised);
+  return dump(normalised);
 }
 
 std::string sha256_hex(std::string_view bytes) {

@@ -8,7 +8,8 @@
 
 namespace retryproof::provider {
 
-// Compact JSON with object keys sorted.
+// Compact JSON with object keys sorted, and integral numbers written as integers
+// (120.0 and 1.2e2 as 120), as JavaScript's JSON.stringify writes them.
 std::string canonical_json(const nlohmann::json& payload);
 
 // Lower-case hex SHA-256 of the bytes, computed with OpenSSL's EVP interface.

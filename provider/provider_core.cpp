@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "fingerprint.hpp"
+#include "json_body.hpp"
 #include "responses.hpp"
 
 namespace retryproof::provider {
@@ -14,23 +15,15 @@ constexpr std::string_view kLookupPrefix = "/jobs/by-idempotency-key/";
 constexpr std::string_view kControlPrefix = "/_test/";
 constexpr std::size_t kMaxKeyBytes = 255;
 
-bool is_get(const std::string& method) { return method == "GET" || method == "HEAD"; }
+bool is_get(const std::string& method) {
+  return method == "GET" || method == "HEAD";
+}
 
 bool has_control_character(std::string_view text) {
   return std::any_of(text.begin(), text.end(), [](char c) {
     const auto byte = static_cast<unsigned char>(c);
     return byte < 0x20 || byte == 0x7f;
   });
-}
-
-// nlohmann's messages start with "[json.exception.parse_error.101] "; a client wants
-// only the part that says where and what.
-std::string without_exception_tag(std::string message) {
-  if (message.starts_with("[json.exception.")) {
-    const auto end = message.find("] ");
-    if (end != std::string::npos) message.erase(0, end + 2);
-  }
-  return message;
 }
 
 }  // namespace
@@ -50,12 +43,12 @@ Decision ProviderCore::handle(const HttpRequest& request, Millis now) {
 
   Decision decision;
   if (request.path == kJobsPath) {
-    decision = request.method == "POST" ? create_job(request, entry, now)
-                                        : method_not_allowed("POST");
-  } else if (request.path.starts_with(kLookupPrefix) && request.path.size() > kLookupPrefix.size()) {
-    decision = is_get(request.method)
-                   ? lookup_job(request.path.substr(kLookupPrefix.size()), entry)
-                   : method_not_allowed("GET");
+    decision =
+        request.method == "POST" ? create_job(request, entry, now) : method_not_allowed("POST");
+  } else if (request.path.starts_with(kLookupPrefix) &&
+             request.path.size() > kLookupPrefix.size()) {
+    decision = is_get(request.method) ? lookup_job(request.path.substr(kLookupPrefix.size()), entry)
+                                      : method_not_allowed("GET");
   } else {
     decision = error_response(404, "not_found");
   }
@@ -88,19 +81,12 @@ Decision ProviderCore::create_job(const HttpRequest& request, JournalEntry& entr
                           "the body has " + std::to_string(request.body.size()) +
                               " bytes; the limit is " + std::to_string(config_.max_body_bytes));
   }
-  nlohmann::json payload = nlohmann::json::object();  // an empty body counts as {}
-  if (!request.body.empty()) {
-    try {
-      payload = nlohmann::json::parse(request.body);
-    } catch (const nlohmann::json::parse_error& error) {
-      log("[provider] key=" + key + " REJECTED (invalid JSON)");
-      return error_response(400, "invalid_json", without_exception_tag(error.what()));
-    }
-  }
-  if (!payload.is_object()) {
-    log("[provider] key=" + key + " REJECTED (body is not an object)");
-    return error_response(400, "invalid_json", std::string("the body must be a JSON object, not ") +
-                                                   payload.type_name());
+  nlohmann::json payload;
+  try {
+    payload = parse_object_body(request.body);
+  } catch (const std::invalid_argument& error) {
+    log("[provider] key=" + key + " REJECTED (invalid JSON)");
+    return error_response(400, "invalid_json", error.what());
   }
   entry.fingerprint = fingerprint(payload);
 
@@ -157,7 +143,7 @@ Decision ProviderCore::lookup_job(const std::string& key, JournalEntry& entry) {
   if (stored == nullptr) {
     entry.outcome = Outcome::lookup_miss;
     log("[provider] key=" + key + " LOOKUP miss");
-    return error_response(404, "not_found", "no job was created with this idempotency key");
+    return error_response(404, "not_found");  // exactly the original's body
   }
   entry.outcome = Outcome::lookup_hit;
   entry.job_id = stored->id();
@@ -182,7 +168,8 @@ nlohmann::json ProviderCore::journal_json() const {
 
 nlohmann::json ProviderCore::journal_json_locked() const {
   auto entries = nlohmann::json::array();
-  for (const auto& entry : journal_) entries.push_back(to_json(entry));
+  for (const auto& entry : journal_)
+    entries.push_back(to_json(entry));
   return {{"count", journal_.size()}, {"entries", entries}};
 }
 

@@ -1,0 +1,42 @@
+#include "json_body.hpp"
+
+#include <stdexcept>
+
+namespace retryproof::provider {
+namespace {
+
+// nlohmann's messages start with "[json.exception.parse_error.101] "; a client wants
+// only the part that says where and what.
+std::string without_exception_tag(std::string message) {
+  if (message.starts_with("[json.exception.")) {
+    const auto end = message.find("] ");
+    if (end != std::string::npos) message.erase(0, end + 2);
+  }
+  return message;
+}
+
+}  // namespace
+
+nlohmann::json parse_object_body(const std::string& body) {
+  if (body.empty()) return nlohmann::json::object();
+  const auto limit_depth = [](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
+    if (depth > kMaxJsonDepth) {
+      throw std::invalid_argument("the body nests deeper than " + std::to_string(kMaxJsonDepth) +
+                                  " levels");
+    }
+    return true;
+  };
+  nlohmann::json parsed;
+  try {
+    parsed = nlohmann::json::parse(body, limit_depth);
+  } catch (const nlohmann::json::exception& error) {  // syntax, and numbers beyond a double
+    throw std::invalid_argument(without_exception_tag(error.what()));
+  }
+  if (!parsed.is_object()) {
+    throw std::invalid_argument(std::string("the body must be a JSON object, not ") +
+                                parsed.type_name());
+  }
+  return parsed;
+}
+
+}  // namespace retryproof::provider
