@@ -24,22 +24,38 @@ bool describe(const sockaddr_storage& address, socklen_t length, std::string& ho
   return std::from_chars(digits.data(), digits.data() + digits.size(), port).ec == std::errc{};
 }
 
-bool has_ends(int fd, const ConnectionEnds& ends) {
+using EndQuery = int (*)(int, sockaddr*, socklen_t*);
+
+// Whether getsockname/getpeername of fd gives addr:port. Fails for files and pipes
+// (ENOTSOCK), and for a listening socket's missing peer (ENOTCONN).
+// An empty addr matches any address.
+bool end_is(EndQuery query, int fd, const std::string& addr, int port) {
   sockaddr_storage address{};
   socklen_t length = sizeof(address);
-  std::string host;
-  int port = -1;
-  // getsockname fails with ENOTSOCK for files and pipes, which rules them out cheaply.
-  if (getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0 ||
-      !describe(address, length, host, port) || port != ends.local_port ||
-      host != ends.local_addr) {
-    return false;
+  std::string found_addr;
+  int found_port = -1;
+  return query(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0 &&
+         describe(address, length, found_addr, found_port) && found_port == port &&
+         (addr.empty() || found_addr == addr);
+}
+
+bool has_peer(int fd) {
+  sockaddr_storage address{};
+  socklen_t length = sizeof(address);
+  return getpeername(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0;
+}
+
+// The first open descriptor of this process that satisfies `matches`.
+template <typename Predicate>
+std::optional<int> find_socket(Predicate matches) {
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd", error)) {
+    const std::string name = entry.path().filename().string();
+    int fd = -1;
+    if (std::from_chars(name.data(), name.data() + name.size(), fd).ec != std::errc{}) continue;
+    if (matches(fd)) return fd;
   }
-  length = sizeof(address);
-  // The listening socket has the same local end but no peer.
-  return getpeername(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0 &&
-         describe(address, length, host, port) && port == ends.remote_port &&
-         host == ends.remote_addr;
+  return std::nullopt;
 }
 
 }  // namespace
@@ -47,14 +63,19 @@ bool has_ends(int fd, const ConnectionEnds& ends) {
 std::optional<int> find_connection_socket(const ConnectionEnds& ends) {
   // A live TCP connection is the only socket with this pair of ends, and it cannot be
   // closed while its request is being handled, so the match is unambiguous and stable.
-  std::error_code error;
-  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd", error)) {
-    const std::string name = entry.path().filename().string();
-    int fd = -1;
-    if (std::from_chars(name.data(), name.data() + name.size(), fd).ec != std::errc{}) continue;
-    if (has_ends(fd, ends)) return fd;
-  }
-  return std::nullopt;
+  return find_socket([&](int fd) {
+    return end_is(getsockname, fd, ends.local_addr, ends.local_port) &&
+           end_is(getpeername, fd, ends.remote_addr, ends.remote_port);
+  });
+}
+
+bool widen_listen_backlog(int port) {
+  // Only one socket of a process can listen on a port (we set no SO_REUSEPORT).
+  const auto fd = find_socket([&](int candidate) {
+    return end_is(getsockname, candidate, "", port) && !has_peer(candidate);
+  });
+  // listen() on a socket that already listens only changes its backlog.
+  return fd && ::listen(*fd, SOMAXCONN) == 0;
 }
 
 void drop_connection(int fd) {

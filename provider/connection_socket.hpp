@@ -17,6 +17,11 @@ struct ConnectionEnds {
 // The file descriptor of this process's TCP socket whose two ends are `ends`, if any.
 std::optional<int> find_connection_socket(const ConnectionEnds& ends);
 
+// cpp-httplib 0.11 listens with a backlog of 5, compiled into the library: a burst of
+// clients then waits a second for SYN retransmission. Raises the backlog of this
+// process's socket listening on `port` to the system's maximum. False if not found.
+bool widen_listen_backlog(int port);
+
 // Sends FIN on the connection without writing anything, and makes every later write by
 // the HTTP library fail. The library still owns the descriptor and closes it as usual.
 void drop_connection(int fd);

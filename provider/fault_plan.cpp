@@ -37,7 +37,8 @@ Fault FaultPlan::take() {
 
 nlohmann::json FaultPlan::to_json() const {
   auto names = nlohmann::json::array();
-  for (const auto& fault : script_) names.push_back(to_string(fault));
+  for (const auto& fault : script_)
+    names.push_back(to_string(fault));
   return {{"faults", names}};
 }
 

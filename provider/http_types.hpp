@@ -2,11 +2,12 @@
 // cpp-httplib requests into HttpRequest and a Decision back into bytes on the wire.
 #pragma once
 
+#include <strings.h>
+
 #include <chrono>
 #include <cstdint>
 #include <map>
 #include <string>
-#include <strings.h>
 
 namespace retryproof::provider {
 

@@ -4,7 +4,9 @@
 
 namespace retryproof::provider {
 
-const std::string& StoredJob::id() const { return job.at("id").get_ref<const std::string&>(); }
+const std::string& StoredJob::id() const {
+  return job.at("id").get_ref<const std::string&>();
+}
 
 const StoredJob* IdempotencyStore::find(const std::string& key) const {
   const auto found = by_key_.find(key);

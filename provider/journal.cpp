@@ -4,15 +4,24 @@ namespace retryproof::provider {
 
 std::string to_string(Outcome outcome) {
   switch (outcome) {
-    case Outcome::new_operation: return "new";
-    case Outcome::replay: return "replay";
-    case Outcome::rejected: return "rejected";
-    case Outcome::conflict: return "conflict";
-    case Outcome::missing_key: return "missing_key";
-    case Outcome::invalid: return "invalid";
-    case Outcome::lookup_hit: return "lookup_hit";
-    case Outcome::lookup_miss: return "lookup_miss";
-    case Outcome::lookup_failed: return "lookup_failed";
+    case Outcome::new_operation:
+      return "new";
+    case Outcome::replay:
+      return "replay";
+    case Outcome::rejected:
+      return "rejected";
+    case Outcome::conflict:
+      return "conflict";
+    case Outcome::missing_key:
+      return "missing_key";
+    case Outcome::invalid:
+      return "invalid";
+    case Outcome::lookup_hit:
+      return "lookup_hit";
+    case Outcome::lookup_miss:
+      return "lookup_miss";
+    case Outcome::lookup_failed:
+      return "lookup_failed";
   }
   return "invalid";
 }

@@ -12,13 +12,15 @@ constexpr auto kAnyPath = R"(.*)";
 
 HttpRequest to_core_request(const httplib::Request& request) {
   HttpRequest core_request{request.method, request.path, {}, request.body};
-  for (const auto& [name, value] : request.headers) core_request.headers.emplace(name, value);
+  for (const auto& [name, value] : request.headers)
+    core_request.headers.emplace(name, value);
   return core_request;
 }
 
 void write_response(const Decision& decision, httplib::Response& response) {
   response.status = decision.status;
-  for (const auto& [name, value] : decision.headers) response.set_header(name, value);
+  for (const auto& [name, value] : decision.headers)
+    response.set_header(name, value);
   response.set_content(decision.body, decision.content_type.c_str());
 }
 
@@ -42,14 +44,14 @@ ProviderServer::ProviderServer(ProviderConfig config, const ServerOptions& optio
   server_.set_payload_max_length(core_.config().max_body_bytes);
   server_.set_error_handler(httplib::Server::HandlerWithResponse(
       [](const httplib::Request&, httplib::Response& response) {
-    if (!response.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
-    const Decision decision =
-        response.status == 413 ? error_response(413, "payload_too_large")
-        : response.status == 404 ? error_response(404, "not_found")
-                                 : error_response(response.status, "bad_request");
-    write_response(decision, response);
-    return httplib::Server::HandlerResponse::Handled;
-  }));
+        if (!response.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
+        const Decision decision = response.status == 413 ? error_response(413, "payload_too_large")
+                                  : response.status == 404
+                                      ? error_response(404, "not_found")
+                                      : error_response(response.status, "bad_request");
+        write_response(decision, response);
+        return httplib::Server::HandlerResponse::Handled;
+      }));
   server_.set_exception_handler(
       [](const httplib::Request&, httplib::Response& response, std::exception_ptr) {
         write_response(error_response(500, "internal_error"), response);
@@ -64,13 +66,17 @@ ProviderServer::ProviderServer(ProviderConfig config, const ServerOptions& optio
     throw std::runtime_error("cannot listen on " + host_ + ":" + std::to_string(options.port) +
                              " (address in use, or not an address of this machine)");
   }
+  widen_listen_backlog(port_);
   listener_ = std::thread([this] { server_.listen_after_bind(); });
   // stop() is a no-op until the accept loop runs, so wait for it: a server stopped
   // right after construction must not leave the listener blocked forever.
-  while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  while (!server_.is_running())
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
 }
 
-ProviderServer::~ProviderServer() { stop(); }
+ProviderServer::~ProviderServer() {
+  stop();
+}
 
 void ProviderServer::stop() {
   server_.stop();

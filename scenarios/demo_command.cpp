@@ -26,8 +26,8 @@ class Demo {
   void post(const std::string& key, const std::string& order) {
     const nlohmann::json payload = {{"orderId", order}, {"amount", 120}};
     std::cout << "   client: POST /jobs key=" << key << '\n';
-    const auto result = client_.Post("/jobs", {{"Idempotency-Key", key}}, payload.dump(),
-                                     "application/json");
+    const auto result =
+        client_.Post("/jobs", {{"Idempotency-Key", key}}, payload.dump(), "application/json");
     report(result);
   }
 
@@ -39,7 +39,8 @@ class Demo {
   void count(const std::string& order, const std::string& meaning) {
     const nlohmann::json listing = server_.core().jobs_json();
     int jobs = 0;
-    for (const auto& job : listing["jobs"]) jobs += job["orderId"] == order ? 1 : 0;
+    for (const auto& job : listing["jobs"])
+      jobs += job["orderId"] == order ? 1 : 0;
     std::cout << "   jobs for " << order << ": " << jobs << "  (" << meaning << ")\n\n";
   }
 

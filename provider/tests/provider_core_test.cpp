@@ -1,0 +1,814 @@
+// ProviderCore through handle() only: one test per rule of the wire contract
+// (/work/shared/spec/PROVIDER.md, the *baseline* rows) and of the control plane.
+#include "provider_core.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <regex>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "fingerprint.hpp"
+#include "http_types.hpp"
+
+namespace retryproof::provider {
+namespace {
+
+using nlohmann::json;
+
+// ---- helpers ---------------------------------------------------------------------------
+
+constexpr std::uint64_t kSeed = 42;
+
+ProviderConfig config_with(std::uint64_t seed, std::vector<std::string>* log_lines = nullptr) {
+  ProviderConfig config;
+  config.seed = seed;
+  if (log_lines != nullptr) {
+    config.log = [log_lines](const std::string& line) { log_lines->push_back(line); };
+  }
+  return config;
+}
+
+HttpRequest make_request(std::string method, std::string path, std::string body = {}) {
+  HttpRequest request;
+  request.method = std::move(method);
+  request.path = std::move(path);
+  request.body = std::move(body);
+  return request;
+}
+
+// POST /jobs with an Idempotency-Key header.
+Decision post(ProviderCore& core, const std::string& key, const std::string& body,
+              Millis now = Millis{0}) {
+  HttpRequest request = make_request("POST", "/jobs", body);
+  request.headers.emplace("Idempotency-Key", key);
+  return core.handle(request, now);
+}
+
+// POST /jobs without an Idempotency-Key header.
+Decision post_without_key(ProviderCore& core, const std::string& body, Millis now = Millis{0}) {
+  return core.handle(make_request("POST", "/jobs", body), now);
+}
+
+Decision call(ProviderCore& core, const std::string& method, const std::string& path,
+              const std::string& body = {}, Millis now = Millis{0}) {
+  return core.handle(make_request(method, path, body), now);
+}
+
+Decision get(ProviderCore& core, const std::string& path, Millis now = Millis{0}) {
+  return call(core, "GET", path, {}, now);
+}
+
+Decision lookup(ProviderCore& core, const std::string& key, Millis now = Millis{0}) {
+  return get(core, "/jobs/by-idempotency-key/" + key, now);
+}
+
+json body_of(const Decision& decision) {
+  return json::parse(decision.body);
+}
+
+std::optional<std::string> header_of(const Decision& decision, const std::string& name) {
+  const auto found = decision.headers.find(name);
+  if (found == decision.headers.end()) return std::nullopt;
+  return found->second;
+}
+
+// POST /_test/faults with a script of names; the answer must be 200.
+void install(ProviderCore& core, const std::vector<std::string>& names) {
+  const json plan = {{"faults", names}};
+  const Decision decision = call(core, "POST", "/_test/faults", plan.dump());
+  EXPECT_EQ(decision.status, 200) << decision.body;
+  EXPECT_EQ(body_of(decision), plan);
+}
+
+json jobs_of(ProviderCore& core) {
+  const Decision decision = get(core, "/_test/jobs");
+  EXPECT_EQ(decision.status, 200) << decision.body;
+  return body_of(decision);
+}
+
+json journal_of(ProviderCore& core) {
+  const Decision decision = get(core, "/_test/journal");
+  EXPECT_EQ(decision.status, 200) << decision.body;
+  return body_of(decision);
+}
+
+std::size_t stored_count(ProviderCore& core) {
+  return jobs_of(core).at("count").get<std::size_t>();
+}
+
+std::string job_id_of(const Decision& decision) {
+  return body_of(decision).at("id").get<std::string>();
+}
+
+bool is_job_id(const json& id) {
+  return id.is_string() && std::regex_match(id.get<std::string>(), std::regex("^job_[0-9a-f]{8}$"));
+}
+
+// Asserts the error shape: {"error": code} plus an optional non-empty "detail".
+void expect_error(const Decision& decision, int status, const std::string& code) {
+  EXPECT_EQ(decision.delivery, Delivery::respond);
+  EXPECT_EQ(decision.status, status) << decision.body;
+  const json body = body_of(decision);
+  EXPECT_EQ(body.at("error"), code) << decision.body;
+  for (const auto& [field, value] : body.items()) {
+    EXPECT_TRUE(field == "error" || field == "detail") << "unexpected field " << field;
+  }
+  if (body.contains("detail")) {
+    EXPECT_TRUE(body["detail"].is_string() && !body["detail"].get<std::string>().empty())
+        << decision.body;
+  }
+}
+
+const std::string kOrder42 = R"({"orderId":"order-42","paymentId":"pay-42","amount":120})";
+
+class ProviderCoreTest : public ::testing::Test {
+ protected:
+  std::vector<std::string> log_lines_;
+  ProviderCore core_{config_with(kSeed, &log_lines_)};
+};
+
+// ---- Idempotency-Key validation ---------------------------------------------------------
+
+TEST_F(ProviderCoreTest, MissingOrEmptyKeyIs400AndConsumesNoFault) {
+  install(core_, {"commit-then-error"});
+
+  expect_error(post_without_key(core_, kOrder42), 400, "idempotency_key_required");
+  expect_error(post(core_, "", kOrder42), 400, "idempotency_key_required");
+  EXPECT_EQ(stored_count(core_), 0U);
+
+  // The script's first fault is still there for the first keyed request.
+  expect_error(post(core_, "key-A", kOrder42), 503, "temporarily_unavailable");
+  EXPECT_EQ(stored_count(core_), 1U);
+  EXPECT_EQ(journal_of(core_)["entries"][0]["outcome"], "missing_key");
+  EXPECT_EQ(journal_of(core_)["entries"][1]["outcome"], "missing_key");
+}
+
+TEST_F(ProviderCoreTest, KeyHeaderNameIsCaseInsensitive) {
+  HttpRequest request = make_request("POST", "/jobs", kOrder42);
+  request.headers.emplace("idempotency-key", "key-A");
+  EXPECT_EQ(core_.handle(request, Millis{0}).status, 201);
+  EXPECT_EQ(lookup(core_, "key-A").status, 200);
+}
+
+TEST_F(ProviderCoreTest, KeyLongerThan255BytesIsInvalid) {
+  install(core_, {"commit-then-error"});
+  expect_error(post(core_, std::string(256, 'k'), kOrder42), 400, "idempotency_key_invalid");
+  EXPECT_EQ(stored_count(core_), 0U);
+
+  // 255 bytes is the longest key accepted, and the fault was not consumed by the 400.
+  const std::string longest(255, 'k');
+  expect_error(post(core_, longest, kOrder42), 503, "temporarily_unavailable");
+  EXPECT_EQ(lookup(core_, longest).status, 200);
+}
+
+TEST_F(ProviderCoreTest, KeyOf255MultiByteBytesIsAccepted) {
+  // 85 three-byte characters: 255 bytes; one more byte is too long.
+  std::string key;
+  for (int i = 0; i < 85; ++i)
+    key += "\xe2\x82\xac";  // U+20AC EURO SIGN
+  ASSERT_EQ(key.size(), 255U);
+  EXPECT_EQ(post(core_, key, kOrder42).status, 201);
+  expect_error(post(core_, key + "x", kOrder42), 400, "idempotency_key_invalid");
+}
+
+TEST_F(ProviderCoreTest, KeyWithControlCharacterIsInvalid) {
+  for (const std::string& key :
+       {std::string("a\tb"), std::string("a\nb"), std::string("\x01"), std::string("key\x7f"),
+        std::string("k\x1f"), std::string("a\0b", 3)}) {
+    SCOPED_TRACE(json(key).dump());
+    expect_error(post(core_, key, kOrder42), 400, "idempotency_key_invalid");
+  }
+  EXPECT_EQ(stored_count(core_), 0U);
+  EXPECT_EQ(post(core_, "key with spaces ~!@#$%^&*()", kOrder42).status, 201);
+}
+
+// ---- body validation -------------------------------------------------------------------
+
+TEST_F(ProviderCoreTest, MalformedJsonIs400WithDetail) {
+  install(core_, {"commit-then-error"});
+  for (const std::string body :
+       {"{", R"({"a":})", "not json", R"({"a":1} trailing)", R"({'a':1})", R"({"a":1,})", "   "}) {
+    SCOPED_TRACE(body);
+    const Decision decision = post(core_, "key-A", body);
+    expect_error(decision, 400, "invalid_json");
+    ASSERT_TRUE(body_of(decision).contains("detail"));
+  }
+  EXPECT_EQ(stored_count(core_), 0U);
+  expect_error(post(core_, "key-A", kOrder42), 503, "temporarily_unavailable");  // not consumed
+}
+
+TEST_F(ProviderCoreTest, NonObjectBodyIs400WithDetail) {
+  for (const std::string body : {"[1,2]", "[]", "42", "-1.5", R"("order-42")", "null", "true"}) {
+    SCOPED_TRACE(body);
+    const Decision decision = post(core_, "key-A", body);
+    expect_error(decision, 400, "invalid_json");
+    ASSERT_TRUE(body_of(decision).contains("detail"));
+    EXPECT_NE(body_of(decision)["detail"].get<std::string>().find("object"), std::string::npos);
+  }
+  EXPECT_EQ(stored_count(core_), 0U);
+}
+
+TEST_F(ProviderCoreTest, NumberOutOfRangeIs400InvalidJson) {
+  // 1e400 is valid JSON grammar but overflows a double: a careful provider answers 400,
+  // it does not let the parser's exception escape handle().
+  Decision decision;
+  ASSERT_NO_THROW(decision = post(core_, "key-A", R"({"orderId":"o","amount":1e400})"));
+  expect_error(decision, 400, "invalid_json");
+  EXPECT_EQ(stored_count(core_), 0U);
+  const json journal = journal_of(core_);
+  ASSERT_EQ(journal["count"], 1);
+  EXPECT_EQ(journal["entries"][0]["outcome"], "invalid");
+  EXPECT_EQ(journal["entries"][0]["status"], 400);
+}
+
+TEST_F(ProviderCoreTest, EmptyBodyCountsAsEmptyObject) {
+  const Decision created = post(core_, "key-A", "");
+  ASSERT_EQ(created.status, 201) << created.body;
+  EXPECT_EQ(body_of(created), json({{"id", job_id_of(created)}}));
+
+  const Decision replay = post(core_, "key-A", "{}");
+  EXPECT_EQ(replay.status, 200) << replay.body;
+  EXPECT_EQ(replay.body, created.body);
+  EXPECT_EQ(post(core_, "key-A", " { } ").status, 200);
+
+  const json journal = journal_of(core_);
+  EXPECT_EQ(journal["entries"][0]["fingerprint"], sha256_hex("{}"));
+  EXPECT_EQ(journal["entries"][1]["fingerprint"], sha256_hex("{}"));
+}
+
+TEST(ProviderCoreLimits, BodyLargerThanTheLimitIs413) {
+  ProviderConfig config = config_with(kSeed);
+  config.max_body_bytes = 32;
+  ProviderCore core(config);
+  install(core, {"commit-then-error"});
+
+  // {"orderId":"xx...x"} is 14 bytes of frame and the x's.
+  const std::string too_large = R"({"orderId":")" + std::string(19, 'x') + R"("})";
+  ASSERT_EQ(too_large.size(), 33U);
+  expect_error(post(core, "key-A", too_large), 413, "payload_too_large");
+  // Too large even when it is not JSON at all: the size is checked first.
+  expect_error(post(core, "key-B", std::string(33, '[')), 413, "payload_too_large");
+  EXPECT_EQ(stored_count(core), 0U);
+
+  const std::string at_limit = R"({"orderId":")" + std::string(18, 'x') + R"("})";
+  ASSERT_EQ(at_limit.size(), 32U);
+  expect_error(post(core, "key-A", at_limit), 503, "temporarily_unavailable");  // not consumed
+  EXPECT_EQ(stored_count(core), 1U);
+}
+
+TEST(ProviderCoreLimits, DefaultLimitIsOneMebibyte) {
+  ProviderCore core(config_with(kSeed));
+  EXPECT_EQ(core.config().max_body_bytes, 1024U * 1024U);
+  const std::string at_limit = "{" + std::string(1024 * 1024 - 7, ' ') + R"("a":1})";
+  ASSERT_EQ(at_limit.size(), 1024U * 1024U);
+  EXPECT_EQ(post(core, "key-A", at_limit).status, 201);
+  expect_error(post(core, "key-B", at_limit + " "), 413, "payload_too_large");
+}
+
+// ---- new, replay, reuse ----------------------------------------------------------------
+
+TEST_F(ProviderCoreTest, NewKeyIs201WithTheJob) {
+  const Decision decision = post(core_, "key-A", kOrder42);
+  EXPECT_EQ(decision.delivery, Delivery::respond);
+  ASSERT_EQ(decision.status, 201) << decision.body;
+  EXPECT_EQ(decision.content_type, "application/json");
+  EXPECT_FALSE(header_of(decision, "Idempotent-Replayed").has_value());
+
+  const json body = body_of(decision);
+  EXPECT_TRUE(is_job_id(body["id"])) << body;
+  EXPECT_EQ(body, json({{"id", body["id"]}, {"orderId", "order-42"}}));
+  EXPECT_EQ(stored_count(core_), 1U);
+}
+
+TEST_F(ProviderCoreTest, NewJobOmitsOrderIdWhenThePayloadHasNone) {
+  const Decision decision = post(core_, "key-A", R"({"paymentId":"pay-1","amount":5})");
+  ASSERT_EQ(decision.status, 201) << decision.body;
+  const json body = body_of(decision);
+  EXPECT_EQ(body, json({{"id", body["id"]}}));
+  EXPECT_TRUE(is_job_id(body["id"]));
+}
+
+TEST_F(ProviderCoreTest, NewJobEchoesOrderIdAsSent) {
+  const Decision number = post(core_, "key-A", R"({"orderId":42})");
+  ASSERT_EQ(number.status, 201);
+  EXPECT_EQ(body_of(number)["orderId"], 42);
+  const Decision object = post(core_, "key-B", R"({"orderId":{"b":1,"a":"x"}})");
+  ASSERT_EQ(object.status, 201);
+  EXPECT_EQ(body_of(object)["orderId"], json({{"a", "x"}, {"b", 1}}));
+}
+
+TEST_F(ProviderCoreTest, SameKeySamePayloadIs200ReplayAndConsumesNoFault) {
+  const Decision created = post(core_, "key-A", kOrder42);
+  ASSERT_EQ(created.status, 201);
+  install(core_, {"commit-then-error"});
+
+  for (int i = 0; i < 3; ++i) {
+    const Decision replay = post(core_, "key-A", kOrder42);
+    EXPECT_EQ(replay.status, 200) << replay.body;
+    EXPECT_EQ(header_of(replay, "Idempotent-Replayed"), std::optional<std::string>("true"));
+    EXPECT_EQ(body_of(replay), body_of(created));
+  }
+  EXPECT_EQ(stored_count(core_), 1U);
+  // The fault installed before the replays is still the next one.
+  expect_error(post(core_, "key-B", kOrder42), 503, "temporarily_unavailable");
+  EXPECT_EQ(stored_count(core_), 2U);
+}
+
+TEST_F(ProviderCoreTest, SameKeyChangedPayloadIs422AndLeavesTheJobUntouched) {
+  const Decision created = post(core_, "key-A", kOrder42);
+  ASSERT_EQ(created.status, 201);
+  install(core_, {"commit-then-error"});
+
+  const std::string changed = R"({"orderId":"order-43","paymentId":"pay-42","amount":120})";
+  expect_error(post(core_, "key-A", changed), 422, "idempotency_key_reused_with_different_payload");
+  expect_error(post(core_, "key-A", R"({"orderId":"order-42","paymentId":"pay-42","amount":121})"),
+               422, "idempotency_key_reused_with_different_payload");
+  expect_error(post(core_, "key-A", ""), 422, "idempotency_key_reused_with_different_payload");
+
+  // The stored job is the first one, and the original payload still replays.
+  const Decision found = lookup(core_, "key-A");
+  EXPECT_EQ(found.status, 200);
+  EXPECT_EQ(body_of(found), body_of(created));
+  EXPECT_EQ(
+      jobs_of(core_),
+      json({{"count", 1},
+            {"jobs", {{{"key", "key-A"}, {"id", job_id_of(created)}, {"orderId", "order-42"}}}}}));
+  EXPECT_EQ(post(core_, "key-A", kOrder42).status, 200);
+  // No fault consumed by the 422s.
+  expect_error(post(core_, "key-B", kOrder42), 503, "temporarily_unavailable");
+}
+
+TEST_F(ProviderCoreTest, KeyOrderAndWhiteSpaceDifferencesAreAReplay) {
+  const Decision created =
+      post(core_, "key-A", R"({"orderId":"order-42","meta":{"x":1,"y":[1,2]},"amount":120})");
+  ASSERT_EQ(created.status, 201);
+  const Decision replay =
+      post(core_, "key-A",
+           "{\n  \"amount\" : 120,\t\"meta\": { \"y\": [ 1 , 2 ], \"x\": 1 },\r\n"
+           "  \"orderId\": \"order-42\"\n}\n");
+  EXPECT_EQ(replay.status, 200) << replay.body;
+  EXPECT_EQ(header_of(replay, "Idempotent-Replayed"), std::optional<std::string>("true"));
+  EXPECT_EQ(body_of(replay), body_of(created));
+}
+
+// ---- faults ----------------------------------------------------------------------------
+
+TEST_F(ProviderCoreTest, FailBeforeCommitIs503AndStoresNothing) {
+  install(core_, {"fail-before-commit"});
+  expect_error(post(core_, "key-A", kOrder42), 503, "temporarily_unavailable");
+  EXPECT_EQ(stored_count(core_), 0U);
+  EXPECT_EQ(lookup(core_, "key-A").status, 404);
+
+  // The retry with the same key is a new operation, which now gets `none`.
+  const Decision retry = post(core_, "key-A", kOrder42);
+  ASSERT_EQ(retry.status, 201) << retry.body;
+  EXPECT_EQ(body_of(retry)["orderId"], "order-42");
+  EXPECT_EQ(stored_count(core_), 1U);
+  EXPECT_EQ(body_of(lookup(core_, "key-A")), body_of(retry));
+}
+
+TEST_F(ProviderCoreTest, CommitThenErrorIs503ButStoresTheJob) {
+  install(core_, {"commit-then-error"});
+  expect_error(post(core_, "key-A", kOrder42), 503, "temporarily_unavailable");
+  EXPECT_EQ(stored_count(core_), 1U);
+
+  const Decision found = lookup(core_, "key-A");
+  ASSERT_EQ(found.status, 200);
+  const Decision retry = post(core_, "key-A", kOrder42);
+  EXPECT_EQ(retry.status, 200) << retry.body;
+  EXPECT_EQ(header_of(retry, "Idempotent-Replayed"), std::optional<std::string>("true"));
+  EXPECT_EQ(body_of(retry), body_of(found));
+  EXPECT_EQ(stored_count(core_), 1U);
+}
+
+TEST_F(ProviderCoreTest, CommitThenDropDropsTheConnectionButStoresTheJob) {
+  install(core_, {"commit-then-drop"});
+  const Decision dropped = post(core_, "key-A", kOrder42);
+  EXPECT_EQ(dropped.delivery, Delivery::drop);
+  EXPECT_EQ(stored_count(core_), 1U);
+
+  const Decision found = lookup(core_, "key-A");
+  ASSERT_EQ(found.status, 200);
+  EXPECT_EQ(body_of(found)["orderId"], "order-42");
+  const Decision retry = post(core_, "key-A", kOrder42);
+  EXPECT_EQ(retry.delivery, Delivery::respond);
+  EXPECT_EQ(retry.status, 200);
+  EXPECT_EQ(body_of(retry), body_of(found));
+}
+
+TEST_F(ProviderCoreTest, ScriptIsConsumedOneFaultPerNewOperation) {
+  install(core_, {"commit-then-error", "fail-before-commit", "commit-then-drop"});
+  EXPECT_EQ(post(core_, "k1", "{}").status, 503);
+  EXPECT_EQ(post(core_, "k1", "{}").status, 200);  // replay: consumes nothing
+  EXPECT_EQ(post(core_, "k2", "{}").status, 503);
+  EXPECT_EQ(post(core_, "k3", "{}").delivery, Delivery::drop);
+  EXPECT_EQ(post(core_, "k4", "{}").status, 201);  // script exhausted: `none`
+  EXPECT_EQ(post(core_, "k2", "{}").status, 201);  // k2 was never stored
+  EXPECT_EQ(stored_count(core_), 4U);
+}
+
+// ---- reconciliation lookup -------------------------------------------------------------
+
+TEST_F(ProviderCoreTest, LookupIs200WithTheStoredJob) {
+  const Decision created = post(core_, "key-A", kOrder42);
+  ASSERT_EQ(created.status, 201);
+  const Decision found = lookup(core_, "key-A");
+  EXPECT_EQ(found.status, 200);
+  EXPECT_EQ(found.body, created.body);
+  EXPECT_FALSE(header_of(found, "Idempotent-Replayed").has_value());
+}
+
+TEST_F(ProviderCoreTest, LookupIs404WhenNothingWasStored) {
+  const Decision miss = lookup(core_, "key-A");
+  EXPECT_EQ(miss.status, 404);
+  EXPECT_EQ(body_of(miss), json({{"error", "not_found"}}));  // the baseline body, exactly
+  ASSERT_EQ(post(core_, "key-A", kOrder42).status, 201);
+  expect_error(lookup(core_, "key-a"), 404, "not_found");  // keys are case-sensitive
+  expect_error(lookup(core_, "key-B"), 404, "not_found");
+}
+
+TEST_F(ProviderCoreTest, LookupKeyMayContainSlashesAndSpaces) {
+  // The adapter percent-decodes; the core sees the key as the client wrote it.
+  ASSERT_EQ(post(core_, "order/42 retry#1", kOrder42).status, 201);
+  EXPECT_EQ(lookup(core_, "order/42 retry#1").status, 200);
+}
+
+TEST_F(ProviderCoreTest, HeadIsTreatedAsGet) {
+  const Decision created = post(core_, "key-A", kOrder42);
+  ASSERT_EQ(created.status, 201);
+
+  const Decision hit = call(core_, "HEAD", "/jobs/by-idempotency-key/key-A");
+  EXPECT_EQ(hit.status, 200);
+  EXPECT_EQ(hit.body, created.body);  // the adapter strips the body on the wire
+  expect_error(call(core_, "HEAD", "/jobs/by-idempotency-key/key-B"), 404, "not_found");
+  EXPECT_EQ(call(core_, "HEAD", "/_test/jobs").status, 200);
+  EXPECT_EQ(call(core_, "HEAD", "/_test/journal").status, 200);
+
+  const json entries = journal_of(core_)["entries"];
+  ASSERT_EQ(entries.size(), 3U);
+  EXPECT_EQ(entries[1]["method"], "HEAD");
+  EXPECT_EQ(entries[1]["outcome"], "lookup_hit");
+  EXPECT_EQ(entries[2]["outcome"], "lookup_miss");
+}
+
+// ---- routing ---------------------------------------------------------------------------
+
+TEST_F(ProviderCoreTest, UnknownPathIs404NotFound) {
+  for (const std::string path :
+       {"/", "/job", "/jobs/", "/jobs/123", "/jobs/by-idempotency-key", "/jobs/by-idempotency-key/",
+        "/JOBS", "/_test", "/_test/", "/_test/nope", "/_test/jobs/", "/x/jobs"}) {
+    for (const std::string method : {"GET", "POST"}) {
+      SCOPED_TRACE(method + " " + path);
+      const Decision decision = call(core_, method, path, "{}");
+      EXPECT_EQ(decision.status, 404);
+      EXPECT_EQ(body_of(decision)["error"], "not_found");
+    }
+  }
+  // The baseline body, exactly, for data-plane paths.
+  EXPECT_EQ(body_of(get(core_, "/nope")), json({{"error", "not_found"}}));
+  EXPECT_EQ(stored_count(core_), 0U);
+}
+
+TEST_F(ProviderCoreTest, WrongMethodIs405WithAllow) {
+  struct Case {
+    std::string method;
+    std::string path;
+    std::string allow;
+  };
+  const std::vector<Case> cases = {
+      {"GET", "/jobs", "POST"},
+      {"HEAD", "/jobs", "POST"},
+      {"PUT", "/jobs", "POST"},
+      {"DELETE", "/jobs", "POST"},
+      {"PATCH", "/jobs", "POST"},
+      {"POST", "/jobs/by-idempotency-key/key-A", "GET"},
+      {"PUT", "/jobs/by-idempotency-key/key-A", "GET"},
+      {"DELETE", "/jobs/by-idempotency-key/key-A", "GET"},
+      {"GET", "/_test/faults", "POST"},
+      {"PUT", "/_test/faults", "POST"},
+      {"POST", "/_test/jobs", "GET"},
+      {"DELETE", "/_test/jobs", "GET"},
+      {"POST", "/_test/journal", "GET"},
+      {"GET", "/_test/reset", "POST"},
+  };
+  ASSERT_EQ(post(core_, "key-A", kOrder42).status, 201);
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.method + " " + c.path);
+    const Decision decision = call(core_, c.method, c.path, "{}");
+    expect_error(decision, 405, "method_not_allowed");
+    EXPECT_EQ(header_of(decision, "Allow"), std::optional<std::string>(c.allow));
+  }
+  // None of them changed anything.
+  EXPECT_EQ(stored_count(core_), 1U);
+  EXPECT_EQ(lookup(core_, "key-A").status, 200);
+}
+
+// ---- control plane: fault plan ----------------------------------------------------------
+
+TEST_F(ProviderCoreTest, InstallingAPlanEchoesIt) {
+  const std::string plan = R"({"faults":["commit-then-error","none","commit-then-drop"]})";
+  const Decision decision = call(core_, "POST", "/_test/faults", plan);
+  EXPECT_EQ(decision.status, 200);
+  EXPECT_EQ(body_of(decision), json::parse(plan));
+}
+
+TEST_F(ProviderCoreTest, InstallingAPlanReplacesTheScript) {
+  install(core_, {"commit-then-error", "commit-then-error"});
+  install(core_, {"commit-then-drop"});
+  EXPECT_EQ(post(core_, "k1", "{}").delivery, Delivery::drop);
+  EXPECT_EQ(post(core_, "k2", "{}").status, 201);
+}
+
+TEST_F(ProviderCoreTest, UnknownFaultNameIs400AndKeepsThePlanInForce) {
+  install(core_, {"commit-then-error"});
+
+  const Decision rejected =
+      call(core_, "POST", "/_test/faults", R"({"faults":["none","comit-then-drop"]})");
+  expect_error(rejected, 400, "invalid_fault_plan");
+  const std::string detail = body_of(rejected).value("detail", "");
+  EXPECT_NE(detail.find("faults[1]"), std::string::npos) << detail;
+  EXPECT_NE(detail.find("comit-then-drop"), std::string::npos) << detail;
+
+  // Other bad plans are refused the same way.
+  for (const std::string body : {"not json", "[]", R"({"faults":"none"})", R"({"faults":[1]})",
+                                 R"({"faults":[],"extra":1})", R"({})"}) {
+    SCOPED_TRACE(body);
+    expect_error(call(core_, "POST", "/_test/faults", body), 400, "invalid_fault_plan");
+  }
+
+  // The earlier plan's fault still applies to the next new operation.
+  expect_error(post(core_, "key-A", kOrder42), 503, "temporarily_unavailable");
+  EXPECT_EQ(stored_count(core_), 1U);  // commit-then-error, not fail-before-commit
+  EXPECT_EQ(post(core_, "key-B", kOrder42).status, 201);
+}
+
+// ---- control plane: inspection ----------------------------------------------------------
+
+TEST_F(ProviderCoreTest, TestJobsListsJobsInCreationOrder) {
+  EXPECT_EQ(jobs_of(core_), json({{"count", 0}, {"jobs", json::array()}}));
+
+  install(core_, {"none", "fail-before-commit", "commit-then-error", "commit-then-drop"});
+  const std::string c_id = job_id_of(post(core_, "key-C", R"({"orderId":"order-3"})"));
+  post(core_, "key-X", R"({"orderId":"order-never"})");  // fail-before-commit: not stored
+  post(core_, "key-A", R"({"orderId":"order-1"})");      // commit-then-error: stored
+  post(core_, "key-B", R"({"amount":7})");               // commit-then-drop: stored, no orderId
+  post(core_, "key-C", R"({"orderId":"order-3"})");      // replay: not a second job
+  const std::string a_id = job_id_of(lookup(core_, "key-A"));
+  const std::string b_id = job_id_of(lookup(core_, "key-B"));
+
+  const json expected = {
+      {"count", 3},
+      {"jobs",
+       {
+           {{"key", "key-C"}, {"id", c_id}, {"orderId", "order-3"}},
+           {{"key", "key-A"}, {"id", a_id}, {"orderId", "order-1"}},
+           {{"key", "key-B"}, {"id", b_id}},
+       }},
+  };
+  EXPECT_EQ(jobs_of(core_), expected);
+  EXPECT_NE(c_id, a_id);
+  EXPECT_NE(a_id, b_id);
+}
+
+TEST_F(ProviderCoreTest, JournalRecordsEveryDataPlaneRequest) {
+  const std::string payload_a = R"({"orderId":"order-1"})";
+  const std::string payload_b = R"({"orderId":"order-2"})";
+  const std::string fp_a = fingerprint(json::parse(payload_a));
+  const std::string fp_b = fingerprint(json::parse(payload_b));
+
+  const std::string id_a = job_id_of(post(core_, "key-A", payload_a, Millis{100}));
+  post(core_, "key-A", payload_a, Millis{200});
+  post(core_, "key-A", payload_b, Millis{300});
+  post_without_key(core_, payload_a, Millis{400});
+  post(core_, "bad\nkey", payload_a, Millis{500});
+  post(core_, "key-J", "[1]", Millis{550});
+  lookup(core_, "key-A", Millis{600});
+  lookup(core_, "key-Z", Millis{700});
+  install(core_, {"commit-then-drop", "fail-before-commit"});
+  post(core_, "key-B", payload_b, Millis{800});
+  const std::string id_b = job_id_of(lookup(core_, "key-B", Millis{900}));
+  post(core_, "key-F", payload_a, Millis{1000});
+  call(core_, "GET", "/elsewhere", {}, Millis{1100});
+  call(core_, "DELETE", "/jobs", {}, Millis{1200});
+
+  const auto entry = [](std::uint64_t seq, std::int64_t at, const char* method, const char* path,
+                        json key, json fp, const char* outcome, json fault, json status,
+                        bool delivered, json job_id) {
+    return json{{"seq", seq},         {"atMs", at},
+                {"method", method},   {"path", path},
+                {"key", key},         {"fingerprint", fp},
+                {"outcome", outcome}, {"fault", fault},
+                {"status", status},   {"delivered", delivered},
+                {"jobId", job_id}};
+  };
+  const json null = nullptr;
+  const char* lookup_a = "/jobs/by-idempotency-key/key-A";
+  const json expected = json::array({
+      entry(1, 100, "POST", "/jobs", "key-A", fp_a, "new", "none", 201, true, id_a),
+      entry(2, 200, "POST", "/jobs", "key-A", fp_a, "replay", null, 200, true, id_a),
+      entry(3, 300, "POST", "/jobs", "key-A", fp_b, "rejected", null, 422, true, id_a),
+      entry(4, 400, "POST", "/jobs", null, null, "missing_key", null, 400, true, null),
+      entry(5, 500, "POST", "/jobs", null, null, "invalid", null, 400, true, null),
+      entry(6, 550, "POST", "/jobs", "key-J", null, "invalid", null, 400, true, null),
+      entry(7, 600, "GET", lookup_a, "key-A", null, "lookup_hit", null, 200, true, id_a),
+      entry(8, 700, "GET", "/jobs/by-idempotency-key/key-Z", "key-Z", null, "lookup_miss", null,
+            404, true, null),
+      entry(9, 800, "POST", "/jobs", "key-B", fp_b, "new", "commit-then-drop", null, false, id_b),
+      entry(10, 900, "GET", "/jobs/by-idempotency-key/key-B", "key-B", null, "lookup_hit", null,
+            200, true, id_b),
+      entry(11, 1000, "POST", "/jobs", "key-F", fp_a, "new", "fail-before-commit", 503, true, null),
+      entry(12, 1100, "GET", "/elsewhere", null, null, "invalid", null, 404, true, null),
+      entry(13, 1200, "DELETE", "/jobs", null, null, "invalid", null, 405, true, null),
+  });
+
+  const json journal = journal_of(core_);
+  EXPECT_EQ(journal["count"], 13);
+  ASSERT_EQ(journal["entries"].size(), expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(journal["entries"][i], expected[i]) << "entry " << i;
+  }
+}
+
+TEST_F(ProviderCoreTest, ControlCallsAreNotJournaled) {
+  install(core_, {"none"});
+  get(core_, "/_test/jobs");
+  get(core_, "/_test/journal");
+  call(core_, "GET", "/_test/faults");  // 405
+  call(core_, "GET", "/_test/nope");    // 404
+  EXPECT_EQ(journal_of(core_), json({{"count", 0}, {"entries", json::array()}}));
+
+  post(core_, "key-A", kOrder42);
+  install(core_, {"none"});
+  const json journal = journal_of(core_);
+  EXPECT_EQ(journal["count"], 1);
+  EXPECT_EQ(journal["entries"][0]["seq"], 1);
+  EXPECT_EQ(journal["entries"][0]["path"], "/jobs");
+}
+
+// ---- control plane: reset ---------------------------------------------------------------
+
+TEST_F(ProviderCoreTest, ResetEmptiesStorePlanAndJournal) {
+  ASSERT_EQ(post(core_, "key-A", kOrder42).status, 201);
+  lookup(core_, "key-A");
+  install(core_, {"commit-then-error", "commit-then-drop"});
+
+  const Decision reset = call(core_, "POST", "/_test/reset", "");
+  EXPECT_EQ(reset.status, 200) << reset.body;
+  EXPECT_EQ(body_of(reset)["reset"], true);
+
+  EXPECT_EQ(jobs_of(core_), json({{"count", 0}, {"jobs", json::array()}}));
+  EXPECT_EQ(journal_of(core_), json({{"count", 0}, {"entries", json::array()}}));
+  expect_error(lookup(core_, "key-A"), 404, "not_found");
+  // The plan is empty: the next new operation gets `none`; the old key is new again.
+  EXPECT_EQ(post(core_, "key-A", kOrder42).status, 201);
+  EXPECT_EQ(post(core_, "key-B", kOrder42).status, 201);
+  // The journal restarted: sequence numbers begin at 1 again.
+  EXPECT_EQ(journal_of(core_)["entries"][0]["seq"], 1);
+}
+
+TEST_F(ProviderCoreTest, ResetWithSeedRestartsJobIdsDeterministically) {
+  for (const char* key : {"key-A", "key-B", "key-C"})
+    post(core_, key, kOrder42);
+
+  const Decision reset = call(core_, "POST", "/_test/reset", R"({"seed":7})");
+  ASSERT_EQ(reset.status, 200) << reset.body;
+  EXPECT_EQ(body_of(reset), json({{"reset", true}, {"seed", 7}}));
+
+  ProviderCore fresh(config_with(7));
+  for (const char* key : {"key-X", "key-Y", "key-Z"}) {
+    const Decision after_reset = post(core_, key, kOrder42);
+    const Decision from_fresh = post(fresh, key, kOrder42);
+    ASSERT_EQ(after_reset.status, 201);
+    EXPECT_EQ(after_reset.body, from_fresh.body) << key;
+  }
+  // Seed 7 is not seed 42.
+  ProviderCore other(config_with(kSeed));
+  EXPECT_NE(job_id_of(post(other, "key-X", kOrder42)), job_id_of(lookup(core_, "key-X")));
+}
+
+TEST_F(ProviderCoreTest, ResetWithBadSeedIs400AndChangesNothing) {
+  ASSERT_EQ(post(core_, "key-A", kOrder42).status, 201);
+  install(core_, {"commit-then-error"});
+
+  for (const std::string body :
+       {R"({"seed":-1})", R"({"seed":"7"})", R"({"seed":1.5})", R"({"seed":null})",
+        R"({"seed":[7]})", R"({"sede":7})", "not json", "[7]", "7"}) {
+    SCOPED_TRACE(body);
+    const Decision decision = call(core_, "POST", "/_test/reset", body);
+    EXPECT_EQ(decision.status, 400) << decision.body;
+    EXPECT_TRUE(body_of(decision).contains("error"));
+  }
+  // Store, plan and journal are as they were.
+  EXPECT_EQ(stored_count(core_), 1U);
+  EXPECT_EQ(journal_of(core_)["count"], 1);
+  expect_error(post(core_, "key-B", kOrder42), 503, "temporarily_unavailable");
+}
+
+// ---- determinism -----------------------------------------------------------------------
+
+TEST(ProviderCoreDeterminism, SameSeedAndRequestsGiveIdenticalJobIds) {
+  const auto run = [](std::uint64_t seed) {
+    ProviderCore core(config_with(seed));
+    install(core, {"none", "fail-before-commit", "commit-then-error", "commit-then-drop"});
+    for (int i = 0; i < 20; ++i) {
+      const std::string key = "key-" + std::to_string(i % 7);
+      post(core, key, R"({"orderId":"order-)" + std::to_string(i % 7) + R"("})");
+    }
+    return jobs_of(core);
+  };
+  const json first = run(2024);
+  const json second = run(2024);
+  EXPECT_EQ(first["count"], 7);
+  EXPECT_EQ(first, second);
+  for (const auto& job : first["jobs"])
+    EXPECT_TRUE(is_job_id(job["id"])) << job;
+
+  const json other_seed = run(2025);
+  EXPECT_EQ(other_seed["count"], 7);
+  EXPECT_NE(first["jobs"][0]["id"], other_seed["jobs"][0]["id"]);
+}
+
+TEST(ProviderCoreDeterminism, JobIdsAreUniqueAcrossKeys) {
+  ProviderCore core(config_with(0));
+  std::vector<std::string> ids;
+  for (int i = 0; i < 1000; ++i)
+    ids.push_back(job_id_of(post(core, "k" + std::to_string(i), "{}")));
+  std::sort(ids.begin(), ids.end());
+  EXPECT_EQ(std::adjacent_find(ids.begin(), ids.end()), ids.end());
+}
+
+// ---- log -------------------------------------------------------------------------------
+
+TEST_F(ProviderCoreTest, LogUsesTheOriginalWords) {
+  install(core_, {"commit-then-error"});
+  post(core_, "key-B", kOrder42);
+  const std::string id = job_id_of(post(core_, "key-B", kOrder42));
+  post(core_, "key-B", R"({"orderId":"order-43"})");
+  post(core_, "key-C", kOrder42);
+
+  EXPECT_EQ(log_lines_, (std::vector<std::string>{
+                            "[provider] key=key-B NEW fault=commit-then-error",
+                            "[provider] key=key-B REPLAY job=" + id,
+                            "[provider] key=key-B REJECTED (payload changed)",
+                            "[provider] key=key-C NEW fault=none",
+                        }));
+}
+
+TEST_F(ProviderCoreTest, LogNeverContainsThePayload) {
+  const std::string secret = "4111111111111111";
+  const std::string payload = R"({"orderId":"order-42","card":")" + secret + R"("})";
+  install(core_, {"commit-then-drop"});
+  post(core_, "key-A", payload);
+  post(core_, "key-A", payload);
+  post(core_, "key-A", R"({"card":")" + secret + R"(0"})");
+  post(core_, "key-B", R"({"card":")" + secret);     // malformed JSON
+  post(core_, "key-C", R"([")" + secret + R"("])");  // not an object
+  post_without_key(core_, payload);
+  lookup(core_, "key-A");
+  lookup(core_, "key-Z");
+
+  ASSERT_EQ(log_lines_.size(), 8U);  // one line per data-plane request
+  for (const auto& line : log_lines_) {
+    EXPECT_EQ(line.find(secret), std::string::npos) << line;
+    EXPECT_EQ(line.find("order-42"), std::string::npos) << line;
+    EXPECT_TRUE(line.starts_with("[provider] ")) << line;
+  }
+}
+
+// ---- robustness --------------------------------------------------------------------------
+
+using ProviderCoreDeathTest = ProviderCoreTest;
+
+TEST_F(ProviderCoreDeathTest, DeeplyNestedPayloadUnderTheLimitIs400NotACrash) {
+  // 1 MB of nesting is within the default 1 MiB limit; the provider must refuse it, not
+  // overflow its stack computing the fingerprint. Run in a child so a crash is a failure.
+  constexpr std::size_t kDepth = 500000;
+  const std::string payload =
+      R"({"a":)" + std::string(kDepth, '[') + std::string(kDepth, ']') + "}";
+  ASSERT_LE(payload.size(), core_.config().max_body_bytes);
+  EXPECT_EXIT(
+      {
+        const Decision decision = post(core_, "key-A", payload);
+        const bool refused = decision.status == 400 && json::parse(decision.body)["detail"] ==
+                                                           "the body nests deeper than 128 levels";
+        std::exit(refused ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
+
+TEST_F(ProviderCoreTest, NestingUpToTheLimitIsAccepted) {
+  const std::string payload = R"({"a":)" + std::string(127, '[') + std::string(127, ']') + "}";
+  EXPECT_EQ(post(core_, "key-A", payload).status, 201);
+}
+
+}  // namespace
+}  // namespace retryproof::provider
