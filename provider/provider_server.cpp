@@ -57,6 +57,12 @@ ProviderServer::ProviderServer(ProviderConfig config, const ServerOptions& optio
         write_response(error_response(500, "internal_error"), response);
       });
 
+  // cpp-httplib's default also sets SO_REUSEPORT, which lets a second provider bind a
+  // busy port and silently take half of its requests. A busy port must be an error.
+  server_.set_socket_options([](socket_t sock) {
+    const int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+  });
   if (options.port == 0) {
     port_ = server_.bind_to_any_port(host_);
   } else if (server_.bind_to_port(host_, options.port)) {

@@ -1,0 +1,62 @@
+// A program run as a child process, with its standard output and error captured, for
+// external clients and for tests of the retryproof command itself. RAII: a child still
+// running when its ChildProcess is destroyed is killed and reaped.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace retryproof::scenarios {
+
+struct ExitStatus {
+  int code = 0;    // the exit code, when the child exited
+  int signal = 0;  // the signal that ended it, or 0
+  bool exited() const { return signal == 0; }
+  std::string describe() const;  // "exit code 3", "killed by SIGKILL"
+};
+
+class ChildProcess {
+ public:
+  // Starts argv[0] (looked up in PATH) with the parent's environment plus `environment`.
+  // Throws std::runtime_error when it cannot be started.
+  explicit ChildProcess(const std::vector<std::string>& argv,
+                        const std::map<std::string, std::string>& environment = {});
+  ~ChildProcess();
+
+  ChildProcess(const ChildProcess&) = delete;
+  ChildProcess& operator=(const ChildProcess&) = delete;
+
+  // The next line of standard output (without the newline), or nothing if the deadline
+  // passes or output ends first.
+  std::optional<std::string> read_line(std::chrono::milliseconds deadline);
+
+  // Waits for the child to end, collecting its output meanwhile. Nothing if the deadline
+  // passes first (the child keeps running).
+  std::optional<ExitStatus> wait(std::chrono::milliseconds deadline);
+
+  void send_signal(int signal_number);
+
+  pid_t pid() const { return pid_; }
+  const std::string& standard_output() const { return stdout_; }  // what was read so far
+  const std::string& standard_error() const { return stderr_; }
+
+ private:
+  // Waits up to `timeout` for output or the child's end, and reads what output there is.
+  void pump(std::chrono::milliseconds timeout);
+
+  pid_t pid_ = -1;
+  int stdout_fd_ = -1;
+  int stderr_fd_ = -1;
+  int pidfd_ = -1;
+  std::string stdout_;
+  std::string stderr_;
+  std::size_t stdout_consumed_ = 0;  // bytes already returned by read_line
+  std::optional<ExitStatus> status_;
+};
+
+}  // namespace retryproof::scenarios
