@@ -78,10 +78,26 @@ bool widen_listen_backlog(int port) {
   return fd && ::listen(*fd, SOMAXCONN) == 0;
 }
 
-void drop_connection(int fd) {
+void drop_connection(int fd, const std::string& partial_response) {
+  for (std::size_t sent = 0; sent < partial_response.size();) {
+    const ssize_t n =
+        ::send(fd, partial_response.data() + sent, partial_response.size() - sent, MSG_NOSIGNAL);
+    if (n <= 0) break;  // the client left already: nothing more to cut short
+    sent += static_cast<std::size_t>(n);
+  }
   // shutdown, never close: the library closes the descriptor itself once the handler
   // returns, and a second close could hit a descriptor another thread has just opened.
   ::shutdown(fd, SHUT_RDWR);
+}
+
+void reset_connection(int fd) {
+  // With a zero linger, connect(AF_UNSPEC) disconnects a TCP socket on Linux by sending
+  // RST at once (tcp_disconnect), while the descriptor stays open for the library.
+  const linger abort_at_once{.l_onoff = 1, .l_linger = 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_LINGER, &abort_at_once, sizeof(abort_at_once));
+  sockaddr unspecified{};
+  unspecified.sa_family = AF_UNSPEC;
+  ::connect(fd, &unspecified, sizeof(unspecified));
 }
 
 }  // namespace retryproof::provider

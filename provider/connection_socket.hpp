@@ -22,8 +22,13 @@ std::optional<int> find_connection_socket(const ConnectionEnds& ends);
 // process's socket listening on `port` to the system's maximum. False if not found.
 bool widen_listen_backlog(int port);
 
-// Sends FIN on the connection without writing anything, and makes every later write by
-// the HTTP library fail. The library still owns the descriptor and closes it as usual.
-void drop_connection(int fd);
+// The three ways a fault ends a connection under the library's feet. Each makes every
+// later write by the library fail; the library still owns the descriptor and closes it.
+
+// FIN, after nothing or after `partial_response` (written first, unframed).
+void drop_connection(int fd, const std::string& partial_response = {});
+
+// RST: the peer's next read fails with ECONNRESET.
+void reset_connection(int fd);
 
 }  // namespace retryproof::provider

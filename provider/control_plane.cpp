@@ -2,17 +2,30 @@
 // Control calls are not journaled: the journal is the evidence of what clients did.
 #include <stdexcept>
 
+#include "duration.hpp"
 #include "json_body.hpp"
 #include "provider_core.hpp"
 #include "responses.hpp"
 
 namespace retryproof::provider {
+
 Decision ProviderCore::control(const HttpRequest& request) {
+  if (config_.control_token) {
+    const auto authorization = request.headers.find("Authorization");
+    if (authorization == request.headers.end() ||
+        authorization->second != "Bearer " + *config_.control_token) {
+      Decision refused = error(401, "unauthorized", "send Authorization: Bearer <control token>");
+      refused.headers.emplace("WWW-Authenticate", "Bearer");
+      return refused;
+    }
+  }
+
   const std::string& path = request.path;
   const std::string& method = request.method;
   const auto only = [&](const char* allowed, auto&& handler) -> Decision {
     const bool head_as_get = method == "HEAD" && std::string_view(allowed) == "GET";
-    return method == allowed || head_as_get ? handler() : method_not_allowed(allowed);
+    return method == allowed || head_as_get ? handler()
+                                            : method_not_allowed(allowed, config_.profile);
   };
 
   if (path == "/_test/faults") return only("POST", [&] { return install_plan(request.body); });
@@ -22,15 +35,16 @@ Decision ProviderCore::control(const HttpRequest& request) {
     return only("GET", [&] { return json_response(200, journal_json_locked()); });
   }
   if (path == "/_test/reset") return only("POST", [&] { return reset(request.body); });
-  return error_response(404, "not_found", "unknown control endpoint " + path);
+  if (path == "/_test/clock") return only("POST", [&] { return advance_clock(request.body); });
+  return error(404, "not_found", "unknown control endpoint " + path);
 }
 
 Decision ProviderCore::install_plan(const std::string& body) {
   try {
     // Parse everything before touching the plan in force: a bad entry changes nothing.
     plan_ = FaultPlan::from_json(parse_object_body(body));
-  } catch (const std::invalid_argument& error) {
-    return error_response(400, "invalid_fault_plan", error.what());
+  } catch (const std::invalid_argument& problem) {
+    return error(400, "invalid_fault_plan", problem.what());
   }
   return json_response(200, plan_.to_json());
 }
@@ -46,15 +60,35 @@ Decision ProviderCore::reset(const std::string& body) {
       }
       seed = value.get<std::uint64_t>();
     }
-  } catch (const std::invalid_argument& error) {
-    return error_response(400, "invalid_reset", error.what());
+  } catch (const std::invalid_argument& problem) {
+    return error(400, "invalid_reset", problem.what());
   }
+  // The clock is left as it is: provider time never runs backwards.
   seed_ = seed;
   store_.clear();
   plan_ = FaultPlan{};
   job_ids_ = JobIdGenerator(seed_);
   journal_.clear();
+  in_flight_.clear();
+  creates_by_key_.clear();
+  lookups_by_key_.clear();
   return json_response(200, {{"reset", true}, {"seed", seed_}});
+}
+
+Decision ProviderCore::advance_clock(const std::string& body) {
+  try {
+    const nlohmann::json options = parse_object_body(body);
+    for (const auto& [field, value] : options.items()) {
+      if (field != "advance") throw std::invalid_argument("unknown field \"" + field + "\"");
+    }
+    if (!options.contains("advance") || !options["advance"].is_string()) {
+      throw std::invalid_argument("expected {\"advance\": \"<duration>\"}, such as \"25h\"");
+    }
+    clock_offset_ += parse_duration(options["advance"].get<std::string>());
+  } catch (const std::invalid_argument& problem) {
+    return error(400, "invalid_clock", problem.what());
+  }
+  return json_response(200, {{"advancedMs", clock_offset_.count()}});
 }
 
 }  // namespace retryproof::provider

@@ -1,45 +1,218 @@
 #include "fault_plan.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
+#include "job_ids.hpp"
+
 namespace retryproof::provider {
+namespace {
 
-FaultPlan FaultPlan::from_json(const nlohmann::json& body) {
-  if (!body.is_object()) throw std::invalid_argument("the body must be a JSON object");
-  const auto faults = body.find("faults");
-  if (faults == body.end()) throw std::invalid_argument("missing field \"faults\"");
-  if (!faults->is_array()) throw std::invalid_argument("\"faults\" must be an array");
-  for (const auto& [field, value] : body.items()) {
-    if (field != "faults") throw std::invalid_argument("unknown field \"" + field + "\"");
-  }
+using nlohmann::json;
 
-  FaultPlan plan;
-  for (std::size_t i = 0; i < faults->size(); ++i) {
-    const auto& entry = (*faults)[i];
-    const std::string where = "faults[" + std::to_string(i) + "]";
-    if (!entry.is_string()) throw std::invalid_argument(where + ": expected a fault name");
-    try {
-      plan.script_.push_back(parse_fault(entry.get<std::string>()));
-    } catch (const std::invalid_argument& error) {
-      throw std::invalid_argument(where + ": " + error.what());
+bool is_lookup_fault(const Fault& fault) {
+  return fault.kind == FaultKind::lookup_unavailable;
+}
+
+[[noreturn]] void fail(const std::string& where, const std::string& what) {
+  throw std::invalid_argument(where + ": " + what);
+}
+
+void refuse_unknown_fields(const json& object, const std::string& where,
+                           std::initializer_list<std::string_view> known) {
+  for (const auto& [field, value] : object.items()) {
+    if (std::find(known.begin(), known.end(), field) == known.end()) {
+      fail(where, "unknown field \"" + field + "\"");
     }
+  }
+}
+
+Fault parse_fault_at(const json& value, const std::string& where) {
+  if (!value.is_string()) fail(where, "expected a fault name such as \"commit-then-drop\"");
+  try {
+    return parse_fault(value.get<std::string>());
+  } catch (const std::invalid_argument& error) {
+    fail(where, error.what());
+  }
+}
+
+FaultRule parse_rule(const json& entry, const std::string& where) {
+  refuse_unknown_fields(entry, where, {"fault", "key", "match", "times"});
+  if (!entry.contains("fault")) fail(where, "a rule needs a \"fault\"");
+  FaultRule rule{parse_fault_at(entry["fault"], where + ".fault")};
+  if (entry.contains("key") == entry.contains("match")) {
+    fail(where,
+         "a rule names either a \"key\" or a \"match\" (a plain entry is just the fault name)");
+  }
+  if (entry.contains("key")) {
+    if (!entry["key"].is_string() || entry["key"].get_ref<const std::string&>().empty()) {
+      fail(where + ".key", "expected a non-empty string");
+    }
+    rule.key = entry["key"].get<std::string>();
+  } else {
+    if (!entry["match"].is_object() || entry["match"].empty()) {
+      fail(where + ".match",
+           "expected an object of payload fields, such as {\"orderId\": \"order-42\"}");
+    }
+    if (is_lookup_fault(rule.fault)) {
+      fail(where, "a lookup-unavailable rule names a \"key\": lookups carry no payload to match");
+    }
+    rule.match = entry["match"];
+  }
+  if (entry.contains("times")) {
+    if (!entry["times"].is_number_integer() || entry["times"].get<std::int64_t>() < 1 ||
+        entry["times"].get<std::int64_t>() > 1'000'000) {
+      fail(where + ".times", "expected a whole number from 1 to 1000000");
+    }
+    rule.times_left = entry["times"].get<int>();
+  }
+  return rule;
+}
+
+ChaosPolicy parse_chaos(const json& chaos) {
+  const std::string where = "chaos";
+  if (!chaos.is_object()) fail(where, "expected {\"seed\": S, \"rates\": {\"fault\": rate, ...}}");
+  refuse_unknown_fields(chaos, where, {"seed", "rates"});
+  ChaosPolicy policy;
+  if (chaos.contains("seed")) {
+    if (!chaos["seed"].is_number_unsigned())
+      fail(where + ".seed", "expected a non-negative integer");
+    policy.seed = chaos["seed"].get<std::uint64_t>();
+  }
+  if (!chaos.contains("rates") || !chaos["rates"].is_object()) {
+    fail(where + ".rates", "expected an object of fault names and rates between 0 and 1");
+  }
+  double create_total = 0;
+  for (const auto& [name, rate] : chaos["rates"].items()) {
+    const std::string at = where + ".rates." + name;
+    const Fault fault = parse_fault_at(json(name), at);
+    if (!rate.is_number() || rate.get<double>() < 0 || rate.get<double>() > 1) {
+      fail(at, "expected a rate between 0 and 1");
+    }
+    if (!is_lookup_fault(fault)) create_total += rate.get<double>();
+    policy.rates.emplace_back(fault, rate.get<double>());
+  }
+  if (create_total > 1.0 + 1e-9) {
+    fail(where + ".rates", "the rates of faults for new operations add up to more than 1");
+  }
+  return policy;
+}
+
+// FNV-1a: a stable hash of the key, the same on every platform (std::hash is not).
+std::uint64_t stable_hash(const std::string& text) {
+  std::uint64_t hash = 0xcbf29ce484222325ULL;
+  for (const char c : text) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 0x100000001b3ULL;
+  }
+  return hash;
+}
+
+}  // namespace
+
+bool FaultRule::applies_to(const std::string& request_key, const json* payload) const {
+  if (times_left <= 0) return false;
+  if (key) return *key == request_key;
+  if (payload == nullptr) return false;
+  return std::all_of(match.items().begin(), match.items().end(), [&](const auto& field) {
+    const auto found = payload->find(field.key());
+    return found != payload->end() && *found == field.value();
+  });
+}
+
+Fault ChaosPolicy::choose(const std::string& key, std::uint64_t n, bool for_lookup) const {
+  SplitMix64 random(seed ^ stable_hash(key) ^ (n * 0x9e3779b97f4a7c15ULL) ^
+                    (for_lookup ? 0x5bd1e995ULL : 0));
+  const double draw = static_cast<double>(random.next() >> 11) * 0x1.0p-53;  // uniform [0, 1)
+  double cumulative = 0;
+  for (const auto& [fault, rate] : rates) {
+    if (is_lookup_fault(fault) != for_lookup) continue;
+    cumulative += rate;
+    if (draw < cumulative) return fault;
+  }
+  return Fault{};
+}
+
+FaultPlan FaultPlan::from_json(const json& body) {
+  if (!body.is_object()) throw std::invalid_argument("the plan must be a JSON object");
+  refuse_unknown_fields(body, "plan", {"faults", "chaos"});
+  FaultPlan plan;
+  if (body.contains("faults")) {
+    const json& faults = body["faults"];
+    if (!faults.is_array()) fail("faults", "expected an array of fault names and rules");
+    for (std::size_t i = 0; i < faults.size(); ++i) {
+      const std::string where = "faults[" + std::to_string(i) + "]";
+      if (faults[i].is_object()) {
+        plan.rules_.push_back(parse_rule(faults[i], where));
+      } else {
+        plan.script_.push_back(parse_fault_at(faults[i], where));
+      }
+    }
+  }
+  if (body.contains("chaos")) plan.chaos_ = parse_chaos(body["chaos"]);
+  if (!body.contains("faults") && !body.contains("chaos")) {
+    throw std::invalid_argument("the plan needs \"faults\" (names and rules) or \"chaos\"");
   }
   return plan;
 }
 
-Fault FaultPlan::take() {
-  if (script_.empty()) return Fault{};
-  Fault next = script_.front();
-  script_.pop_front();
-  return next;
+Fault FaultPlan::take_for_create(const std::string& key, const json& payload, std::uint64_t n) {
+  for (auto& rule : rules_) {
+    if (!is_lookup_fault(rule.fault) && rule.applies_to(key, &payload)) {
+      --rule.times_left;
+      return rule.fault;
+    }
+  }
+  // lookup-unavailable entries wait in the script for the next lookup; creates pass them.
+  const auto next = std::find_if(script_.begin(), script_.end(),
+                                 [](const Fault& fault) { return !is_lookup_fault(fault); });
+  if (next != script_.end()) {
+    const Fault fault = *next;
+    script_.erase(next);
+    return fault;
+  }
+  return chaos_ ? chaos_->choose(key, n, false) : Fault{};
 }
 
-nlohmann::json FaultPlan::to_json() const {
-  auto names = nlohmann::json::array();
+Fault FaultPlan::take_for_lookup(const std::string& key, std::uint64_t n) {
+  for (auto& rule : rules_) {
+    if (is_lookup_fault(rule.fault) && rule.applies_to(key, nullptr)) {
+      --rule.times_left;
+      return rule.fault;
+    }
+  }
+  const auto next = std::find_if(script_.begin(), script_.end(), is_lookup_fault);
+  if (next != script_.end()) {
+    const Fault fault = *next;
+    script_.erase(next);
+    return fault;
+  }
+  return chaos_ ? chaos_->choose(key, n, true) : Fault{};
+}
+
+json FaultPlan::to_json() const {
+  json faults = json::array();
+  for (const auto& rule : rules_) {
+    if (rule.times_left <= 0) continue;  // spent
+    json entry = {{"fault", to_string(rule.fault)}, {"times", rule.times_left}};
+    if (rule.key) {
+      entry["key"] = *rule.key;
+    } else {
+      entry["match"] = rule.match;
+    }
+    faults.push_back(std::move(entry));
+  }
   for (const auto& fault : script_)
-    names.push_back(to_string(fault));
-  return {{"faults", names}};
+    faults.push_back(to_string(fault));
+  json plan = {{"faults", std::move(faults)}};
+  if (chaos_) {
+    json rates = json::object();
+    for (const auto& [fault, rate] : chaos_->rates)
+      rates[to_string(fault)] = rate;
+    plan["chaos"] = {{"seed", chaos_->seed}, {"rates", std::move(rates)}};
+  }
+  return plan;
 }
 
 }  // namespace retryproof::provider

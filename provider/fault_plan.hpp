@@ -1,29 +1,59 @@
-// Which fault the next new operation gets.
+// Which fault the next new operation (or lookup) gets. Three sources, asked in order:
+// targeted rules, the FIFO script, then the chaos policy; nothing left means `none`.
 #pragma once
 
+#include <cstdint>
 #include <deque>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "fault.hpp"
 
 namespace retryproof::provider {
 
+// {"fault": F, "key": K} or {"fault": F, "match": {"orderId": "order-42"}}, "times": N.
+struct FaultRule {
+  Fault fault;
+  std::optional<std::string> key;
+  nlohmann::json match;  // an object whose fields must all equal the payload's; null with key
+  int times_left = 1;
+
+  bool applies_to(const std::string& request_key, const nlohmann::json* payload) const;
+};
+
+// {"seed": S, "rates": {"commit-then-drop": 0.1, ...}}: the fault of the n-th new operation
+// for a key is a pure function of (seed, key, n), never of the order keys arrive in.
+struct ChaosPolicy {
+  std::uint64_t seed = 0;
+  std::vector<std::pair<Fault, double>> rates;
+
+  Fault choose(const std::string& key, std::uint64_t n, bool for_lookup) const;
+};
+
 class FaultPlan {
  public:
   FaultPlan() = default;
 
-  // Reads the body of POST /_test/faults: {"faults": ["commit-then-error", ...]}.
-  // Throws std::invalid_argument naming the offending entry ("faults[2]: unknown fault ...").
+  // Reads the body of POST /_test/faults (or a --plan file): {"faults": [names and rules],
+  // "chaos": {...}}. Throws std::invalid_argument naming the entry and what is wrong
+  // ("faults[2]: unknown fault ...").
   static FaultPlan from_json(const nlohmann::json& body);
 
-  // The fault for the next new operation; consumes it. `none` when nothing is left.
-  Fault take();
+  // The fault for the n-th (from 0) new operation with this key; consumes it.
+  Fault take_for_create(const std::string& key, const nlohmann::json& payload, std::uint64_t n);
 
-  // The plan as it stands, in the shape from_json reads.
+  // lookup-unavailable when one is planned for the n-th lookup of this key, else none.
+  Fault take_for_lookup(const std::string& key, std::uint64_t n);
+
+  // The plan as it stands, in the shape from_json reads: rules first, then the script.
   nlohmann::json to_json() const;
 
  private:
-  std::deque<Fault> script_;  // FIFO: one entry consumed per new operation
+  std::vector<FaultRule> rules_;
+  std::deque<Fault> script_;  // FIFO: consumed one entry per new operation
+  std::optional<ChaosPolicy> chaos_;
 };
 
 }  // namespace retryproof::provider

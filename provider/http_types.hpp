@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 
 namespace retryproof::provider {
@@ -29,8 +30,10 @@ struct HttpRequest {
 
 // How the response (if any) reaches the client.
 enum class Delivery {
-  respond,  // status, headers and body, as usual
-  drop,     // close the connection (FIN) without sending one byte
+  respond,   // status, headers and body, as usual
+  drop,      // close the connection (FIN) without sending one byte
+  reset,     // reset the connection (RST) without sending one byte
+  truncate,  // status line, headers and half the body, then FIN
 };
 
 struct Decision {
@@ -39,6 +42,10 @@ struct Decision {
   Headers headers;
   std::string body;
   std::string content_type = "application/json";
+  Millis delay{0};  // hold the connection this long before delivering
+  // Set when the request is held in flight (delay-before-commit): after `delay`, the
+  // decision to deliver is ProviderCore::complete(*pending_commit, now).
+  std::optional<std::uint64_t> pending_commit;
 };
 
 }  // namespace retryproof::provider

@@ -8,13 +8,19 @@ const std::string& StoredJob::id() const {
   return job.at("id").get_ref<const std::string&>();
 }
 
-const StoredJob* IdempotencyStore::find(const std::string& key) const {
+const StoredJob* IdempotencyStore::find(const std::string& key, Millis now) {
   const auto found = by_key_.find(key);
-  return found == by_key_.end() ? nullptr : &jobs_[found->second];
+  if (found == by_key_.end()) return nullptr;
+  const StoredJob& stored = jobs_[found->second];
+  if (key_ttl_ && now - stored.created_at >= *key_ttl_) {
+    by_key_.erase(found);
+    return nullptr;
+  }
+  return &stored;
 }
 
 const StoredJob& IdempotencyStore::insert(StoredJob job) {
-  assert(find(job.key) == nullptr);
+  assert(!by_key_.contains(job.key));
   by_key_.emplace(job.key, jobs_.size());
   jobs_.push_back(std::move(job));
   return jobs_.back();

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -16,15 +17,22 @@ struct StoredJob {
   std::string fingerprint;  // of the payload that created the job
   nlohmann::json job;       // {"id": ..., "orderId": ...}, exactly as sent to clients
   Millis created_at{0};
+  // The first response to the key, replayed as it was under the stripe profile.
+  int first_status = 201;
+  std::string first_body;
 
   const std::string& id() const;
 };
 
 // Every job ever created, in creation order (the side effects), and an index from
-// idempotency key to job. Not thread-safe: ProviderCore serialises access.
+// idempotency key to job. A key older than the TTL leaves the index, as at providers
+// that prune keys; its job stays. Not thread-safe: ProviderCore serialises access.
 class IdempotencyStore {
  public:
-  const StoredJob* find(const std::string& key) const;
+  explicit IdempotencyStore(std::optional<Millis> key_ttl = std::nullopt) : key_ttl_(key_ttl) {}
+
+  // The job this key names at `now`, or null when the key is unknown or expired.
+  const StoredJob* find(const std::string& key, Millis now);
 
   // Records a new job for a key that has none; the caller checked find() first.
   const StoredJob& insert(StoredJob job);
@@ -33,6 +41,7 @@ class IdempotencyStore {
   void clear();
 
  private:
+  std::optional<Millis> key_ttl_;
   std::vector<StoredJob> jobs_;
   std::unordered_map<std::string, std::size_t> by_key_;  // index into jobs_
 };

@@ -1,7 +1,8 @@
 // The misbehaving provider, without sockets: given a request and the time, it decides
-// what to answer (or whether to drop the connection), updates the store and the fault
-// plan, and journals the request. Thread-safe: one lock serialises every request, so
-// the first request for a new key is the only one that creates a job.
+// what to answer (or whether to drop, reset, truncate or hold the connection), updates
+// the store and the fault plan, and journals the request. Thread-safe: one lock
+// serialises every request, so the first request for a new key is the only one that
+// creates a job.
 #pragma once
 
 #include <cstddef>
@@ -9,7 +10,9 @@
 #include <functional>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "fault_plan.hpp"
@@ -17,12 +20,17 @@
 #include "idempotency_store.hpp"
 #include "job_ids.hpp"
 #include "journal.hpp"
+#include "profile.hpp"
 
 namespace retryproof::provider {
 
 struct ProviderConfig {
   std::uint64_t seed = 0;
   std::size_t max_body_bytes = 1024 * 1024;
+  Profile profile = Profile::baseline;
+  std::optional<Millis> key_ttl;             // keys never expire when empty
+  std::optional<std::string> control_token;  // /_test/ needs "Authorization: Bearer <token>"
+  FaultPlan initial_plan;                    // in force at start (a reset empties it)
   // Receives one line per data-plane request, in the original provider's words
   // ("[provider] key=K NEW fault=F"). Payloads are never logged. May be empty.
   std::function<void(const std::string&)> log;
@@ -32,8 +40,16 @@ class ProviderCore {
  public:
   explicit ProviderCore(ProviderConfig config);
 
-  // `now` is the provider's clock: time since it started.
+  // `now` is the time since the provider started; /_test/clock moves it forward.
   Decision handle(const HttpRequest& request, Millis now);
+
+  // Ends the wait of a request held in flight (Decision::pending_commit): commits its
+  // job and returns the response to deliver.
+  Decision complete(std::uint64_t pending_commit, Millis now);
+
+  // An error the HTTP library answered before the core saw the request (a body over
+  // the limit, a request that is not HTTP), in this provider's error shape.
+  Decision library_error(int status) const;
 
   std::size_t job_count() const;
   nlohmann::json jobs_json() const;     // the body of GET /_test/jobs
@@ -41,13 +57,23 @@ class ProviderCore {
   const ProviderConfig& config() const { return config_; }
 
  private:
+  // A request held by delay-before-commit: the job it will store, and its journal entry.
+  struct InFlight {
+    StoredJob job;
+    std::uint64_t seq;
+  };
+
   Decision create_job(const HttpRequest& request, JournalEntry& entry, Millis now);
   Decision apply_fault(const Fault& fault, StoredJob job, JournalEntry& entry);
-  Decision lookup_job(const std::string& key, JournalEntry& entry);
+  Decision replay(const StoredJob& stored) const;
+  Decision lookup_job(const std::string& key, JournalEntry& entry, Millis now);
   Decision control(const HttpRequest& request);
   Decision install_plan(const std::string& body);
   Decision reset(const std::string& body);
+  Decision advance_clock(const std::string& body);
 
+  Decision error(int status, std::string_view code, std::string_view detail = {}) const;
+  JournalEntry* journal_entry(std::uint64_t seq);
   nlohmann::json jobs_json_locked() const;
   nlohmann::json journal_json_locked() const;
   void log(const std::string& line) const;
@@ -55,10 +81,14 @@ class ProviderCore {
   const ProviderConfig config_;
   mutable std::mutex mutex_;
   std::uint64_t seed_;
+  Millis clock_offset_{0};  // added by /_test/clock
   IdempotencyStore store_;
   FaultPlan plan_;
   JobIdGenerator job_ids_;
   std::vector<JournalEntry> journal_;
+  std::unordered_map<std::string, InFlight> in_flight_;
+  std::unordered_map<std::string, std::uint64_t> creates_by_key_;  // for chaos: the n-th create
+  std::unordered_map<std::string, std::uint64_t> lookups_by_key_;  // and the n-th lookup
 };
 
 }  // namespace retryproof::provider

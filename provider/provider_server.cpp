@@ -43,13 +43,9 @@ ProviderServer::ProviderServer(ProviderConfig config, const ServerOptions& optio
   // get the provider's JSON error shape too.
   server_.set_payload_max_length(core_.config().max_body_bytes);
   server_.set_error_handler(httplib::Server::HandlerWithResponse(
-      [](const httplib::Request&, httplib::Response& response) {
+      [this](const httplib::Request&, httplib::Response& response) {
         if (!response.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
-        const Decision decision = response.status == 413 ? error_response(413, "payload_too_large")
-                                  : response.status == 404
-                                      ? error_response(404, "not_found")
-                                      : error_response(response.status, "bad_request");
-        write_response(decision, response);
+        write_response(core_.library_error(response.status), response);
         return httplib::Server::HandlerResponse::Handled;
       }));
   server_.set_exception_handler(
@@ -63,6 +59,9 @@ ProviderServer::ProviderServer(ProviderConfig config, const ServerOptions& optio
     const int yes = 1;
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
   });
+  // The library's API takes ownership of a raw pointer here.
+  server_.new_task_queue = [workers = options.workers] { return new httplib::ThreadPool(workers); };
+
   if (options.port == 0) {
     port_ = server_.bind_to_any_port(host_);
   } else if (server_.bind_to_port(host_, options.port)) {
@@ -85,6 +84,11 @@ ProviderServer::~ProviderServer() {
 }
 
 void ProviderServer::stop() {
+  {
+    std::lock_guard lock(stopping_mutex_);
+    stopping_ = true;
+  }
+  stopping_changed_.notify_all();  // held requests stop waiting
   server_.stop();
   if (listener_.joinable()) listener_.join();
 }
@@ -98,24 +102,50 @@ Millis ProviderServer::now() const {
   return std::chrono::duration_cast<Millis>(std::chrono::steady_clock::now() - started_);
 }
 
+void ProviderServer::hold(Millis duration) {
+  std::unique_lock lock(stopping_mutex_);
+  stopping_changed_.wait_for(lock, duration, [this] { return stopping_; });
+}
+
 void ProviderServer::serve(const httplib::Request& request, httplib::Response& response) {
-  const Decision decision = core_.handle(to_core_request(request), now());
+  Decision decision = core_.handle(to_core_request(request), now());
+  if (decision.delay > Millis(0)) hold(decision.delay);
+  if (decision.pending_commit) decision = core_.complete(*decision.pending_commit, now());
+  deliver(decision, request, response);
+}
+
+void ProviderServer::deliver(const Decision& decision, const httplib::Request& request,
+                             httplib::Response& response) {
+  if (decision.delivery == Delivery::respond) {
+    write_response(decision, response);
+    return;
+  }
+  const auto fd = find_connection_socket(
+      {request.local_addr, request.local_port, request.remote_addr, request.remote_port});
+  if (!fd) {
+    // Never answer normally in place of a fault: that would hide it.
+    write_response(error_response(500, "internal_error", "could not find the connection"),
+                   response);
+    return;
+  }
   switch (decision.delivery) {
-    case Delivery::respond:
-      write_response(decision, response);
-      return;
-    case Delivery::drop: {
-      const auto fd = find_connection_socket(
-          {request.local_addr, request.local_port, request.remote_addr, request.remote_port});
-      if (!fd) {
-        // Never answer normally in place of a drop: that would hide the fault.
-        write_response(error_response(500, "internal_error", "could not find the connection"),
-                       response);
-        return;
-      }
+    case Delivery::drop:
       drop_connection(*fd);
-      return;
+      break;
+    case Delivery::reset:
+      reset_connection(*fd);
+      break;
+    case Delivery::truncate: {
+      // A complete head that promises the whole body, then half of it.
+      const std::string head = "HTTP/1.1 " + std::to_string(decision.status) +
+                               " Created\r\nContent-Type: " + decision.content_type +
+                               "\r\nContent-Length: " + std::to_string(decision.body.size()) +
+                               "\r\n\r\n";
+      drop_connection(*fd, head + decision.body.substr(0, decision.body.size() / 2));
+      break;
     }
+    case Delivery::respond:
+      break;
   }
 }
 

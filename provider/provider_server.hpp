@@ -5,6 +5,9 @@
 #include <httplib.h>
 
 #include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <mutex>
 #include <string>
 #include <thread>
 
@@ -14,7 +17,8 @@ namespace retryproof::provider {
 
 struct ServerOptions {
   std::string host = "127.0.0.1";
-  int port = 4040;  // 0 picks a free port
+  int port = 4040;           // 0 picks a free port
+  std::size_t workers = 64;  // a delayed request holds one worker while it waits
 };
 
 class ProviderServer {
@@ -36,6 +40,10 @@ class ProviderServer {
 
  private:
   void serve(const httplib::Request& request, httplib::Response& response);
+  void deliver(const Decision& decision, const httplib::Request& request,
+               httplib::Response& response);
+  // Waits `duration`, or less if the server is stopping.
+  void hold(Millis duration);
   Millis now() const;
 
   ProviderCore core_;
@@ -44,6 +52,9 @@ class ProviderServer {
   int port_ = -1;
   std::chrono::steady_clock::time_point started_;
   std::thread listener_;
+  std::mutex stopping_mutex_;
+  std::condition_variable stopping_changed_;
+  bool stopping_ = false;
 };
 
 }  // namespace retryproof::provider

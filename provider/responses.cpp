@@ -1,6 +1,38 @@
 #include "responses.hpp"
 
+#include <array>
+#include <utility>
+
 namespace retryproof::provider {
+namespace {
+
+// Problem titles: short, the same for every occurrence of a code (RFC 9457 3.1.4).
+constexpr std::array<std::pair<std::string_view, std::string_view>, 14> kTitles{{
+    {"idempotency_key_required", "Idempotency-Key is missing"},
+    {"idempotency_key_invalid", "Idempotency-Key is malformed"},
+    {"idempotency_key_in_flight", "A request with this Idempotency-Key is still being processed"},
+    {"idempotency_key_reused_with_different_payload",
+     "Idempotency-Key was already used with a different payload"},
+    {"invalid_json", "The body is not a JSON object"},
+    {"payload_too_large", "The body is too large"},
+    {"not_found", "Not found"},
+    {"method_not_allowed", "Method not allowed"},
+    {"temporarily_unavailable", "Temporarily unavailable"},
+    {"rate_limited", "Too many requests"},
+    {"internal_error", "Internal error"},
+    {"unauthorized", "Unauthorized"},
+    {"bad_request", "Bad request"},
+    {"invalid_fault_plan", "The fault plan is invalid"},
+}};
+
+std::string_view title_of(std::string_view code) {
+  for (const auto& [known, title] : kTitles) {
+    if (known == code) return title;
+  }
+  return code;
+}
+
+}  // namespace
 
 std::string to_wire(const nlohmann::json& value) {
   return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -13,14 +45,27 @@ Decision json_response(int status, const nlohmann::json& body) {
   return decision;
 }
 
-Decision error_response(int status, std::string_view code, std::string_view detail) {
+Decision error_response(int status, std::string_view code, std::string_view detail,
+                        Profile profile) {
+  if (profile == Profile::ietf) {
+    const std::string_view title = title_of(code);
+    Decision problem =
+        json_response(status, {{"type", "urn:retryproof:problem:" + std::string(code)},
+                               {"title", title},
+                               {"status", status},
+                               {"detail", detail.empty() ? title : detail},
+                               {"error", code}});
+    problem.content_type = "application/problem+json";
+    return problem;
+  }
   nlohmann::json body = {{"error", code}};
   if (!detail.empty()) body["detail"] = detail;
   return json_response(status, body);
 }
 
-Decision method_not_allowed(std::string_view allowed) {
-  Decision decision = error_response(405, "method_not_allowed", "use " + std::string(allowed));
+Decision method_not_allowed(std::string_view allowed, Profile profile) {
+  Decision decision =
+      error_response(405, "method_not_allowed", "use " + std::string(allowed), profile);
   decision.headers.emplace(std::string("Allow"), std::string(allowed));
   return decision;
 }

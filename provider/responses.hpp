@@ -1,5 +1,6 @@
 // JSON responses, and the error shape every 4xx/5xx of the provider shares:
-// {"error": "<stable code>", "detail": "<what was wrong, for a person>"}.
+// {"error": "<stable code>", "detail": "<what was wrong, for a person>"}, or under the
+// ietf profile an RFC 9457 problem (application/problem+json) carrying the same code.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -7,6 +8,7 @@
 #include <string_view>
 
 #include "http_types.hpp"
+#include "profile.hpp"
 
 namespace retryproof::provider {
 
@@ -16,10 +18,11 @@ std::string to_wire(const nlohmann::json& value);
 
 Decision json_response(int status, const nlohmann::json& body);
 
-// `detail` is omitted when empty.
-Decision error_response(int status, std::string_view code, std::string_view detail = {});
+// `detail` is omitted when empty (the problem form always has one).
+Decision error_response(int status, std::string_view code, std::string_view detail = {},
+                        Profile profile = Profile::baseline);
 
 // 405 with an Allow header naming the one method the path accepts.
-Decision method_not_allowed(std::string_view allowed);
+Decision method_not_allowed(std::string_view allowed, Profile profile = Profile::baseline);
 
 }  // namespace retryproof::provider

@@ -28,27 +28,34 @@ std::string rejection_of(const json& body) {
 TEST(FaultPlan, ParsesEveryBaselineName) {
   FaultPlan plan = FaultPlan::from_json(json::parse(
       R"({"faults":["none","fail-before-commit","commit-then-error","commit-then-drop"]})"));
-  EXPECT_EQ(plan.take(), Fault{FaultKind::none});
-  EXPECT_EQ(plan.take(), Fault{FaultKind::fail_before_commit});
-  EXPECT_EQ(plan.take(), Fault{FaultKind::commit_then_error});
-  EXPECT_EQ(plan.take(), Fault{FaultKind::commit_then_drop});
+  EXPECT_EQ(plan.take_for_create("k", nlohmann::json::object(), 0), Fault{FaultKind::none});
+  EXPECT_EQ(plan.take_for_create("k", nlohmann::json::object(), 0),
+            Fault{FaultKind::fail_before_commit});
+  EXPECT_EQ(plan.take_for_create("k", nlohmann::json::object(), 0),
+            Fault{FaultKind::commit_then_error});
+  EXPECT_EQ(plan.take_for_create("k", nlohmann::json::object(), 0),
+            Fault{FaultKind::commit_then_drop});
 }
 
 TEST(FaultPlan, TakeIsFifoThenNoneForever) {
   FaultPlan plan = FaultPlan::from_json(
       json::parse(R"({"faults":["commit-then-drop","fail-before-commit","commit-then-drop"]})"));
-  EXPECT_EQ(plan.take().kind, FaultKind::commit_then_drop);
-  EXPECT_EQ(plan.take().kind, FaultKind::fail_before_commit);
-  EXPECT_EQ(plan.take().kind, FaultKind::commit_then_drop);
+  EXPECT_EQ(plan.take_for_create("k", nlohmann::json::object(), 0).kind,
+            FaultKind::commit_then_drop);
+  EXPECT_EQ(plan.take_for_create("k", nlohmann::json::object(), 0).kind,
+            FaultKind::fail_before_commit);
+  EXPECT_EQ(plan.take_for_create("k", nlohmann::json::object(), 0).kind,
+            FaultKind::commit_then_drop);
   for (int i = 0; i < 5; ++i)
-    EXPECT_EQ(plan.take().kind, FaultKind::none) << "take " << i;
+    EXPECT_EQ(plan.take_for_create("k", nlohmann::json::object(), 0).kind, FaultKind::none)
+        << "take " << i;
 }
 
 TEST(FaultPlan, DefaultAndEmptyPlansGiveNone) {
   FaultPlan empty_default;
-  EXPECT_EQ(empty_default.take().kind, FaultKind::none);
+  EXPECT_EQ(empty_default.take_for_create("k", nlohmann::json::object(), 0).kind, FaultKind::none);
   FaultPlan empty_script = FaultPlan::from_json(json::parse(R"({"faults":[]})"));
-  EXPECT_EQ(empty_script.take().kind, FaultKind::none);
+  EXPECT_EQ(empty_script.take_for_create("k", nlohmann::json::object(), 0).kind, FaultKind::none);
   EXPECT_EQ(empty_script.to_json(), json::parse(R"({"faults":[]})"));
 }
 
@@ -56,12 +63,12 @@ TEST(FaultPlan, ToJsonEchoesTheRemainingScript) {
   const json body = json::parse(R"({"faults":["commit-then-error","none","commit-then-drop"]})");
   FaultPlan plan = FaultPlan::from_json(body);
   EXPECT_EQ(plan.to_json(), body);
-  plan.take();
+  plan.take_for_create("k", nlohmann::json::object(), 0);
   EXPECT_EQ(plan.to_json(), json::parse(R"({"faults":["none","commit-then-drop"]})"));
-  plan.take();
-  plan.take();
+  plan.take_for_create("k", nlohmann::json::object(), 0);
+  plan.take_for_create("k", nlohmann::json::object(), 0);
   EXPECT_EQ(plan.to_json(), json::parse(R"({"faults":[]})"));
-  plan.take();
+  plan.take_for_create("k", nlohmann::json::object(), 0);
   EXPECT_EQ(plan.to_json(), json::parse(R"({"faults":[]})"));
 }
 
