@@ -3,9 +3,12 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <fstream>
 #include <iostream>
 #include <memory>
+#include <sstream>
 
+#include "duration.hpp"
 #include "provider_server.hpp"
 
 namespace retryproof::provider {
@@ -14,9 +17,58 @@ namespace {
 struct ProviderOptions {
   ServerOptions server;
   ProviderConfig core;
+  std::string plan_file;
+  std::string key_ttl;
+  std::string control_token;
+  std::string profile = "baseline";
 };
 
+// A configuration error, said the way a user can act on it.
+struct ConfigError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+FaultPlan read_plan_file(const std::string& path) {
+  std::ifstream file(path);
+  if (!file) throw ConfigError(path + ": cannot be read");
+  std::stringstream text;
+  text << file.rdbuf();
+  nlohmann::json body;
+  try {
+    body = nlohmann::json::parse(text.str());
+  } catch (const nlohmann::json::exception& error) {
+    std::string message = error.what();
+    message.erase(0, message.find("] ") + 2);  // nlohmann's "[json.exception...] " tag
+    throw ConfigError(path + ": not valid JSON: " + message);
+  }
+  try {
+    return FaultPlan::from_json(body);
+  } catch (const std::invalid_argument& error) {
+    throw ConfigError(path + ": " + error.what());
+  }
+}
+
+bool is_loopback(const std::string& host) {
+  return host.starts_with("127.") || host == "::1" || host == "localhost";
+}
+
 int run_provider(ProviderOptions options) {
+  try {
+    if (!options.plan_file.empty()) options.core.initial_plan = read_plan_file(options.plan_file);
+    if (!options.key_ttl.empty()) options.core.key_ttl = parse_duration(options.key_ttl);
+    if (!options.control_token.empty()) options.core.control_token = options.control_token;
+    options.core.profile = parse_profile(options.profile);
+  } catch (const std::exception& error) {
+    std::cerr << "retryproof provider: " << error.what() << '\n';
+    return 2;
+  }
+  if (!is_loopback(options.server.host)) {
+    std::cerr << "retryproof provider: warning: listening on " << options.server.host
+              << " exposes the control plane (/_test/) to the network"
+              << (options.core.control_token ? "; it requires the control token\n"
+                                             : "; set --control-token to protect it\n");
+  }
+
   // Block the stop signals before any thread starts, so every thread inherits the mask
   // and this one alone receives them, in sigwait.
   sigset_t stop_signals;
@@ -49,7 +101,9 @@ void add_provider_command(CLI::App& app, int& exit_code) {
       "Run the misbehaving provider: an HTTP API that enforces idempotency keys and fails on "
       "command. Prints its URL on the first line, logs one line per request to standard error, "
       "and stops cleanly on SIGINT or SIGTERM.");
-  command->add_option("--host", options->server.host, "Address to listen on")
+  command
+      ->add_option("--host", options->server.host,
+                   "Address to listen on; anything but loopback exposes the control plane")
       ->capture_default_str();
   command->add_option("--port", options->server.port, "TCP port; 0 picks a free one")
       ->capture_default_str()
@@ -63,6 +117,26 @@ void add_provider_command(CLI::App& app, int& exit_code) {
                    "Largest accepted request body in bytes; larger bodies get 413")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  command
+      ->add_option("--plan", options->plan_file,
+                   "Fault plan to install at start: a JSON file in the body format of POST "
+                   "/_test/faults ({\"faults\": [...], \"chaos\": {...}})")
+      ->check(CLI::ExistingFile);
+  command->add_option("--profile", options->profile,
+                      "Conformance profile: baseline (the original), stripe (replays the first "
+                      "response, 5xx included), ietf (quoted keys, problem+json errors)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"baseline", "stripe", "ietf"}));
+  command->add_option("--key-ttl", options->key_ttl,
+                      "Forget idempotency keys older than this (250ms, 3s, 2m, 24h); a repeat is "
+                      "then a new operation. Default: keys never expire");
+  command->add_option("--control-token", options->control_token,
+                      "Require 'Authorization: Bearer TOKEN' on every /_test/ call");
+  command
+      ->add_option("--workers", options->server.workers,
+                   "Worker threads; each delayed request holds one while it waits")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 4096));
   command->callback([options, &exit_code] { exit_code = run_provider(*options); });
 }
 

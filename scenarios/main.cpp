@@ -1,4 +1,5 @@
 // retryproof: one program, one subcommand per job.
+// Exit status: 0 success, 1 the job found a problem (or could not run), 2 a usage error.
 #include <CLI/CLI.hpp>
 
 #include "demo_command.hpp"
@@ -12,6 +13,10 @@ int main(int argc, char** argv) {
   int exit_code = 0;
   retryproof::provider::add_provider_command(app, exit_code);
   retryproof::scenarios::add_demo_command(app, exit_code);
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);  // runs the chosen subcommand's callback
+  } catch (const CLI::ParseError& error) {
+    return app.exit(error) == 0 ? 0 : 2;  // --help is a success, anything else a usage error
+  }
   return exit_code;
 }

@@ -3,6 +3,8 @@
 #include <httplib.h>
 #include <signal.h>
 
+#include <filesystem>
+#include <fstream>
 #include <regex>
 
 #include "child_process.hpp"
@@ -80,6 +82,73 @@ TEST(RetryproofCommand, ProviderRefusesAnOutOfRangePort) {
   const ExitStatus status = run_to_end(child);
   EXPECT_NE(status.code, 0);
   EXPECT_NE(child.standard_error().find("--port"), std::string::npos) << child.standard_error();
+}
+
+// A file in a fresh temporary directory, removed with it.
+class TempFile {
+ public:
+  explicit TempFile(const std::string& content) {
+    std::string pattern = (std::filesystem::temp_directory_path() / "retryproof-XXXXXX").string();
+    dir_ = mkdtemp(pattern.data());
+    std::ofstream(dir_ / "plan.json") << content;
+  }
+  ~TempFile() { std::filesystem::remove_all(dir_); }
+  std::string path() const { return (dir_ / "plan.json").string(); }
+
+ private:
+  std::filesystem::path dir_;
+};
+
+TEST(RetryproofCommand, ProviderStartsWithThePlanFileInForce) {
+  TempFile plan(R"({"faults":[{"fault":"commit-then-error","key":"planned"}]})");
+  ChildProcess child({kBinary, "provider", "--port", "0", "--plan", plan.path()});
+  const auto url = child.read_line(seconds(10));
+  ASSERT_TRUE(url) << child.standard_error();
+  httplib::Client client(*url);
+  EXPECT_EQ(client.Post("/jobs", {{"Idempotency-Key", "other"}}, "{}", "application/json")->status,
+            201);
+  EXPECT_EQ(
+      client.Post("/jobs", {{"Idempotency-Key", "planned"}}, "{}", "application/json")->status,
+      503);
+}
+
+TEST(RetryproofCommand, APlanFileWithAnErrorIsRefusedNamingTheFileAndTheEntry) {
+  TempFile plan(R"({"faults":["none",{"fault":"commit-then-drop","key":"k","tims":2}]})");
+  ChildProcess child({kBinary, "provider", "--port", "0", "--plan", plan.path()});
+  EXPECT_EQ(run_to_end(child).code, 2);
+  EXPECT_NE(child.standard_error().find(plan.path() + ": faults[1]: unknown field \"tims\""),
+            std::string::npos)
+      << child.standard_error();
+  EXPECT_EQ(child.standard_output(), "") << "nothing may listen on an invalid plan";
+}
+
+TEST(RetryproofCommand, APlanFileThatIsNotJsonSaysWhere) {
+  TempFile plan("{\"faults\": [\n  \"none\",\n]}");
+  ChildProcess child({kBinary, "provider", "--port", "0", "--plan", plan.path()});
+  EXPECT_EQ(run_to_end(child).code, 2);
+  EXPECT_NE(child.standard_error().find("line 3, column 1"), std::string::npos)
+      << child.standard_error();
+}
+
+TEST(RetryproofCommand, BadFlagValuesAreUsageErrors) {
+  for (const std::vector<std::string>& flags : {std::vector<std::string>{"--key-ttl", "3x"},
+                                                {"--profile", "strip"},
+                                                {"--plan", "/nonexistent.json"}}) {
+    std::vector<std::string> argv = {kBinary, "provider", "--port", "0"};
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    ChildProcess child(argv);
+    EXPECT_EQ(run_to_end(child).code, 2) << flags[0];
+    EXPECT_NE(child.standard_error().find(flags[1]), std::string::npos) << child.standard_error();
+  }
+}
+
+TEST(RetryproofCommand, ANonLoopbackHostWarnsThatTheControlPlaneIsExposed) {
+  ChildProcess child({kBinary, "provider", "--host", "0.0.0.0", "--port", "0"});
+  ASSERT_TRUE(child.read_line(seconds(10))) << child.standard_error();
+  child.send_signal(SIGTERM);
+  EXPECT_EQ(run_to_end(child).code, 0);
+  EXPECT_NE(child.standard_error().find("exposes the control plane"), std::string::npos)
+      << child.standard_error();
 }
 
 TEST(RetryproofCommand, DemoShowsTheDuplicateAndTheLookup) {

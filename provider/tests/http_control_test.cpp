@@ -1,0 +1,73 @@
+// The control plane over a real socket: the token, and the profiles' wire formats.
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <nlohmann/json.hpp>
+
+#include "provider_server.hpp"
+
+namespace retryproof::provider {
+namespace {
+
+using nlohmann::json;
+
+TEST(ControlToken, EveryControlCallNeedsIt) {
+  ProviderServer server({.control_token = "s3cret"}, {.port = 0});
+  httplib::Client client(server.base_url());
+  for (const char* path : {"/_test/jobs", "/_test/journal"}) {
+    const auto refused = client.Get(path);
+    ASSERT_TRUE(refused);
+    EXPECT_EQ(refused->status, 401) << path;
+    EXPECT_EQ(refused->get_header_value("WWW-Authenticate"), "Bearer");
+  }
+  EXPECT_EQ(client.Post("/_test/faults", R"({"faults":["commit-then-error"]})", "application/json")
+                ->status,
+            401);
+  EXPECT_EQ(client.Post("/jobs", {{"Idempotency-Key", "k"}}, "{}", "application/json")->status,
+            201);  // the refused plan was not installed, and the data plane needs no token
+
+  client.set_bearer_token_auth("s3cret");
+  const auto allowed = client.Get("/_test/jobs");
+  ASSERT_TRUE(allowed);
+  EXPECT_EQ(allowed->status, 200);
+  EXPECT_EQ(json::parse(allowed->body)["count"], 1);
+}
+
+TEST(Profiles, IetfAnswersProblemJson) {
+  ProviderServer server({.profile = Profile::ietf}, {.port = 0});
+  httplib::Client client(server.base_url());
+  const auto result = client.Post("/jobs", "{}", "application/json");
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->status, 400);
+  EXPECT_EQ(result->get_header_value("Content-Type"), "application/problem+json");
+  const json problem = json::parse(result->body);
+  EXPECT_EQ(problem["status"], 400);
+  EXPECT_EQ(problem["type"], "urn:retryproof:problem:idempotency_key_required");
+  EXPECT_TRUE(problem["title"].is_string());
+  EXPECT_TRUE(problem["detail"].is_string());
+}
+
+TEST(Profiles, IetfReadsAQuotedKey) {
+  ProviderServer server({.profile = Profile::ietf}, {.port = 0});
+  httplib::Client client(server.base_url());
+  EXPECT_EQ(
+      client.Post("/jobs", {{"Idempotency-Key", "\"order-42\""}}, "{}", "application/json")->status,
+      201);
+  EXPECT_EQ(client.Get("/jobs/by-idempotency-key/order-42")->status, 200);
+}
+
+TEST(Profiles, StripeReplaysTheRecorded503) {
+  ProviderServer server({.profile = Profile::stripe}, {.port = 0});
+  httplib::Client client(server.base_url());
+  client.Post("/_test/faults", R"({"faults":["commit-then-error"]})", "application/json");
+  EXPECT_EQ(client.Post("/jobs", {{"Idempotency-Key", "k"}}, "{}", "application/json")->status,
+            503);
+  const auto retry = client.Post("/jobs", {{"Idempotency-Key", "k"}}, "{}", "application/json");
+  ASSERT_TRUE(retry);
+  EXPECT_EQ(retry->status, 503);
+  EXPECT_EQ(retry->get_header_value("Idempotent-Replayed"), "true");
+  EXPECT_EQ(client.Get("/jobs/by-idempotency-key/k")->status, 200);  // only a lookup shows the job
+}
+
+}  // namespace
+}  // namespace retryproof::provider
