@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "job_ids.hpp"
+#include "splitmix64.hpp"
 
 namespace retryproof::provider {
 namespace {

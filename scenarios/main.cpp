@@ -2,6 +2,7 @@
 // Exit status: 0 success, 1 the job found a problem (or could not run), 2 a usage error.
 #include <CLI/CLI.hpp>
 
+#include "client_command.hpp"
 #include "demo_command.hpp"
 #include "provider_command.hpp"
 
@@ -12,6 +13,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   int exit_code = 0;
   retryproof::provider::add_provider_command(app, exit_code);
+  retryproof::client::add_client_command(app, exit_code);
   retryproof::scenarios::add_demo_command(app, exit_code);
   try {
     app.parse(argc, argv);  // runs the chosen subcommand's callback

@@ -9,6 +9,7 @@ packages=(
   nlohmann-json3-dev   # JSON
   libssl-dev           # SHA-256 through OpenSSL's EVP interface
   libcli11-dev         # command line
+  libsqlite3-dev       # the client's durable intent ledger
   libgtest-dev         # unit and integration tests
   curl                 # examples and the README walkthrough
 )

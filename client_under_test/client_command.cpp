@@ -1,0 +1,155 @@
+#include "client_command.hpp"
+
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <random>
+
+#include "duration.hpp"
+#include "http_transport.hpp"
+#include "retrying_client.hpp"
+
+namespace retryproof::client {
+namespace {
+
+struct ClientOptions {
+  std::string base_url;
+  std::string operation_id;
+  std::string payload;
+  std::string state_dir;
+  int attempts = 3;
+  std::string base_delay = "200ms";
+  std::string max_delay = "5s";
+  std::string timeout = "2s";
+  std::string mutant;
+  std::optional<std::uint64_t> seed;
+  bool verbose = false;
+};
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+std::string from_environment(const std::string& given, const char* variable) {
+  if (!given.empty()) return given;
+  const char* value = std::getenv(variable);
+  return value ? value : "";
+}
+
+// --operation-id and --payload, or RETRYPROOF_OPERATION: {"operationId": ..., "payload": {...}}.
+Operation read_operation(const ClientOptions& options) {
+  Operation operation;
+  if (!options.operation_id.empty()) {
+    operation.operation_id = options.operation_id;
+    operation.payload =
+        nlohmann::json::parse(options.payload.empty() ? "{}" : options.payload, nullptr, false);
+    if (!operation.payload.is_object()) throw UsageError("--payload must be a JSON object");
+    return operation;
+  }
+  const std::string text = from_environment("", "RETRYPROOF_OPERATION");
+  if (text.empty()) {
+    throw UsageError("name the operation: --operation-id (and --payload), or RETRYPROOF_OPERATION");
+  }
+  const auto parsed = nlohmann::json::parse(text, nullptr, false);
+  if (!parsed.is_object() || !parsed.contains("operationId") ||
+      !parsed["operationId"].is_string() ||
+      parsed["operationId"].get_ref<const std::string&>().empty()) {
+    throw UsageError("RETRYPROOF_OPERATION must be {\"operationId\": \"...\", \"payload\": {...}}");
+  }
+  operation.operation_id = parsed["operationId"];
+  operation.payload = parsed.value("payload", nlohmann::json::object());
+  if (!operation.payload.is_object())
+    throw UsageError("RETRYPROOF_OPERATION.payload must be an object");
+  return operation;
+}
+
+void print_history(const ClientResult& result) {
+  for (const Step& step : result.history) {
+    std::cerr << "[client] #" << step.attempt << " t=" << step.at.count() << "ms " << step.request
+              << " key=" << step.key << " -> " << step.result << " (" << step.classification
+              << "): " << step.decision;
+    if (step.wait > Millis(0)) std::cerr << "; wait " << step.wait.count() << "ms";
+    std::cerr << '\n';
+  }
+}
+
+int run_client(const ClientOptions& options) {
+  Operation operation;
+  ClientSettings settings;
+  Mutant mutant = Mutant::none;
+  std::string base_url;
+  std::string state_dir;
+  try {
+    base_url = from_environment(options.base_url, "RETRYPROOF_BASE_URL");
+    if (base_url.empty()) throw UsageError("name the provider: --base-url or RETRYPROOF_BASE_URL");
+    state_dir = from_environment(options.state_dir, "RETRYPROOF_STATE_DIR");
+    operation = read_operation(options);
+    settings.attempts = options.attempts;
+    settings.base_delay = provider::parse_duration(options.base_delay);
+    settings.max_delay = provider::parse_duration(options.max_delay);
+    settings.timeout = provider::parse_duration(options.timeout);
+    if (!options.mutant.empty()) mutant = parse_mutant(options.mutant);
+  } catch (const std::exception& error) {
+    std::cerr << "retryproof client: " << error.what() << '\n';
+    return 2;
+  }
+
+  try {
+    std::unique_ptr<IntentLedger> ledger;
+    if (state_dir.empty()) {
+      ledger = std::make_unique<InMemoryIntentLedger>();
+    } else {
+      ledger =
+          std::make_unique<SqliteIntentLedger>(std::filesystem::path(state_dir) / "intents.sqlite");
+    }
+    HttpTransport transport(base_url);
+    SystemClock clock;
+    SeededRandom random(options.seed ? *options.seed : std::random_device{}());
+    RetryingClient client(settings, {transport, clock, clock, random, *ledger}, mutant);
+    const ClientResult result = client.run(operation);
+    if (options.verbose) print_history(result);
+    std::cout << result.outcome_line().dump() << std::endl;
+  } catch (const std::exception& error) {
+    std::cerr << "retryproof client: " << error.what() << '\n';
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_client_command(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<ClientOptions>();
+  CLI::App* command = app.add_subcommand(
+      "client",
+      "Run one operation with the reference retry-safe client (or a mutant) against a provider, "
+      "and print one JSON outcome line: {\"outcome\":\"succeeded\",\"jobId\":...}, "
+      "{\"outcome\":\"failed\",\"reason\":...} or {\"outcome\":\"unknown\",...}. Reads the "
+      "RETRYPROOF_* variables of the external-client contract when flags are absent.");
+  command->add_option("--base-url", options->base_url,
+                      "The provider, e.g. http://127.0.0.1:4040 (or RETRYPROOF_BASE_URL)");
+  command->add_option("--operation-id", options->operation_id,
+                      "Business identity of the operation; the idempotency key derives from it "
+                      "(or RETRYPROOF_OPERATION's operationId)");
+  command->add_option("--payload", options->payload, "The job's JSON body (default {})");
+  command->add_option("--state-dir", options->state_dir,
+                      "Directory for the durable intent ledger (or RETRYPROOF_STATE_DIR); "
+                      "without one, intents live in memory and a crash forgets them");
+  command->add_option("--attempts", options->attempts, "Total POSTs at most")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000));
+  command->add_option("--base-delay", options->base_delay, "First backoff step (250ms, 1s, ...)")
+      ->capture_default_str();
+  command->add_option("--max-delay", options->max_delay, "Cap of any backoff step")
+      ->capture_default_str();
+  command->add_option("--timeout", options->timeout, "Per-request timeout")->capture_default_str();
+  command->add_option("--mutant", options->mutant,
+                      "Run a deliberately broken copy: fresh-key-per-attempt, blind-retry, "
+                      "no-backoff, unbounded, payload-drift, timeout-is-failure, retries-4xx, "
+                      "ignores-retry-after, memory-only-intent, nested-retry-new-key");
+  command->add_option("--seed", options->seed, "Seed for the backoff jitter (default: random)");
+  command->add_flag("--verbose", options->verbose, "Print the attempt history to standard error");
+  command->callback([options, &exit_code] { exit_code = run_client(*options); });
+}
+
+}  // namespace retryproof::client

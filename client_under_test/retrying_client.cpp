@@ -1,0 +1,320 @@
+#include "retrying_client.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+
+#include "fingerprint.hpp"
+
+namespace retryproof::client {
+namespace {
+
+// The unbounded mutant "never stops"; the harness still does, here, so that a run ends.
+constexpr int kUnboundedSafetyCap = 100;
+// The nested-retry-new-key mutant's outer loop: one more round with a fresh key.
+constexpr int kNestedRounds = 2;
+
+std::string describe(const TransportResponse& response) {
+  return response.ok() ? std::to_string(response.status) : to_string(response.failure);
+}
+
+// The job id from a 200/201 body, or empty when the body is not a job.
+std::string job_id_in(const TransportResponse& response) {
+  const auto body = nlohmann::json::parse(response.body, nullptr, false);
+  if (!body.is_object() || !body.contains("id") || !body["id"].is_string()) return {};
+  return body["id"].get<std::string>();
+}
+
+// The provider's error code, for a reason a person can read.
+std::string error_code_in(const TransportResponse& response) {
+  const auto body = nlohmann::json::parse(response.body, nullptr, false);
+  return body.is_object() && body.contains("error") && body["error"].is_string()
+             ? body["error"].get<std::string>()
+             : std::string();
+}
+
+// Retry-After in seconds (the HTTP-date form is not used by this provider).
+std::optional<Millis> retry_after(const TransportResponse& response) {
+  const std::string value = response.header("retry-after");
+  int seconds = 0;
+  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), seconds);
+  if (value.empty() || error != std::errc{} || end != value.data() + value.size() || seconds < 0) {
+    return std::nullopt;
+  }
+  return Millis(seconds * 1000LL);
+}
+
+std::string random_hex(Random& random) {
+  char text[17];
+  std::snprintf(text, sizeof(text), "%016llx", static_cast<unsigned long long>(random.next()));
+  return text;
+}
+
+}  // namespace
+
+std::string to_string(Outcome outcome) {
+  switch (outcome) {
+    case Outcome::succeeded:
+      return "succeeded";
+    case Outcome::failed:
+      return "failed";
+    case Outcome::unknown:
+      return "unknown";
+  }
+  return "unknown";
+}
+
+nlohmann::json ClientResult::outcome_line() const {
+  switch (outcome) {
+    case Outcome::succeeded:
+      return {{"outcome", "succeeded"}, {"jobId", job_id}};
+    case Outcome::failed:
+      return {{"outcome", "failed"}, {"reason", reason}};
+    case Outcome::unknown:
+      return {{"outcome", "unknown"}, {"idempotencyKey", idempotency_key}, {"reason", reason}};
+  }
+  return nullptr;
+}
+
+struct RetryingClient::Run {
+  const Operation& operation;
+  std::string fingerprint;
+  Intent intent;
+  ClientResult result;
+  Millis wait{0};             // to wait before the next POST
+  bool final_lookup = false;  // the budget is spent: this lookup decides the report
+  int round = 1;              // the nested-retry-new-key mutant's outer loop
+};
+
+RetryingClient::RetryingClient(ClientSettings settings, ClientParts parts, Mutant mutant)
+    : settings_(settings), parts_(parts), mutant_(mutant) {}
+
+ClientResult RetryingClient::run(const Operation& operation) {
+  Run run{operation, provider::fingerprint(operation.payload)};
+  Next next = plan(run);
+  while (next != Next::done)
+    next = next == Next::attempt ? attempt(run) : reconcile(run);
+  run.result.idempotency_key = run.intent.idempotency_key;
+  return run.result;
+}
+
+IntentLedger& RetryingClient::ledger() {
+  return mutant_ == Mutant::memory_only_intent ? memory_only_ : parts_.ledger;
+}
+
+RetryingClient::Next RetryingClient::plan(Run& run) {
+  if (const auto earlier = ledger().find(run.operation.operation_id)) {
+    run.intent = *earlier;
+    Step note{.attempt = earlier->attempts,
+              .at = parts_.clock.now(),
+              .request = "(intent ledger)",
+              .key = earlier->idempotency_key,
+              .result = to_string(earlier->status)};
+    switch (earlier->status) {
+      case IntentStatus::confirmed:
+        note.decision = "confirmed by an earlier run: report it, send nothing";
+        record(run, note);
+        run.result.outcome = Outcome::succeeded;
+        run.result.job_id = earlier->job_id;
+        return Next::done;
+      case IntentStatus::failed:
+        note.decision = "failed in an earlier run: report it, send nothing";
+        record(run, note);
+        run.result.outcome = Outcome::failed;
+        run.result.reason = earlier->reason;
+        return Next::done;
+      case IntentStatus::planned:
+      case IntentStatus::sent:
+      case IntentStatus::unknown:
+        note.decision = "an earlier run did not finish: look the key up before sending anything";
+        record(run, note);
+        return Next::reconcile;
+    }
+  }
+  // The key is derived once, before the first attempt, from the business identity. The
+  // memory-only mutant mints one per process instead, as a fresh UUID would.
+  const std::string key = mutant_ == Mutant::memory_only_intent
+                              ? run.operation.operation_id + ":" + random_hex(parts_.random)
+                              : run.operation.operation_id;
+  run.intent = Intent{.operation_id = run.operation.operation_id,
+                      .idempotency_key = key,
+                      .payload_fingerprint = run.fingerprint};
+  ledger().save(run.intent);
+  return Next::attempt;
+}
+
+RetryingClient::Next RetryingClient::attempt(Run& run) {
+  if (!budget_left(run)) {
+    run.final_lookup = true;  // a 5xx can come after a commit: never report failed on a guess
+    return Next::reconcile;
+  }
+  if (run.wait > Millis(0)) parts_.sleeper.sleep(run.wait);
+  run.wait = Millis(0);
+
+  ++run.intent.attempts;
+  ++run.result.attempts;
+  if (mutant_ == Mutant::fresh_key_per_attempt) {
+    run.intent.idempotency_key =
+        run.operation.operation_id + ":attempt-" + std::to_string(run.intent.attempts);
+  }
+  nlohmann::json payload = run.operation.payload;
+  if (mutant_ == Mutant::payload_drift && run.result.attempts > 1) {
+    payload["attemptAt"] = parts_.clock.now().count();
+  }
+  run.intent.status = IntentStatus::sent;
+  ledger().save(run.intent);  // durable before the request leaves
+
+  Step step{.attempt = run.intent.attempts,
+            .at = parts_.clock.now(),
+            .request = "POST /jobs",
+            .key = run.intent.idempotency_key};
+  const TransportResponse response =
+      parts_.transport.send({.method = "POST",
+                             .path = "/jobs",
+                             .headers = {{"Idempotency-Key", run.intent.idempotency_key},
+                                         {"Content-Type", "application/json"}},
+                             .body = payload.dump(),
+                             .timeout = settings_.timeout});
+  step.result = describe(response);
+
+  const int status = response.ok() ? response.status : 0;
+  const bool committed = status == 200 || status == 201;
+  if (committed && !job_id_in(response).empty()) {
+    step.classification = "confirmed";
+    step.decision = "done";
+    record(run, step);
+    return confirm(run, job_id_in(response));
+  }
+  const bool retry_4xx = mutant_ == Mutant::retries_4xx && (status == 400 || status == 422);
+  if (status == 503 || status == 429 || status == 409 || retry_4xx ||
+      response.failure == TransportFailure::not_sent) {
+    // Proven not committed by this try (or, for 409, still being decided by the first):
+    // the same key again, after a wait.
+    step.classification = status == 429   ? "rate-limited"
+                          : status == 409 ? "in-flight"
+                                          : "retryable";
+    run.wait = backoff(run.intent.attempts);
+    if (status == 429 && mutant_ != Mutant::ignores_retry_after) {
+      run.wait = std::max(run.wait, retry_after(response).value_or(Millis(0)));
+    }
+    step.wait = run.wait;
+    step.decision = budget_left(run) ? "wait, then retry with the same key"
+                                     : "budget spent: look the key up to decide";
+    record(run, step);
+    return Next::attempt;
+  }
+  if (status >= 400 && status < 500) {
+    step.classification = "definitive";
+    step.decision = "stop: the provider refused the request; no retry";
+    record(run, step);
+    const std::string code = error_code_in(response);
+    return give_up(run, Outcome::failed,
+                   "rejected: " + std::to_string(status) + (code.empty() ? "" : " " + code));
+  }
+
+  // Timeout, closed or reset connection, truncated body, 500: it may have committed.
+  step.classification = "ambiguous";
+  if (mutant_ == Mutant::timeout_is_failure) {
+    step.decision = "stop: treat the unseen outcome as a failure";
+    record(run, step);
+    return give_up(run, Outcome::failed, "no response: " + step.result);
+  }
+  if (mutant_ == Mutant::blind_retry) {
+    run.wait = backoff(run.intent.attempts);
+    step.wait = run.wait;
+    step.decision = "send it again";
+    record(run, step);
+    return Next::attempt;
+  }
+  step.decision = "do not send again: look the key up first";
+  record(run, step);
+  return Next::reconcile;
+}
+
+RetryingClient::Next RetryingClient::reconcile(Run& run) {
+  Step step{.attempt = run.intent.attempts,
+            .at = parts_.clock.now(),
+            .request = "GET /jobs/by-idempotency-key/" + percent_encode(run.intent.idempotency_key),
+            .key = run.intent.idempotency_key};
+  const TransportResponse response = parts_.transport.send(
+      {.method = "GET", .path = step.request.substr(4), .timeout = settings_.timeout});
+  step.result = describe(response);
+
+  if (response.ok() && response.status == 200 && !job_id_in(response).empty()) {
+    step.classification = "found";
+    step.decision = "done: the provider holds the job";
+    record(run, step);
+    return confirm(run, job_id_in(response));
+  }
+  if (response.ok() && response.status == 404) {
+    step.classification = "not-found";
+    if (!run.final_lookup && budget_left(run)) {
+      run.wait = backoff(run.intent.attempts);
+      step.wait = run.wait;
+      step.decision = "never committed: resubmit with the same key";
+      record(run, step);
+      return Next::attempt;
+    }
+    step.decision = "stop: never committed, and the budget is spent";
+    record(run, step);
+    return give_up(run, Outcome::failed,
+                   "not committed after " + std::to_string(run.intent.attempts) + " attempts");
+  }
+  step.classification = "lookup-failed";
+  step.decision = "stop: fail closed, the outcome cannot be proven";
+  record(run, step);
+  return give_up(run, Outcome::unknown, "lookup failed: " + step.result);
+}
+
+RetryingClient::Next RetryingClient::give_up(Run& run, Outcome outcome, const std::string& reason) {
+  if (mutant_ == Mutant::nested_retry_new_key && run.round < kNestedRounds) {
+    // The bug: an outer loop that treats the inner loop's failure as final for the key,
+    // and starts over under a new one.
+    ++run.round;
+    run.intent.idempotency_key = run.operation.operation_id + ":round-" + std::to_string(run.round);
+    run.intent.attempts = 0;
+    run.intent.status = IntentStatus::planned;
+    run.final_lookup = false;
+    run.wait = backoff(1);
+    ledger().save(run.intent);
+    return Next::attempt;
+  }
+  run.intent.status = outcome == Outcome::failed ? IntentStatus::failed : IntentStatus::unknown;
+  run.intent.reason = reason;
+  ledger().save(run.intent);
+  run.result.outcome = outcome;
+  run.result.reason = reason;
+  return Next::done;
+}
+
+RetryingClient::Next RetryingClient::confirm(Run& run, const std::string& job_id) {
+  run.intent.status = IntentStatus::confirmed;
+  run.intent.job_id = job_id;
+  ledger().save(run.intent);
+  run.result.outcome = Outcome::succeeded;
+  run.result.job_id = job_id;
+  return Next::done;
+}
+
+bool RetryingClient::budget_left(const Run& run) const {
+  const int budget = mutant_ == Mutant::unbounded ? kUnboundedSafetyCap : settings_.attempts;
+  return run.intent.attempts < budget;
+}
+
+Millis RetryingClient::backoff(int attempts_made) {
+  if (mutant_ == Mutant::no_backoff) return Millis(0);
+  // Exponential and capped; half of each step fixed and half random, so no retry is
+  // immediate and a fleet of clients does not retry in lockstep.
+  const int exponent = std::clamp(attempts_made - 1, 0, 30);
+  const Millis step = std::min(settings_.max_delay,
+                               Millis(settings_.base_delay.count() * (Millis::rep{1} << exponent)));
+  const auto jitter =
+      static_cast<Millis::rep>(parts_.random.uniform() * static_cast<double>(step.count() / 2));
+  return step / 2 + Millis(jitter);
+}
+
+void RetryingClient::record(Run& run, Step step) {
+  run.result.history.push_back(std::move(step));
+}
+
+}  // namespace retryproof::client

@@ -1,0 +1,79 @@
+#include "simulated_transport.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+namespace retryproof::client {
+namespace {
+
+provider::HttpRequest to_provider(const TransportRequest& request) {
+  provider::HttpRequest converted{request.method, percent_decode(request.path), {}, request.body};
+  for (const auto& [name, value] : request.headers)
+    converted.headers.emplace(name, value);
+  return converted;
+}
+
+TransportResponse to_transport(const provider::Decision& decision) {
+  TransportResponse response;
+  switch (decision.delivery) {
+    case provider::Delivery::drop:
+    case provider::Delivery::reset:  // a client sees both as a lost connection
+      response.failure = TransportFailure::closed;
+      return response;
+    case provider::Delivery::truncate:
+      response.failure = TransportFailure::truncated;
+      return response;
+    case provider::Delivery::respond:
+      break;
+  }
+  response.status = decision.status;
+  response.body = decision.body;
+  for (const auto& [name, value] : decision.headers) {
+    std::string lower = name;
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    response.headers[lower] = value;
+  }
+  response.headers["content-type"] = decision.content_type;
+  return response;
+}
+
+}  // namespace
+
+TransportResponse SimulatedTransport::send(const TransportRequest& request) {
+  complete_due(clock_.now());
+  provider::Decision decision = provider_.handle(to_provider(request), clock_.now());
+  if (decision.delay > Millis(0)) {
+    if (decision.delay >= request.timeout) {
+      // The client gives up first; a held request still commits when its wait ends.
+      if (decision.pending_commit) {
+        held_.push_back({clock_.now() + decision.delay, *decision.pending_commit});
+      }
+      clock_.advance(request.timeout);
+      return TransportResponse{.failure = TransportFailure::timeout};
+    }
+    clock_.advance(decision.delay);
+  }
+  if (decision.pending_commit)
+    decision = provider_.complete(*decision.pending_commit, clock_.now());
+  return to_transport(decision);
+}
+
+void SimulatedTransport::settle() {
+  for (const auto& held : held_)
+    clock_.advance(std::max(Millis(0), held.due - clock_.now()));
+  complete_due(clock_.now());
+}
+
+void SimulatedTransport::complete_due(Millis until) {
+  // In due order, as the real provider's waits would end.
+  std::sort(held_.begin(), held_.end(),
+            [](const HeldCommit& a, const HeldCommit& b) { return a.due < b.due; });
+  auto due_end = held_.begin();
+  for (; due_end != held_.end() && due_end->due <= until; ++due_end) {
+    provider_.complete(due_end->pending_commit, due_end->due);
+  }
+  held_.erase(held_.begin(), due_end);
+}
+
+}  // namespace retryproof::client

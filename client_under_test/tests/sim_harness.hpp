@@ -1,0 +1,186 @@
+// A test fixture helper for the client in simulation: the provider core, a virtual
+// clock, the in-process transport, a seeded random source and an in-memory intent
+// ledger, wired together so that a whole client run takes microseconds, replays exactly
+// from its seeds, and leaves the provider's journal and jobs to be judged.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "fault_plan.hpp"
+#include "intent_ledger.hpp"
+#include "mutant.hpp"
+#include "provider_core.hpp"
+#include "retrying_client.hpp"
+#include "simulated_transport.hpp"
+#include "time_and_chance.hpp"
+#include "transport.hpp"
+
+namespace retryproof::client::testing {
+
+struct SimOptions {
+  nlohmann::json plan = nullptr;  // {"faults":[...]} for FaultPlan::from_json; null: no faults
+  provider::Profile profile = provider::Profile::baseline;
+  std::uint64_t provider_seed = 1;  // job ids
+  std::uint64_t client_seed = 42;   // the client's jitter (and the memory-only mutant's keys)
+};
+
+// The business operation most tests run.
+inline Operation order_operation(const std::string& order = "order-42", int amount = 120) {
+  return Operation{.operation_id = "fulfillment:" + order,
+                   .payload = {{"orderId", order}, {"paymentId", "pay-42"}, {"amount", amount}}};
+}
+
+inline provider::ProviderConfig provider_config(const SimOptions& options) {
+  provider::ProviderConfig config;
+  config.seed = options.provider_seed;
+  config.profile = options.profile;
+  if (!options.plan.is_null()) config.initial_plan = provider::FaultPlan::from_json(options.plan);
+  return config;
+}
+
+class SimHarness {
+ public:
+  explicit SimHarness(const SimOptions& options = SimOptions())
+      : core(provider_config(options)), transport(core, clock), random(options.client_seed) {}
+
+  // The provider, the clock, the transport over them, and the client's parts.
+  provider::ProviderCore core;
+  VirtualClock clock;
+  SimulatedTransport transport;
+  SeededRandom random;
+  InMemoryIntentLedger ledger;  // stands for the durable ledger: it outlives client instances
+
+  // The parts of one client process: VirtualClock is both its clock and its sleeper.
+  ClientParts parts() { return ClientParts{transport, clock, clock, random, ledger}; }
+
+  // Replaces the provider's plan, as POST /_test/faults would (through FaultPlan::from_json).
+  void install_plan(const nlohmann::json& plan) {
+    const provider::Decision answer = core.handle(
+        provider::HttpRequest{"POST", "/_test/faults", {}, plan.dump()}, clock.now());
+    if (answer.status != 200) throw std::invalid_argument("plan refused: " + answer.body);
+  }
+
+  // One client run by a new RetryingClient instance (a new process), then settle(): every
+  // request still held by delay-before-commit commits, as the real provider's would.
+  ClientResult run(const Operation& operation, const ClientSettings& settings = ClientSettings(),
+                   Mutant mutant = Mutant::none) {
+    return run_with(parts(), operation, settings, mutant);
+  }
+  ClientResult run_with(ClientParts client_parts, const Operation& operation,
+                        const ClientSettings& settings = ClientSettings(),
+                        Mutant mutant = Mutant::none) {
+    ClientResult result = run_unsettled(client_parts, operation, settings, mutant);
+    settle();
+    return result;
+  }
+  ClientResult run_unsettled(ClientParts client_parts, const Operation& operation,
+                             const ClientSettings& settings = ClientSettings(),
+                             Mutant mutant = Mutant::none) {
+    RetryingClient client(settings, client_parts, mutant);
+    return client.run(operation);
+  }
+  void settle() { transport.settle(); }
+
+  // A POST sent by someone else (another process, a crashed run) through the same
+  // transport, with its own timeout.
+  TransportResponse post_directly(const std::string& key, const nlohmann::json& payload,
+                                  Millis timeout = Millis(2000)) {
+    return transport.send({.method = "POST",
+                           .path = "/jobs",
+                           .headers = {{"Idempotency-Key", key},
+                                       {"Content-Type", "application/json"}},
+                           .body = payload.dump(),
+                           .timeout = timeout});
+  }
+
+  // The provider's evidence. Returned by value: hold the json in a variable before
+  // iterating over it.
+  nlohmann::json journal() const {
+    nlohmann::json all = core.journal_json();
+    return all["entries"];
+  }
+  nlohmann::json jobs() const {
+    nlohmann::json all = core.jobs_json();
+    return all["jobs"];
+  }
+  std::size_t job_count() const {
+    const nlohmann::json all = core.jobs_json();
+    return all["count"].get<std::size_t>();
+  }
+
+  // Every request the provider saw, in arrival order: "METHOD PATH KEY OUTCOME STATUS",
+  // the status "-" when nothing was sent back (a drop, a reset).
+  std::vector<std::string> requests() const {
+    const nlohmann::json entries = journal();
+    std::vector<std::string> lines;
+    for (const auto& entry : entries) {
+      lines.push_back(entry["method"].get<std::string>() + " " + entry["path"].get<std::string>() +
+                      " " + (entry["key"].is_null() ? "-" : entry["key"].get<std::string>()) +
+                      " " + entry["outcome"].get<std::string>() + " " +
+                      (entry["status"].is_null() ? "-" : std::to_string(entry["status"].get<int>())));
+    }
+    return lines;
+  }
+
+  // The POSTs alone: how many, their keys, when they arrived (virtual ms).
+  nlohmann::json posts() const {
+    const nlohmann::json entries = journal();
+    nlohmann::json found = nlohmann::json::array();
+    for (const auto& entry : entries) {
+      if (entry["method"] == "POST") found.push_back(entry);
+    }
+    return found;
+  }
+  std::size_t post_count() const { return posts().size(); }
+  std::vector<std::string> post_keys() const {
+    const nlohmann::json found = posts();
+    std::vector<std::string> keys;
+    for (const auto& entry : found)
+      keys.push_back(entry["key"].get<std::string>());
+    return keys;
+  }
+  std::vector<std::int64_t> post_times() const {
+    const nlohmann::json found = posts();
+    std::vector<std::int64_t> times;
+    for (const auto& entry : found)
+      times.push_back(entry["atMs"].get<std::int64_t>());
+    return times;
+  }
+  // The gap between each POST and the one before it.
+  std::vector<std::int64_t> post_gaps() const {
+    const std::vector<std::int64_t> times = post_times();
+    std::vector<std::int64_t> gaps;
+    for (std::size_t i = 1; i < times.size(); ++i)
+      gaps.push_back(times[i] - times[i - 1]);
+    return gaps;
+  }
+};
+
+// One history step in one line, for exact comparisons:
+// "1 POST /jobs fulfillment:order-42 503 retryable | wait, then retry ... | wait=150".
+inline std::string describe(const Step& step) {
+  return std::to_string(step.attempt) + " " + step.request + " " + step.key + " " + step.result +
+         " " + step.classification + " | " + step.decision +
+         " | wait=" + std::to_string(step.wait.count());
+}
+inline std::vector<std::string> describe(const std::vector<Step>& history) {
+  std::vector<std::string> lines;
+  for (const Step& step : history)
+    lines.push_back(describe(step));
+  return lines;
+}
+// With the time each request was sent, for determinism checks.
+inline std::vector<std::string> describe_timed(const std::vector<Step>& history) {
+  std::vector<std::string> lines;
+  for (const Step& step : history)
+    lines.push_back("at=" + std::to_string(step.at.count()) + " " + describe(step));
+  return lines;
+}
+
+}  // namespace retryproof::client::testing
