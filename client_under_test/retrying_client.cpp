@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cstdio>
+#include <stdexcept>
 
 #include "fingerprint.hpp"
 
@@ -13,6 +13,9 @@ namespace {
 constexpr int kUnboundedSafetyCap = 100;
 // The nested-retry-new-key mutant's outer loop: one more round with a fresh key.
 constexpr int kNestedRounds = 2;
+// How a definitive refusal's reason begins, in results and in the ledger: a rerun
+// reports such a failure again instead of sending what the provider refused.
+constexpr std::string_view kRejected = "rejected: ";
 
 std::string describe(const TransportResponse& response) {
   return response.ok() ? std::to_string(response.status) : to_string(response.failure);
@@ -42,12 +45,6 @@ std::optional<Millis> retry_after(const TransportResponse& response) {
     return std::nullopt;
   }
   return Millis(seconds * 1000LL);
-}
-
-std::string random_hex(Random& random) {
-  char text[17];
-  std::snprintf(text, sizeof(text), "%016llx", static_cast<unsigned long long>(random.next()));
-  return text;
 }
 
 }  // namespace
@@ -81,13 +78,24 @@ struct RetryingClient::Run {
   std::string fingerprint;
   Intent intent;
   ClientResult result;
-  Millis wait{0};             // to wait before the next POST
-  bool final_lookup = false;  // the budget is spent: this lookup decides the report
-  int round = 1;              // the nested-retry-new-key mutant's outer loop
+  Millis wait{0};              // to wait before the next request
+  bool final_lookup = false;   // the budget is spent: this lookup decides the report
+  bool saw_in_flight = false;  // a 409 showed the key being processed
+  int round = 1;               // the nested-retry-new-key mutant's outer loop
 };
 
 RetryingClient::RetryingClient(ClientSettings settings, ClientParts parts, Mutant mutant)
-    : settings_(settings), parts_(parts), mutant_(mutant) {}
+    : settings_(settings), parts_(parts), mutant_(mutant) {
+  if (settings_.attempts < 1) throw std::invalid_argument("attempts must be at least 1");
+  if (settings_.base_delay < Millis(2)) {
+    throw std::invalid_argument(
+        "the base delay must be at least 2ms, so that half of it is a floor");
+  }
+  if (settings_.max_delay < settings_.base_delay) {
+    throw std::invalid_argument("the max delay must not be shorter than the base delay");
+  }
+  if (settings_.timeout < Millis(1)) throw std::invalid_argument("the timeout must be positive");
+}
 
 ClientResult RetryingClient::run(const Operation& operation) {
   Run run{operation, provider::fingerprint(operation.payload)};
@@ -103,7 +111,14 @@ IntentLedger& RetryingClient::ledger() {
 }
 
 RetryingClient::Next RetryingClient::plan(Run& run) {
-  if (const auto earlier = ledger().find(run.operation.operation_id)) {
+  const auto earlier = ledger().find(run.operation.operation_id);
+  // An intent for another payload, or one that ran out of budget without committing, is
+  // no answer for this run: it starts afresh, with the same key.
+  const bool stale =
+      earlier &&
+      (earlier->payload_fingerprint != run.fingerprint ||
+       (earlier->status == IntentStatus::failed && !earlier->reason.starts_with(kRejected)));
+  if (earlier && !stale) {
     run.intent = *earlier;
     Step note{.attempt = earlier->attempts,
               .at = parts_.clock.now(),
@@ -118,7 +133,7 @@ RetryingClient::Next RetryingClient::plan(Run& run) {
         run.result.job_id = earlier->job_id;
         return Next::done;
       case IntentStatus::failed:
-        note.decision = "failed in an earlier run: report it, send nothing";
+        note.decision = "refused in an earlier run: report it, send nothing";
         record(run, note);
         run.result.outcome = Outcome::failed;
         run.result.reason = earlier->reason;
@@ -132,10 +147,13 @@ RetryingClient::Next RetryingClient::plan(Run& run) {
     }
   }
   // The key is derived once, before the first attempt, from the business identity. The
-  // memory-only mutant mints one per process instead, as a fresh UUID would.
-  const std::string key = mutant_ == Mutant::memory_only_intent
-                              ? run.operation.operation_id + ":" + random_hex(parts_.random)
-                              : run.operation.operation_id;
+  // memory-only mutant mints one per process instead, from the time it started (a fresh
+  // UUID would do the same harm, but would not replay from a seed).
+  const std::string key =
+      earlier ? earlier->idempotency_key
+      : mutant_ == Mutant::memory_only_intent
+          ? run.operation.operation_id + ":" + std::to_string(parts_.clock.now().count())
+          : run.operation.operation_id;
   run.intent = Intent{.operation_id = run.operation.operation_id,
                       .idempotency_key = key,
                       .payload_fingerprint = run.fingerprint};
@@ -144,12 +162,12 @@ RetryingClient::Next RetryingClient::plan(Run& run) {
 }
 
 RetryingClient::Next RetryingClient::attempt(Run& run) {
+  if (run.wait > Millis(0)) parts_.sleeper.sleep(run.wait);
+  run.wait = Millis(0);
   if (!budget_left(run)) {
     run.final_lookup = true;  // a 5xx can come after a commit: never report failed on a guess
     return Next::reconcile;
   }
-  if (run.wait > Millis(0)) parts_.sleeper.sleep(run.wait);
-  run.wait = Millis(0);
 
   ++run.intent.attempts;
   ++run.result.attempts;
@@ -193,6 +211,7 @@ RetryingClient::Next RetryingClient::attempt(Run& run) {
     step.classification = status == 429   ? "rate-limited"
                           : status == 409 ? "in-flight"
                                           : "retryable";
+    run.saw_in_flight |= status == 409;
     run.wait = backoff(run.intent.attempts);
     if (status == 429 && mutant_ != Mutant::ignores_retry_after) {
       run.wait = std::max(run.wait, retry_after(response).value_or(Millis(0)));
@@ -208,8 +227,9 @@ RetryingClient::Next RetryingClient::attempt(Run& run) {
     step.decision = "stop: the provider refused the request; no retry";
     record(run, step);
     const std::string code = error_code_in(response);
-    return give_up(run, Outcome::failed,
-                   "rejected: " + std::to_string(status) + (code.empty() ? "" : " " + code));
+    return give_up(
+        run, Outcome::failed,
+        std::string(kRejected) + std::to_string(status) + (code.empty() ? "" : " " + code));
   }
 
   // Timeout, closed or reset connection, truncated body, 500: it may have committed.
@@ -254,6 +274,13 @@ RetryingClient::Next RetryingClient::reconcile(Run& run) {
       step.decision = "never committed: resubmit with the same key";
       record(run, step);
       return Next::attempt;
+    }
+    if (run.saw_in_flight) {
+      // A 409 proved a request with this key was still being processed: a 404 now says
+      // only that it has not committed yet.
+      step.decision = "stop: fail closed, a request with this key may still commit";
+      record(run, step);
+      return give_up(run, Outcome::unknown, "the key was still in flight when the budget ran out");
     }
     step.decision = "stop: never committed, and the budget is spent";
     record(run, step);

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <ostream>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -21,7 +22,22 @@
 #include "time_and_chance.hpp"
 #include "transport.hpp"
 
-namespace retryproof::client::testing {
+namespace retryproof::client {
+
+// Readable in GoogleTest's failure messages ("failed", not a byte dump).
+inline void PrintTo(Outcome outcome, std::ostream* out) {
+  *out << to_string(outcome);
+}
+inline void PrintTo(IntentStatus status, std::ostream* out) {
+  *out << to_string(status);
+}
+inline void PrintTo(TransportFailure failure, std::ostream* out) {
+  *out << to_string(failure);
+}
+
+}  // namespace retryproof::client
+
+namespace retryproof::client::sim {
 
 struct SimOptions {
   nlohmann::json plan = nullptr;  // {"faults":[...]} for FaultPlan::from_json; null: no faults
@@ -61,8 +77,8 @@ class SimHarness {
 
   // Replaces the provider's plan, as POST /_test/faults would (through FaultPlan::from_json).
   void install_plan(const nlohmann::json& plan) {
-    const provider::Decision answer = core.handle(
-        provider::HttpRequest{"POST", "/_test/faults", {}, plan.dump()}, clock.now());
+    const provider::Decision answer =
+        core.handle(provider::HttpRequest{"POST", "/_test/faults", {}, plan.dump()}, clock.now());
     if (answer.status != 200) throw std::invalid_argument("plan refused: " + answer.body);
   }
 
@@ -91,12 +107,12 @@ class SimHarness {
   // transport, with its own timeout.
   TransportResponse post_directly(const std::string& key, const nlohmann::json& payload,
                                   Millis timeout = Millis(2000)) {
-    return transport.send({.method = "POST",
-                           .path = "/jobs",
-                           .headers = {{"Idempotency-Key", key},
-                                       {"Content-Type", "application/json"}},
-                           .body = payload.dump(),
-                           .timeout = timeout});
+    return transport.send(
+        {.method = "POST",
+         .path = "/jobs",
+         .headers = {{"Idempotency-Key", key}, {"Content-Type", "application/json"}},
+         .body = payload.dump(),
+         .timeout = timeout});
   }
 
   // The provider's evidence. Returned by value: hold the json in a variable before
@@ -120,10 +136,11 @@ class SimHarness {
     const nlohmann::json entries = journal();
     std::vector<std::string> lines;
     for (const auto& entry : entries) {
-      lines.push_back(entry["method"].get<std::string>() + " " + entry["path"].get<std::string>() +
-                      " " + (entry["key"].is_null() ? "-" : entry["key"].get<std::string>()) +
-                      " " + entry["outcome"].get<std::string>() + " " +
-                      (entry["status"].is_null() ? "-" : std::to_string(entry["status"].get<int>())));
+      lines.push_back(
+          entry["method"].get<std::string>() + " " + entry["path"].get<std::string>() + " " +
+          (entry["key"].is_null() ? "-" : entry["key"].get<std::string>()) + " " +
+          entry["outcome"].get<std::string>() + " " +
+          (entry["status"].is_null() ? "-" : std::to_string(entry["status"].get<int>())));
     }
     return lines;
   }
@@ -183,4 +200,4 @@ inline std::vector<std::string> describe_timed(const std::vector<Step>& history)
   return lines;
 }
 
-}  // namespace retryproof::client::testing
+}  // namespace retryproof::client::sim

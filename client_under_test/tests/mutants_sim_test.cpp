@@ -1,0 +1,300 @@
+// Every mutant in simulation, each under a fault chosen to reveal its one bug, judged
+// from the provider's journal and jobs; and the reference client under the same fault,
+// which must not show it.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim_harness.hpp"
+
+namespace retryproof::client {
+namespace {
+
+using sim::order_operation;
+using sim::SimHarness;
+using sim::SimOptions;
+using Json = nlohmann::json;
+
+const std::string kKey = "fulfillment:order-42";
+const std::string kPost = "POST /jobs " + kKey + " ";
+const std::string kLookup = "GET /jobs/by-idempotency-key/" + kKey + " " + kKey + " ";
+
+SimOptions with_plan(Json faults, std::uint64_t client_seed = 42) {
+  SimOptions options;
+  options.plan = Json{{"faults", std::move(faults)}};
+  options.client_seed = client_seed;
+  return options;
+}
+
+ClientSettings settings_with(int attempts, Millis base_delay = Millis(200)) {
+  return ClientSettings{.attempts = attempts, .base_delay = base_delay};
+}
+
+std::vector<std::string> job_keys(const SimHarness& sim) {
+  const Json jobs = sim.jobs();
+  std::vector<std::string> keys;
+  for (const auto& job : jobs)
+    keys.push_back(job["key"].get<std::string>());
+  return keys;
+}
+
+TEST(Mutants, EveryMutantHasATestHere) {
+  std::vector<std::string> names;
+  for (const Mutant mutant : all_mutants())
+    names.push_back(to_string(mutant));
+  EXPECT_EQ(names, (std::vector<std::string>{"fresh-key-per-attempt", "blind-retry", "no-backoff",
+                                             "unbounded", "payload-drift", "timeout-is-failure",
+                                             "retries-4xx", "ignores-retry-after",
+                                             "memory-only-intent", "nested-retry-new-key"}));
+}
+
+// --- fresh-key-per-attempt ----------------------------------------------------------------
+
+TEST(Mutants, FreshKeyPerAttemptDuplicatesTheJobAfterCommitThenError) {
+  SimHarness sim(with_plan({"commit-then-error"}));
+  const ClientResult result = sim.run(order_operation(), {}, Mutant::fresh_key_per_attempt);
+
+  const std::string key1 = kKey + ":attempt-1";
+  const std::string key2 = kKey + ":attempt-2";
+  EXPECT_EQ(sim.requests(), (std::vector<std::string>{"POST /jobs " + key1 + " new 503",
+                                                      "POST /jobs " + key2 + " new 201"}));
+  EXPECT_EQ(sim.post_keys(), (std::vector<std::string>{key1, key2}));
+  EXPECT_EQ(sim.job_count(), 2u);  // the bug: one logical operation, two jobs
+  EXPECT_EQ(job_keys(sim), (std::vector<std::string>{key1, key2}));
+  EXPECT_EQ(result.outcome, Outcome::succeeded);
+
+  SimHarness reference(with_plan({"commit-then-error"}));
+  reference.run(order_operation());
+  EXPECT_EQ(reference.post_keys(), (std::vector<std::string>{kKey, kKey}));
+  EXPECT_EQ(reference.job_count(), 1u);
+}
+
+// --- blind-retry --------------------------------------------------------------------------
+
+TEST(Mutants, BlindRetryResendsAfterADropWithoutALookup) {
+  SimHarness sim(with_plan({"commit-then-drop"}));
+  const ClientResult result = sim.run(order_operation(), {}, Mutant::blind_retry);
+
+  // The bug: the request after the ambiguous outcome is a POST, not a lookup.
+  EXPECT_EQ(sim.requests(), (std::vector<std::string>{kPost + "new -", kPost + "replay 200"}));
+  EXPECT_EQ(sim.post_count(), 2u);
+  ASSERT_EQ(result.history.size(), 2u);
+  EXPECT_EQ(result.history[0].classification, "ambiguous");
+  EXPECT_EQ(result.history[0].decision, "send it again");
+
+  SimHarness reference(with_plan({"commit-then-drop"}));
+  reference.run(order_operation());
+  EXPECT_EQ(reference.requests(),
+            (std::vector<std::string>{kPost + "new -", kLookup + "lookup_hit 200"}));
+  EXPECT_EQ(reference.post_count(), 1u);
+}
+
+// --- no-backoff ---------------------------------------------------------------------------
+
+TEST(Mutants, NoBackoffRetriesWithAZeroGap) {
+  SimHarness sim(with_plan({"fail-before-commit"}));
+  const ClientResult result = sim.run(order_operation(), {}, Mutant::no_backoff);
+
+  EXPECT_EQ(sim.requests(), (std::vector<std::string>{kPost + "new 503", kPost + "new 201"}));
+  EXPECT_EQ(sim.post_gaps(), (std::vector<std::int64_t>{0}));
+  EXPECT_EQ(sim.clock.now(), Millis(0));
+  EXPECT_EQ(result.outcome, Outcome::succeeded);
+
+  SimHarness reference(with_plan({"fail-before-commit"}));
+  reference.run(order_operation());
+  const std::vector<std::int64_t> gaps = reference.post_gaps();
+  ASSERT_EQ(gaps.size(), 1u);
+  EXPECT_GE(gaps[0], 100);
+  EXPECT_LT(gaps[0], 200);
+}
+
+// --- unbounded ----------------------------------------------------------------------------
+
+TEST(Mutants, UnboundedSendsMoreThanTheBudget) {
+  const Json plan = {"fail-before-commit", "fail-before-commit", "fail-before-commit",
+                     "fail-before-commit", "fail-before-commit"};
+  SimHarness sim(with_plan(plan));
+  const ClientResult result = sim.run(order_operation(), settings_with(3), Mutant::unbounded);
+
+  EXPECT_EQ(sim.post_count(), 6u);  // five 503s, then the 201: the budget of 3 ignored
+  EXPECT_GT(sim.post_count(), 3u);
+  EXPECT_EQ(sim.requests(),
+            (std::vector<std::string>{kPost + "new 503", kPost + "new 503", kPost + "new 503",
+                                      kPost + "new 503", kPost + "new 503", kPost + "new 201"}));
+  EXPECT_EQ(result.attempts, 6);
+  EXPECT_EQ(result.outcome, Outcome::succeeded);
+
+  SimHarness reference(with_plan(plan));
+  const ClientResult kept = reference.run(order_operation(), settings_with(3));
+  EXPECT_EQ(reference.post_count(), 3u);
+  EXPECT_EQ(reference.requests().back(), kLookup + "lookup_miss 404");
+  EXPECT_EQ(kept.outcome, Outcome::failed);
+}
+
+// --- payload-drift ------------------------------------------------------------------------
+
+TEST(Mutants, PayloadDriftGetsA422OnTheRetryAfterCommitThenError) {
+  // fail-before-commit would store nothing, so a drifted retry would simply be new: the
+  // drift shows once the first attempt committed.
+  SimHarness sim(with_plan({"commit-then-error"}));
+  const ClientResult result = sim.run(order_operation(), {}, Mutant::payload_drift);
+
+  EXPECT_EQ(sim.requests(), (std::vector<std::string>{kPost + "new 503", kPost + "rejected 422"}));
+  const Json posts = sim.posts();
+  ASSERT_EQ(posts.size(), 2u);
+  EXPECT_NE(posts[0]["fingerprint"], posts[1]["fingerprint"]);
+  EXPECT_EQ(result.outcome, Outcome::failed);
+  EXPECT_EQ(result.reason, "rejected: 422 idempotency_key_reused_with_different_payload");
+  EXPECT_EQ(sim.job_count(), 1u);
+
+  SimHarness reference(with_plan({"commit-then-error"}));
+  const ClientResult kept = reference.run(order_operation());
+  EXPECT_EQ(reference.requests(),
+            (std::vector<std::string>{kPost + "new 503", kPost + "replay 200"}));
+  const Json reference_posts = reference.posts();
+  EXPECT_EQ(reference_posts[0]["fingerprint"], reference_posts[1]["fingerprint"]);
+  EXPECT_EQ(kept.outcome, Outcome::succeeded);
+}
+
+// --- timeout-is-failure -------------------------------------------------------------------
+
+TEST(Mutants, TimeoutIsFailureReportsFailedAlthoughTheJobExists) {
+  SimHarness sim(with_plan({"commit-then-drop"}));
+  const ClientResult result = sim.run(order_operation(), {}, Mutant::timeout_is_failure);
+
+  EXPECT_EQ(sim.requests(), (std::vector<std::string>{kPost + "new -"}));
+  EXPECT_EQ(result.outcome, Outcome::failed);
+  EXPECT_EQ(result.reason, "no response: closed");
+  EXPECT_EQ(sim.job_count(), 1u);  // the bug: failed, while the provider holds the job
+  EXPECT_EQ(job_keys(sim), (std::vector<std::string>{kKey}));
+
+  SimHarness reference(with_plan({"commit-then-drop"}));
+  const ClientResult kept = reference.run(order_operation());
+  EXPECT_EQ(kept.outcome, Outcome::succeeded);
+  const Json jobs = reference.jobs();
+  EXPECT_EQ(kept.job_id, jobs[0]["id"]);
+}
+
+// --- retries-4xx --------------------------------------------------------------------------
+
+TEST(Mutants, Retries4xxResendsAfterA422) {
+  // The key already names a job with amount 120; the run asks for amount 999.
+  const auto situation = [](SimHarness& sim) {
+    ASSERT_EQ(sim.post_directly(kKey, order_operation().payload).status, 201);
+  };
+  SimHarness sim;
+  situation(sim);
+  const ClientResult result =
+      sim.run(order_operation("order-42", 999), settings_with(3), Mutant::retries_4xx);
+
+  // The bug: two more POSTs after the first 422; then the budget's final lookup finds the
+  // job of the other payload and reports it as this operation's.
+  EXPECT_EQ(sim.requests(), (std::vector<std::string>{
+                                kPost + "new 201", kPost + "rejected 422", kPost + "rejected 422",
+                                kPost + "rejected 422", kLookup + "lookup_hit 200"}));
+  EXPECT_EQ(result.attempts, 3);
+  EXPECT_EQ(result.outcome, Outcome::succeeded);
+  EXPECT_EQ(sim.job_count(), 1u);
+
+  SimHarness reference;
+  situation(reference);
+  const ClientResult kept = reference.run(order_operation("order-42", 999), settings_with(3));
+  EXPECT_EQ(reference.requests(),
+            (std::vector<std::string>{kPost + "new 201", kPost + "rejected 422"}));
+  EXPECT_EQ(kept.attempts, 1);
+  EXPECT_EQ(kept.outcome, Outcome::failed);
+}
+
+// --- ignores-retry-after ------------------------------------------------------------------
+
+TEST(Mutants, IgnoresRetryAfterRetriesBeforeTheRateLimitEnds) {
+  SimHarness sim(with_plan({"rate-limited:3"}));
+  sim.run(order_operation(), settings_with(3, Millis(200)), Mutant::ignores_retry_after);
+
+  EXPECT_EQ(sim.requests(), (std::vector<std::string>{kPost + "new 429", kPost + "new 201"}));
+  const std::vector<std::int64_t> gaps = sim.post_gaps();
+  ASSERT_EQ(gaps.size(), 1u);
+  EXPECT_LT(gaps[0], 3000);  // the bug
+  EXPECT_GE(gaps[0], 100);   // its own backoff: 100..199 ms
+  EXPECT_LT(gaps[0], 200);
+
+  SimHarness reference(with_plan({"rate-limited:3"}));
+  reference.run(order_operation(), settings_with(3, Millis(200)));
+  EXPECT_EQ(reference.post_gaps(), (std::vector<std::int64_t>{3000}));
+}
+
+// --- memory-only-intent -------------------------------------------------------------------
+
+TEST(Mutants, MemoryOnlyIntentDerivesANewKeyAfterARestart) {
+  const Json plan = {"commit-then-drop", "lookup-unavailable"};
+  SimHarness sim(with_plan(plan, 1));
+  // The first process: the POST commits, its answer is lost, the lookup fails: unknown.
+  const ClientResult first = sim.run(order_operation(), {}, Mutant::memory_only_intent);
+  ASSERT_EQ(first.outcome, Outcome::unknown);
+  EXPECT_FALSE(sim.ledger.find(kKey).has_value());  // nothing reached the durable ledger
+
+  // The restarted process, a minute later: a new client instance, the same durable ledger.
+  sim.clock.advance(Millis(60000));
+  const ClientResult second = sim.run(order_operation(), {}, Mutant::memory_only_intent);
+
+  EXPECT_EQ(second.outcome, Outcome::succeeded);
+  EXPECT_NE(first.idempotency_key, second.idempotency_key);
+  EXPECT_EQ(first.idempotency_key.rfind(kKey + ":", 0), 0u);
+  EXPECT_EQ(second.idempotency_key.rfind(kKey + ":", 0), 0u);
+  EXPECT_EQ(sim.post_keys(),
+            (std::vector<std::string>{first.idempotency_key, second.idempotency_key}));
+  EXPECT_EQ(sim.requests(),
+            (std::vector<std::string>{"POST /jobs " + first.idempotency_key + " new -",
+                                      "GET /jobs/by-idempotency-key/" + first.idempotency_key +
+                                          " " + first.idempotency_key + " lookup_failed 503",
+                                      "POST /jobs " + second.idempotency_key + " new 201"}));
+  EXPECT_EQ(sim.job_count(), 2u);  // the bug: a duplicate effect after the restart
+
+  // The reference client, the same crash: the restart resumes with a lookup; one job.
+  SimHarness reference(with_plan(plan, 1));
+  const ClientResult crashed = reference.run(order_operation());
+  ASSERT_EQ(crashed.outcome, Outcome::unknown);
+  const std::optional<Intent> intent = reference.ledger.find(kKey);
+  ASSERT_TRUE(intent.has_value());
+  EXPECT_EQ(intent->status, IntentStatus::unknown);
+  reference.clock.advance(Millis(60000));
+  const ClientResult resumed = reference.run(order_operation());
+  EXPECT_EQ(reference.requests(),
+            (std::vector<std::string>{kPost + "new -", kLookup + "lookup_failed 503",
+                                      kLookup + "lookup_hit 200"}));
+  EXPECT_EQ(reference.job_count(), 1u);
+  EXPECT_EQ(resumed.outcome, Outcome::succeeded);
+  EXPECT_EQ(resumed.attempts, 0);
+}
+
+// --- nested-retry-new-key -----------------------------------------------------------------
+
+TEST(Mutants, NestedRetryNewKeyStartsOverUnderASecondKey) {
+  const Json plan = {"commit-then-drop", "lookup-unavailable"};
+  SimHarness sim(with_plan(plan));
+  const ClientResult result = sim.run(order_operation(), {}, Mutant::nested_retry_new_key);
+
+  const std::string key2 = kKey + ":round-2";
+  EXPECT_EQ(sim.requests(),
+            (std::vector<std::string>{kPost + "new -", kLookup + "lookup_failed 503",
+                                      "POST /jobs " + key2 + " new 201"}));
+  EXPECT_EQ(sim.post_keys(), (std::vector<std::string>{kKey, key2}));
+  EXPECT_EQ(sim.job_count(), 2u);  // the bug
+  EXPECT_EQ(job_keys(sim), (std::vector<std::string>{kKey, key2}));
+  EXPECT_EQ(result.outcome, Outcome::succeeded);
+  EXPECT_EQ(result.idempotency_key, key2);
+
+  SimHarness reference(with_plan(plan));
+  const ClientResult kept = reference.run(order_operation());
+  EXPECT_EQ(reference.requests(),
+            (std::vector<std::string>{kPost + "new -", kLookup + "lookup_failed 503"}));
+  EXPECT_EQ(reference.job_count(), 1u);
+  EXPECT_EQ(kept.outcome, Outcome::unknown);
+}
+
+}  // namespace
+}  // namespace retryproof::client
