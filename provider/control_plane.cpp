@@ -1,5 +1,7 @@
 // The /_test/ endpoints: how tests and scenario runners steer and inspect the provider.
 // Control calls are not journaled: the journal is the evidence of what clients did.
+#include <strings.h>
+
 #include <stdexcept>
 
 #include "duration.hpp"
@@ -12,8 +14,12 @@ namespace retryproof::provider {
 Decision ProviderCore::control(const HttpRequest& request) {
   if (config_.control_token) {
     const auto authorization = request.headers.find("Authorization");
-    if (authorization == request.headers.end() ||
-        authorization->second != "Bearer " + *config_.control_token) {
+    // The scheme is case-insensitive (RFC 6750, RFC 9110); the token is not.
+    const auto is_token = [&](const std::string& value) {
+      return value.size() > 7 && strncasecmp(value.c_str(), "Bearer ", 7) == 0 &&
+             value.substr(7) == *config_.control_token;
+    };
+    if (authorization == request.headers.end() || !is_token(authorization->second)) {
       Decision refused = error(401, "unauthorized", "send Authorization: Bearer <control token>");
       refused.headers.emplace("WWW-Authenticate", "Bearer");
       return refused;

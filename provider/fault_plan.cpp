@@ -1,6 +1,7 @@
 #include "fault_plan.hpp"
 
 #include <algorithm>
+#include <map>
 #include <stdexcept>
 #include <string>
 
@@ -83,6 +84,9 @@ ChaosPolicy parse_chaos(const json& chaos) {
   if (!chaos.contains("rates") || !chaos["rates"].is_object()) {
     fail(where + ".rates", "expected an object of fault names and rates between 0 and 1");
   }
+  // Keyed by the canonical name: two spellings of one fault ("commit-then-delay:60s" and
+  // ":1m") are one entry, and the draw walks the rates in an order the echo keeps.
+  std::map<std::string, std::pair<Fault, double>> by_name;
   double create_total = 0;
   for (const auto& [name, rate] : chaos["rates"].items()) {
     const std::string at = where + ".rates." + name;
@@ -90,9 +94,13 @@ ChaosPolicy parse_chaos(const json& chaos) {
     if (!rate.is_number() || rate.get<double>() < 0 || rate.get<double>() > 1) {
       fail(at, "expected a rate between 0 and 1");
     }
+    if (!by_name.emplace(to_string(fault), std::pair(fault, rate.get<double>())).second) {
+      fail(at, "the same fault as another rate, \"" + to_string(fault) + "\"; give it one rate");
+    }
     if (!is_lookup_fault(fault)) create_total += rate.get<double>();
-    policy.rates.emplace_back(fault, rate.get<double>());
   }
+  for (const auto& [name, fault_and_rate] : by_name)
+    policy.rates.push_back(fault_and_rate);
   if (create_total > 1.0 + 1e-9) {
     fail(where + ".rates", "the rates of faults for new operations add up to more than 1");
   }

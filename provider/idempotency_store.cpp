@@ -12,7 +12,7 @@ const StoredJob* IdempotencyStore::find(const std::string& key, Millis now) {
   const auto found = by_key_.find(key);
   if (found == by_key_.end()) return nullptr;
   const StoredJob& stored = jobs_[found->second];
-  if (key_ttl_ && now - stored.created_at >= *key_ttl_) {
+  if (key_ttl_ && now - stored.created_at > *key_ttl_) {  // older than the TTL
     by_key_.erase(found);
     return nullptr;
   }

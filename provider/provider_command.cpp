@@ -122,9 +122,10 @@ void add_provider_command(CLI::App& app, int& exit_code) {
                    "Fault plan to install at start: a JSON file in the body format of POST "
                    "/_test/faults ({\"faults\": [...], \"chaos\": {...}})")
       ->check(CLI::ExistingFile);
-  command->add_option("--profile", options->profile,
-                      "Conformance profile: baseline (the original), stripe (replays the first "
-                      "response, 5xx included), ietf (quoted keys, problem+json errors)")
+  command
+      ->add_option("--profile", options->profile,
+                   "Conformance profile: baseline (the original), stripe (replays the first "
+                   "response, 5xx included), ietf (quoted keys, problem+json errors)")
       ->capture_default_str()
       ->check(CLI::IsMember({"baseline", "stripe", "ietf"}));
   command->add_option("--key-ttl", options->key_ttl,

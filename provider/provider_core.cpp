@@ -26,11 +26,24 @@ bool has_control_character(std::string_view text) {
   });
 }
 
-// UTF-8 characters: every byte but continuation bytes (10xxxxxx) starts one.
-std::size_t utf8_length(std::string_view text) {
-  return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) {
-    return (static_cast<unsigned char>(c) & 0xc0) != 0x80;
-  }));
+// Characters, for a key that is UTF-8; bytes otherwise, so that bytes which are not
+// UTF-8 can never make a long key look short.
+std::size_t key_length_in_characters(std::string_view text) {
+  std::size_t characters = 0;
+  for (std::size_t i = 0; i < text.size(); ++characters) {
+    const auto lead = static_cast<unsigned char>(text[i]);
+    const std::size_t length = lead < 0x80           ? 1
+                               : (lead >> 5) == 0x6  ? 2
+                               : (lead >> 4) == 0xe  ? 3
+                               : (lead >> 3) == 0x1e ? 4
+                                                     : 0;
+    if (length == 0 || i + length > text.size()) return text.size();
+    for (std::size_t k = 1; k < length; ++k) {
+      if ((static_cast<unsigned char>(text[i + k]) & 0xc0) != 0x80) return text.size();
+    }
+    i += length;
+  }
+  return characters;
 }
 
 // A structured-field string ("abc", with \" and \\ escapes), as the IETF draft sends
@@ -71,7 +84,7 @@ KeyReading read_key(const Headers& headers, Profile profile) {
     }
   }
   const std::size_t length =
-      profile == Profile::stripe ? utf8_length(reading.key) : reading.key.size();
+      profile == Profile::stripe ? key_length_in_characters(reading.key) : reading.key.size();
   if (reading.key.empty() || length > kMaxKeyLength || has_control_character(reading.key)) {
     reading.problem = profile == Profile::stripe
                           ? "an Idempotency-Key has 1 to 255 characters and no control characters"
@@ -199,8 +212,9 @@ Decision ProviderCore::apply_fault(const Fault& fault, StoredJob job, JournalEnt
     case FaultKind::delay_before_commit: {
       entry.job_id = job.id();
       const std::string key = job.key;
-      in_flight_.emplace(key, InFlight{std::move(job), entry.seq});
-      return Decision{.delay = fault.duration, .pending_commit = entry.seq};
+      const std::uint64_t hold = next_hold_++;
+      in_flight_.emplace(key, InFlight{std::move(job), entry.seq, hold});
+      return Decision{.delay = fault.duration, .pending_commit = hold};
     }
     default:
       break;
@@ -237,6 +251,7 @@ Decision ProviderCore::apply_fault(const Fault& fault, StoredJob job, JournalEnt
   job.first_status = sent_error ? answer.status : created.status;
   job.first_body = sent_error ? answer.body : created.body;
   entry.job_id = store_.insert(std::move(job)).id();
+  job_stored_.notify_all();
   return answer;
 }
 
@@ -244,18 +259,20 @@ Decision ProviderCore::complete(std::uint64_t pending_commit, Millis now) {
   std::lock_guard lock(mutex_);
   now += clock_offset_;
   const auto held = std::find_if(in_flight_.begin(), in_flight_.end(), [&](const auto& item) {
-    return item.second.seq == pending_commit;
+    return item.second.hold == pending_commit;
   });
   if (held == in_flight_.end()) {  // a reset emptied the provider meanwhile
     return error(503, "temporarily_unavailable",
                  "the provider was reset while this request waited");
   }
   StoredJob job = std::move(held->second.job);
+  const std::uint64_t seq = held->second.seq;
   in_flight_.erase(held);
   job.created_at = now;
   job.first_body = to_wire(job.job);
   const StoredJob& stored = store_.insert(std::move(job));
-  if (JournalEntry* entry = journal_entry(pending_commit)) {
+  job_stored_.notify_all();
+  if (JournalEntry* entry = journal_entry(seq)) {
     entry->status = 201;
     entry->delivered = true;
   }
@@ -315,6 +332,12 @@ JournalEntry* ProviderCore::journal_entry(std::uint64_t seq) {
 std::size_t ProviderCore::job_count() const {
   std::lock_guard lock(mutex_);
   return store_.jobs().size();
+}
+
+bool ProviderCore::wait_for_jobs(std::size_t count,
+                                 std::chrono::steady_clock::time_point deadline) const {
+  std::unique_lock lock(mutex_);
+  return job_stored_.wait_until(lock, deadline, [&] { return store_.jobs().size() >= count; });
 }
 
 nlohmann::json ProviderCore::jobs_json() const {

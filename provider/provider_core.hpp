@@ -5,6 +5,8 @@
 // creates a job.
 #pragma once
 
+#include <chrono>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -52,6 +54,8 @@ class ProviderCore {
   Decision library_error(int status) const;
 
   std::size_t job_count() const;
+  // Waits until the provider holds at least `count` jobs; false if `deadline` passes first.
+  bool wait_for_jobs(std::size_t count, std::chrono::steady_clock::time_point deadline) const;
   nlohmann::json jobs_json() const;     // the body of GET /_test/jobs
   nlohmann::json journal_json() const;  // the body of GET /_test/journal
   const ProviderConfig& config() const { return config_; }
@@ -61,6 +65,7 @@ class ProviderCore {
   struct InFlight {
     StoredJob job;
     std::uint64_t seq;
+    std::uint64_t hold;  // its Decision::pending_commit
   };
 
   Decision create_job(const HttpRequest& request, JournalEntry& entry, Millis now);
@@ -80,6 +85,7 @@ class ProviderCore {
 
   const ProviderConfig config_;
   mutable std::mutex mutex_;
+  mutable std::condition_variable job_stored_;
   std::uint64_t seed_;
   Millis clock_offset_{0};  // added by /_test/clock
   IdempotencyStore store_;
@@ -87,6 +93,8 @@ class ProviderCore {
   JobIdGenerator job_ids_;
   std::vector<JournalEntry> journal_;
   std::unordered_map<std::string, InFlight> in_flight_;
+  // Never restarts, not even on reset: a hold from before a reset must not match one after.
+  std::uint64_t next_hold_ = 1;
   std::unordered_map<std::string, std::uint64_t> creates_by_key_;  // for chaos: the n-th create
   std::unordered_map<std::string, std::uint64_t> lookups_by_key_;  // and the n-th lookup
 };

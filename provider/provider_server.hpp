@@ -38,13 +38,15 @@ class ProviderServer {
   // Stops accepting, finishes requests in progress and joins the listener. Idempotent.
   void stop();
 
+  // Time since the provider started: the journal's atMs, unless /_test/clock moved it.
+  Millis now() const;
+
  private:
   void serve(const httplib::Request& request, httplib::Response& response);
   void deliver(const Decision& decision, const httplib::Request& request,
                httplib::Response& response);
   // Waits `duration`, or less if the server is stopping.
   void hold(Millis duration);
-  Millis now() const;
 
   ProviderCore core_;
   httplib::Server server_;

@@ -1,0 +1,153 @@
+// The fault catalogue: every name, its parameter, how it is written back, and how a
+// mistake is reported.
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "fault.hpp"
+#include "http_types.hpp"
+
+namespace retryproof::provider {
+namespace {
+
+// The message of the std::invalid_argument that parse_fault throws, or a failure.
+std::string rejection_of(const std::string& text) {
+  try {
+    const Fault parsed = parse_fault(text);
+    ADD_FAILURE() << "parse_fault accepted \"" << text << "\" as " << to_string(parsed);
+  } catch (const std::invalid_argument& error) {
+    return error.what();
+  }
+  return {};
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+struct Case {
+  std::string text;
+  Fault fault;
+};
+
+const std::vector<Case>& every_entry() {
+  static const std::vector<Case> cases = {
+      {"none", Fault{FaultKind::none}},
+      {"fail-before-commit", Fault{FaultKind::fail_before_commit}},
+      {"commit-then-error", Fault{FaultKind::commit_then_error}},
+      {"commit-then-drop", Fault{FaultKind::commit_then_drop}},
+      {"commit-then-reset", Fault{FaultKind::commit_then_reset}},
+      {"drop-before-commit", Fault{FaultKind::drop_before_commit}},
+      {"commit-then-delay:250ms", Fault{FaultKind::commit_then_delay, Millis{250}}},
+      {"delay-before-commit:3s", Fault{FaultKind::delay_before_commit, Millis{3'000}}},
+      {"rate-limited", Fault{FaultKind::rate_limited, Millis{0}, 1}},
+      {"rate-limited:5", Fault{FaultKind::rate_limited, Millis{0}, 5}},
+      {"commit-then-truncate", Fault{FaultKind::commit_then_truncate}},
+      {"commit-then-500", Fault{FaultKind::commit_then_500}},
+      {"lookup-unavailable", Fault{FaultKind::lookup_unavailable}},
+  };
+  return cases;
+}
+
+TEST(FaultCatalogue, ParsesEveryEntryWithItsParameter) {
+  for (const auto& c : every_entry()) {
+    SCOPED_TRACE(c.text);
+    EXPECT_EQ(parse_fault(c.text), c.fault);
+  }
+}
+
+TEST(FaultCatalogue, ToStringWritesEveryEntryAsParsed) {
+  for (const auto& c : every_entry()) {
+    SCOPED_TRACE(c.text);
+    EXPECT_EQ(to_string(c.fault), c.text);
+    EXPECT_EQ(to_string(parse_fault(c.text)), c.text);
+  }
+}
+
+TEST(FaultCatalogue, ParametersAreReadExactly) {
+  const Fault delay = parse_fault("commit-then-delay:250ms");
+  EXPECT_EQ(delay.kind, FaultKind::commit_then_delay);
+  EXPECT_EQ(delay.duration, Millis{250});
+
+  const Fault held = parse_fault("delay-before-commit:3s");
+  EXPECT_EQ(held.kind, FaultKind::delay_before_commit);
+  EXPECT_EQ(held.duration, Millis{3'000});
+
+  EXPECT_EQ(parse_fault("rate-limited").retry_after_seconds, 1);
+  EXPECT_EQ(parse_fault("rate-limited:5").retry_after_seconds, 5);
+  EXPECT_EQ(parse_fault("rate-limited:0").retry_after_seconds, 0);
+  EXPECT_EQ(parse_fault("rate-limited:86400").retry_after_seconds, 86400);
+}
+
+TEST(FaultCatalogue, ParametersAreWrittenInCanonicalForm) {
+  // Durations in the largest exact unit; the default Retry-After is left out.
+  EXPECT_EQ(to_string(parse_fault("commit-then-delay:120000ms")), "commit-then-delay:2m");
+  EXPECT_EQ(to_string(parse_fault("delay-before-commit:1500ms")), "delay-before-commit:1500ms");
+  EXPECT_EQ(to_string(parse_fault("commit-then-delay:0s")), "commit-then-delay:0ms");
+  EXPECT_EQ(to_string(parse_fault("rate-limited:1")), "rate-limited");
+  EXPECT_EQ(to_string(parse_fault("rate-limited:0")), "rate-limited:0");
+}
+
+TEST(FaultCatalogue, DurationFaultWithoutADurationIsRefused) {
+  for (const std::string name : {"commit-then-delay", "delay-before-commit"}) {
+    SCOPED_TRACE(name);
+    const std::string message = rejection_of(name);
+    EXPECT_EQ(message, "\"" + name + "\" needs a duration, such as " + name + ":2s");
+  }
+}
+
+TEST(FaultCatalogue, BadDurationIsRefusedNamingIt) {
+  const std::string message = rejection_of("commit-then-delay:abc");
+  EXPECT_TRUE(contains(message, "\"commit-then-delay:abc\"")) << message;
+  EXPECT_TRUE(contains(message, "bad duration \"abc\"")) << message;
+
+  for (const std::string text :
+       {"commit-then-delay:", "delay-before-commit:3", "commit-then-delay:3d",
+        "delay-before-commit:-1s", "commit-then-delay:1.5s"}) {
+    SCOPED_TRACE(text);
+    const std::string refused = rejection_of(text);
+    EXPECT_TRUE(contains(refused, "\"" + text + "\"")) << refused;
+    EXPECT_TRUE(contains(refused, "bad duration")) << refused;
+  }
+}
+
+TEST(FaultCatalogue, BadRetryAfterIsRefused) {
+  for (const std::string text :
+       {"rate-limited:-1", "rate-limited:x", "rate-limited:", "rate-limited:1.5",
+        "rate-limited:86401", "rate-limited:5s", "rate-limited:99999999999"}) {
+    SCOPED_TRACE(text);
+    const std::string message = rejection_of(text);
+    EXPECT_EQ(message,
+              "\"" + text + "\": Retry-After is a whole number of seconds from 0 to 86400");
+  }
+}
+
+TEST(FaultCatalogue, FaultsWithoutAParameterRefuseOne) {
+  EXPECT_EQ(rejection_of("none:3"), "\"none:3\": none takes no parameter");
+  for (const std::string name :
+       {"fail-before-commit", "commit-then-error", "commit-then-drop", "commit-then-reset",
+        "drop-before-commit", "commit-then-truncate", "commit-then-500", "lookup-unavailable"}) {
+    SCOPED_TRACE(name);
+    EXPECT_EQ(rejection_of(name + ":1s"), "\"" + name + ":1s\": " + name + " takes no parameter");
+    EXPECT_EQ(rejection_of(name + ":"), "\"" + name + ":\": " + name + " takes no parameter");
+  }
+}
+
+TEST(FaultCatalogue, UnknownNameListsTheCatalogue) {
+  const std::string catalogue =
+      "known faults: none, fail-before-commit, commit-then-error, commit-then-drop, "
+      "commit-then-reset, drop-before-commit, commit-then-delay:<duration>, "
+      "delay-before-commit:<duration>, rate-limited[:<seconds>], commit-then-truncate, "
+      "commit-then-500, lookup-unavailable";
+  EXPECT_EQ(rejection_of("explode"), "unknown fault \"explode\"; " + catalogue);
+  EXPECT_EQ(rejection_of("commit-then-delay-2s"),
+            "unknown fault \"commit-then-delay-2s\"; " + catalogue);
+  EXPECT_EQ(rejection_of("Rate-Limited:5"), "unknown fault \"Rate-Limited:5\"; " + catalogue);
+  EXPECT_EQ(rejection_of(""), "unknown fault \"\"; " + catalogue);
+  EXPECT_EQ(rejection_of(":2s"), "unknown fault \":2s\"; " + catalogue);
+}
+
+}  // namespace
+}  // namespace retryproof::provider

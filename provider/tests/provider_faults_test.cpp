@@ -1,0 +1,440 @@
+// Every fault of the catalogue through ProviderCore::handle() and complete() only: what the
+// client is sent, what is stored, and what the journal says.
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "fingerprint.hpp"
+#include "http_types.hpp"
+#include "provider_core.hpp"
+
+namespace retryproof::provider {
+namespace {
+
+using nlohmann::json;
+
+// ---- helpers ---------------------------------------------------------------------------
+
+HttpRequest make_request(std::string method, std::string path, std::string body = {}) {
+  HttpRequest request;
+  request.method = std::move(method);
+  request.path = std::move(path);
+  request.body = std::move(body);
+  return request;
+}
+
+Decision post(ProviderCore& core, const std::string& key, const std::string& body,
+              Millis now = Millis{0}) {
+  HttpRequest request = make_request("POST", "/jobs", body);
+  request.headers.emplace("Idempotency-Key", key);
+  return core.handle(request, now);
+}
+
+Decision call(ProviderCore& core, const std::string& method, const std::string& path,
+              const std::string& body = {}) {
+  return core.handle(make_request(method, path, body), Millis{0});
+}
+
+Decision lookup(ProviderCore& core, const std::string& key, Millis now = Millis{0}) {
+  return core.handle(make_request("GET", "/jobs/by-idempotency-key/" + key), now);
+}
+
+json body_of(const Decision& decision) {
+  return json::parse(decision.body);
+}
+
+std::optional<std::string> header_of(const Decision& decision, const std::string& name) {
+  const auto found = decision.headers.find(name);
+  if (found == decision.headers.end()) return std::nullopt;
+  return found->second;
+}
+
+void install(ProviderCore& core, const std::vector<std::string>& names) {
+  json plan = {{"faults", names}};
+  const Decision decision = call(core, "POST", "/_test/faults", plan.dump());
+  ASSERT_EQ(decision.status, 200) << decision.body;
+  EXPECT_EQ(body_of(decision), plan);
+}
+
+json jobs_of(ProviderCore& core) {
+  const Decision decision = call(core, "GET", "/_test/jobs");
+  EXPECT_EQ(decision.status, 200) << decision.body;
+  return body_of(decision);
+}
+
+json journal_entries(ProviderCore& core) {
+  const Decision decision = call(core, "GET", "/_test/journal");
+  EXPECT_EQ(decision.status, 200) << decision.body;
+  return body_of(decision).at("entries");
+}
+
+std::size_t stored_count(ProviderCore& core) {
+  return jobs_of(core).at("count").get<std::size_t>();
+}
+
+const std::string kOrder42 = R"({"orderId":"order-42","paymentId":"pay-42","amount":120})";
+const std::string kFingerprint42 = fingerprint(json::parse(kOrder42));
+
+// The journal entry of a POST /jobs with kOrder42 at time 0.
+json create_entry(std::uint64_t seq, const std::string& key, const char* outcome, json fault,
+                  json status, bool delivered, json job_id) {
+  return {{"seq", seq},         {"atMs", 0},
+          {"method", "POST"},   {"path", "/jobs"},
+          {"key", key},         {"fingerprint", kFingerprint42},
+          {"outcome", outcome}, {"fault", fault},
+          {"status", status},   {"delivered", delivered},
+          {"jobId", job_id}};
+}
+
+class ProviderFaultsTest : public ::testing::Test {
+ protected:
+  ProviderConfig config() {
+    ProviderConfig config;
+    config.seed = 42;
+    config.log = [this](const std::string& line) { log_lines_.push_back(line); };
+    return config;
+  }
+  std::vector<std::string> log_lines_;
+  ProviderCore core_{config()};
+};
+
+// ---- faults that commit ----------------------------------------------------------------
+
+TEST_F(ProviderFaultsTest, CommitThenResetResetsTheConnectionButStoresTheJob) {
+  install(core_, {"commit-then-reset"});
+  const Decision reset = post(core_, "key-A", kOrder42);
+  EXPECT_EQ(reset.delivery, Delivery::reset);
+  EXPECT_FALSE(reset.pending_commit.has_value());
+
+  ASSERT_EQ(stored_count(core_), 1U);
+  const Decision found = lookup(core_, "key-A");
+  ASSERT_EQ(found.status, 200);
+  json job = body_of(found);
+  EXPECT_EQ(job["orderId"], "order-42");
+  EXPECT_EQ(journal_entries(core_)[0],
+            create_entry(1, "key-A", "new", "commit-then-reset", nullptr, false, job["id"]));
+
+  const Decision retry = post(core_, "key-A", kOrder42);
+  EXPECT_EQ(retry.delivery, Delivery::respond);
+  EXPECT_EQ(retry.status, 200);
+  EXPECT_EQ(header_of(retry, "Idempotent-Replayed"), std::optional<std::string>("true"));
+  EXPECT_EQ(body_of(retry), job);
+}
+
+TEST_F(ProviderFaultsTest, CommitThenDelayAnswers201AfterTheDelayAndStoresAtOnce) {
+  install(core_, {"commit-then-delay:2s"});
+  const Decision delayed = post(core_, "key-A", kOrder42);
+  EXPECT_EQ(delayed.delivery, Delivery::respond);
+  EXPECT_EQ(delayed.status, 201);
+  EXPECT_EQ(delayed.delay, Millis{2'000});
+  EXPECT_FALSE(delayed.pending_commit.has_value());
+  json job = body_of(delayed);
+  EXPECT_EQ(job["orderId"], "order-42");
+
+  // Stored before the answer leaves: a lookup during the delay finds it.
+  ASSERT_EQ(stored_count(core_), 1U);
+  const Decision found = lookup(core_, "key-A", Millis{500});
+  EXPECT_EQ(found.status, 200);
+  EXPECT_EQ(body_of(found), job);
+  EXPECT_EQ(journal_entries(core_)[0],
+            create_entry(1, "key-A", "new", "commit-then-delay:2s", 201, true, job["id"]));
+  const Decision retry = post(core_, "key-A", kOrder42, Millis{600});
+  EXPECT_EQ(retry.status, 200);
+  EXPECT_EQ(retry.delay, Millis{0});
+  EXPECT_EQ(body_of(retry), job);
+}
+
+TEST_F(ProviderFaultsTest, CommitThenTruncateSendsPartOfA201AndStoresTheJob) {
+  install(core_, {"commit-then-truncate"});
+  const Decision truncated = post(core_, "key-A", kOrder42);
+  EXPECT_EQ(truncated.delivery, Delivery::truncate);
+  EXPECT_EQ(truncated.status, 201);
+  json job = body_of(truncated);  // the whole job: the adapter cuts it
+  EXPECT_EQ(job, json({{"id", job["id"]}, {"orderId", "order-42"}}));
+
+  ASSERT_EQ(stored_count(core_), 1U);
+  EXPECT_EQ(body_of(lookup(core_, "key-A")), job);
+  EXPECT_EQ(journal_entries(core_)[0],
+            create_entry(1, "key-A", "new", "commit-then-truncate", 201, false, job["id"]));
+}
+
+TEST_F(ProviderFaultsTest, CommitThen500Is500InternalErrorAndTheRetryReplays) {
+  install(core_, {"commit-then-500"});
+  const Decision failed = post(core_, "key-A", kOrder42);
+  EXPECT_EQ(failed.delivery, Delivery::respond);
+  EXPECT_EQ(failed.status, 500);
+  EXPECT_EQ(body_of(failed), json({{"error", "internal_error"}}));
+
+  ASSERT_EQ(stored_count(core_), 1U);
+  json job = body_of(lookup(core_, "key-A"));
+  const Decision retry = post(core_, "key-A", kOrder42);
+  EXPECT_EQ(retry.status, 200);
+  EXPECT_EQ(header_of(retry, "Idempotent-Replayed"), std::optional<std::string>("true"));
+  EXPECT_EQ(body_of(retry), job);
+  EXPECT_EQ(stored_count(core_), 1U);
+  json entries = journal_entries(core_);
+  EXPECT_EQ(entries[0], create_entry(1, "key-A", "new", "commit-then-500", 500, true, job["id"]));
+  EXPECT_EQ(entries[2], create_entry(3, "key-A", "replay", nullptr, 200, true, job["id"]));
+}
+
+// ---- faults that store nothing -----------------------------------------------------------
+
+TEST_F(ProviderFaultsTest, DropBeforeCommitDropsAndStoresNothing) {
+  install(core_, {"drop-before-commit"});
+  const Decision dropped = post(core_, "key-A", kOrder42);
+  EXPECT_EQ(dropped.delivery, Delivery::drop);
+  EXPECT_EQ(stored_count(core_), 0U);
+  EXPECT_EQ(lookup(core_, "key-A").status, 404);
+
+  // The same key is a new operation: 201 and a job.
+  const Decision retry = post(core_, "key-A", kOrder42);
+  EXPECT_EQ(retry.delivery, Delivery::respond);
+  ASSERT_EQ(retry.status, 201) << retry.body;
+  EXPECT_FALSE(header_of(retry, "Idempotent-Replayed").has_value());
+  json job = body_of(retry);
+  EXPECT_EQ(stored_count(core_), 1U);
+
+  json entries = journal_entries(core_);
+  ASSERT_EQ(entries.size(), 3U);
+  EXPECT_EQ(entries[0],
+            create_entry(1, "key-A", "new", "drop-before-commit", nullptr, false, nullptr));
+  EXPECT_EQ(entries[2], create_entry(3, "key-A", "new", "none", 201, true, job["id"]));
+}
+
+TEST_F(ProviderFaultsTest, RateLimitedIs429WithRetryAfterAndStoresNothing) {
+  install(core_, {"rate-limited:7", "rate-limited"});
+  const Decision limited = post(core_, "key-A", kOrder42);
+  EXPECT_EQ(limited.delivery, Delivery::respond);
+  EXPECT_EQ(limited.status, 429);
+  EXPECT_EQ(header_of(limited, "Retry-After"), std::optional<std::string>("7"));
+  EXPECT_EQ(body_of(limited),
+            json({{"error", "rate_limited"},
+                  {"detail", "slow down and retry after the Retry-After delay"}}));
+  EXPECT_EQ(stored_count(core_), 0U);
+  EXPECT_EQ(lookup(core_, "key-A").status, 404);
+
+  // The default Retry-After is one second.
+  const Decision again = post(core_, "key-A", kOrder42);
+  EXPECT_EQ(again.status, 429);
+  EXPECT_EQ(header_of(again, "Retry-After"), std::optional<std::string>("1"));
+
+  const Decision created = post(core_, "key-A", kOrder42);
+  EXPECT_EQ(created.status, 201);
+  json entries = journal_entries(core_);
+  EXPECT_EQ(entries[0], create_entry(1, "key-A", "new", "rate-limited:7", 429, true, nullptr));
+  EXPECT_EQ(entries[2], create_entry(3, "key-A", "new", "rate-limited", 429, true, nullptr));
+}
+
+// ---- delay-before-commit -----------------------------------------------------------------
+
+TEST_F(ProviderFaultsTest, DelayBeforeCommitHoldsTheKeyInFlightThenCommits) {
+  install(core_, {"delay-before-commit:1s", "commit-then-error"});
+  const Decision held = post(core_, "key-A", kOrder42, Millis{100});
+  ASSERT_TRUE(held.pending_commit.has_value());
+  EXPECT_EQ(*held.pending_commit, 1U);  // the journal seq of the held request
+  EXPECT_EQ(held.delay, Millis{1'000});
+  EXPECT_EQ(held.delivery, Delivery::respond);
+  EXPECT_EQ(stored_count(core_), 0U);
+
+  // Meanwhile: a duplicate is 409, a changed payload too, and a lookup finds nothing.
+  const Decision duplicate = post(core_, "key-A", kOrder42, Millis{200});
+  EXPECT_EQ(duplicate.status, 409);
+  EXPECT_EQ(body_of(duplicate)["error"], "idempotency_key_in_flight");
+  const Decision changed = post(core_, "key-A", R"({"orderId":"order-43"})", Millis{250});
+  EXPECT_EQ(changed.status, 409);
+  EXPECT_EQ(body_of(changed)["error"], "idempotency_key_in_flight");
+  const Decision miss = lookup(core_, "key-A", Millis{300});
+  EXPECT_EQ(miss.status, 404);
+  EXPECT_EQ(body_of(miss), json({{"error", "not_found"}}));
+  EXPECT_EQ(stored_count(core_), 0U);
+
+  json entries = journal_entries(core_);
+  ASSERT_EQ(entries.size(), 4U);
+  json job_id = entries[0]["jobId"];
+  ASSERT_TRUE(job_id.is_string()) << entries[0];
+  json first = create_entry(1, "key-A", "new", "delay-before-commit:1s", nullptr, false, job_id);
+  first["atMs"] = 100;
+  EXPECT_EQ(entries[0], first);
+  json conflict = create_entry(2, "key-A", "conflict", nullptr, 409, true, nullptr);
+  conflict["atMs"] = 200;
+  EXPECT_EQ(entries[1], conflict);
+  EXPECT_EQ(entries[2]["outcome"], "conflict");
+  EXPECT_EQ(entries[2]["fingerprint"], fingerprint(json::parse(R"({"orderId":"order-43"})")));
+  EXPECT_EQ(entries[3]["outcome"], "lookup_miss");
+  EXPECT_EQ(entries[3]["status"], 404);
+
+  // The wait ends: 201 with the job, now stored, and the first entry says so.
+  const Decision committed = core_.complete(*held.pending_commit, Millis{1'100});
+  EXPECT_EQ(committed.delivery, Delivery::respond);
+  EXPECT_EQ(committed.status, 201);
+  EXPECT_EQ(committed.delay, Millis{0});
+  EXPECT_FALSE(committed.pending_commit.has_value());
+  json job = body_of(committed);
+  EXPECT_EQ(job, json({{"id", job_id}, {"orderId", "order-42"}}));
+  EXPECT_EQ(jobs_of(core_),
+            json({{"count", 1},
+                  {"jobs", {{{"key", "key-A"}, {"id", job_id}, {"orderId", "order-42"}}}}}));
+  entries = journal_entries(core_);
+  ASSERT_EQ(entries.size(), 4U);  // complete() adds no entry
+  first["status"] = 201;
+  first["delivered"] = true;
+  EXPECT_EQ(entries[0], first);
+
+  // Afterwards the key replays, and the 409s consumed no fault.
+  const Decision replay = post(core_, "key-A", kOrder42, Millis{1'200});
+  EXPECT_EQ(replay.status, 200);
+  EXPECT_EQ(header_of(replay, "Idempotent-Replayed"), std::optional<std::string>("true"));
+  EXPECT_EQ(body_of(replay), job);
+  EXPECT_EQ(body_of(lookup(core_, "key-A")), job);
+  EXPECT_EQ(post(core_, "key-B", kOrder42).status, 503);  // commit-then-error is still next
+  EXPECT_EQ(stored_count(core_), 2U);
+}
+
+TEST_F(ProviderFaultsTest, DelayBeforeCommitLogsTheHoldAndTheCommit) {
+  install(core_, {"delay-before-commit:1s"});
+  const Decision held = post(core_, "key-A", kOrder42);
+  ASSERT_TRUE(held.pending_commit.has_value());
+  post(core_, "key-A", kOrder42);
+  const std::string id = body_of(core_.complete(*held.pending_commit, Millis{1'000}))["id"];
+  EXPECT_EQ(log_lines_, (std::vector<std::string>{
+                            "[provider] key=key-A NEW fault=delay-before-commit:1s",
+                            "[provider] key=key-A CONFLICT (in flight)",
+                            "[provider] key=key-A COMMITTED job=" + id + " (after delay)",
+                        }));
+}
+
+TEST_F(ProviderFaultsTest, HeldRequestsOfTwoKeysCompleteIndependently) {
+  install(core_, {"delay-before-commit:1s", "delay-before-commit:2s"});
+  const Decision first = post(core_, "key-A", kOrder42);
+  const Decision second = post(core_, "key-B", R"({"orderId":"order-7"})");
+  ASSERT_TRUE(first.pending_commit.has_value());
+  ASSERT_TRUE(second.pending_commit.has_value());
+  EXPECT_EQ(*first.pending_commit, 1U);
+  EXPECT_EQ(*second.pending_commit, 2U);
+  EXPECT_EQ(second.delay, Millis{2'000});
+
+  const Decision b = core_.complete(*second.pending_commit, Millis{2'000});
+  EXPECT_EQ(body_of(b)["orderId"], "order-7");
+  EXPECT_EQ(post(core_, "key-A", kOrder42).status, 409);  // key-A is still held
+  const Decision a = core_.complete(*first.pending_commit, Millis{2'100});
+  EXPECT_EQ(body_of(a)["orderId"], "order-42");
+  // Creation order is commit order.
+  json jobs = jobs_of(core_)["jobs"];
+  ASSERT_EQ(jobs.size(), 2U);
+  EXPECT_EQ(jobs[0]["key"], "key-B");
+  EXPECT_EQ(jobs[1]["key"], "key-A");
+}
+
+TEST_F(ProviderFaultsTest, ResetWhileARequestIsHeldAnswers503AndStoresNothing) {
+  install(core_, {"delay-before-commit:1s"});
+  const Decision held = post(core_, "key-A", kOrder42);
+  ASSERT_TRUE(held.pending_commit.has_value());
+  ASSERT_EQ(call(core_, "POST", "/_test/reset").status, 200);
+
+  const Decision after_reset = core_.complete(*held.pending_commit, Millis{1'000});
+  EXPECT_EQ(after_reset.delivery, Delivery::respond);
+  EXPECT_EQ(after_reset.status, 503);
+  EXPECT_EQ(body_of(after_reset)["error"], "temporarily_unavailable");
+  EXPECT_EQ(stored_count(core_), 0U);
+  EXPECT_EQ(journal_entries(core_), json::array());
+  EXPECT_EQ(lookup(core_, "key-A").status, 404);
+  EXPECT_EQ(post(core_, "key-A", kOrder42).status, 201);  // no longer in flight
+}
+
+// After a reset the journal's sequence numbers start again at 1, so a request held before
+// the reset and one held after it can carry the same pending_commit. Completing the old
+// one must not commit the new one.
+TEST_F(ProviderFaultsTest, CompletingARequestHeldBeforeAResetLeavesANewHeldRequestAlone) {
+  install(core_, {"delay-before-commit:1s"});
+  const Decision old_held = post(core_, "key-A", kOrder42);
+  ASSERT_TRUE(old_held.pending_commit.has_value());
+  ASSERT_EQ(call(core_, "POST", "/_test/reset").status, 200);
+
+  install(core_, {"delay-before-commit:5s"});
+  const Decision new_held = post(core_, "key-B", R"({"orderId":"order-7"})", Millis{10});
+  ASSERT_TRUE(new_held.pending_commit.has_value());
+
+  // The old request's wait ends: the provider was reset under it.
+  const Decision old_answer = core_.complete(*old_held.pending_commit, Millis{1'000});
+  EXPECT_EQ(old_answer.status, 503) << old_answer.body;
+  EXPECT_EQ(stored_count(core_), 0U) << "key-B was committed 4 s early by key-A's complete()";
+  EXPECT_EQ(post(core_, "key-B", R"({"orderId":"order-7"})", Millis{1'100}).status, 409)
+      << "key-B should still be in flight";
+
+  // key-B's own wait ends with its 201.
+  const Decision new_answer = core_.complete(*new_held.pending_commit, Millis{5'010});
+  EXPECT_EQ(new_answer.status, 201) << new_answer.body;
+  EXPECT_EQ(stored_count(core_), 1U);
+}
+
+// ---- lookup-unavailable ------------------------------------------------------------------
+
+TEST_F(ProviderFaultsTest, LookupUnavailableFailsTheNextLookupOnly) {
+  ASSERT_EQ(post(core_, "key-A", kOrder42).status, 201);
+  install(core_, {"lookup-unavailable"});
+  // A new operation does not take it.
+  const Decision created = post(core_, "key-B", kOrder42);
+  ASSERT_EQ(created.status, 201);
+
+  const Decision failed = lookup(core_, "key-A");
+  EXPECT_EQ(failed.status, 503);
+  EXPECT_EQ(body_of(failed), json({{"error", "temporarily_unavailable"}}));
+  const Decision found = lookup(core_, "key-A");
+  EXPECT_EQ(found.status, 200);
+  EXPECT_EQ(body_of(found)["orderId"], "order-42");
+
+  json entries = journal_entries(core_);
+  ASSERT_EQ(entries.size(), 4U);
+  EXPECT_EQ(entries[1]["fault"], "none");
+  EXPECT_EQ(entries[2], json({{"seq", 3},
+                              {"atMs", 0},
+                              {"method", "GET"},
+                              {"path", "/jobs/by-idempotency-key/key-A"},
+                              {"key", "key-A"},
+                              {"fingerprint", nullptr},
+                              {"outcome", "lookup_failed"},
+                              {"fault", "lookup-unavailable"},
+                              {"status", 503},
+                              {"delivered", true},
+                              {"jobId", nullptr}}));
+  EXPECT_EQ(entries[3]["outcome"], "lookup_hit");
+  EXPECT_EQ(entries[3]["fault"], nullptr);
+  EXPECT_EQ(entries[3]["jobId"], body_of(found)["id"]);
+}
+
+TEST_F(ProviderFaultsTest, LookupUnavailableAlsoFailsALookupThatWouldMiss) {
+  install(core_, {"lookup-unavailable"});
+  EXPECT_EQ(lookup(core_, "never").status, 503);
+  EXPECT_EQ(lookup(core_, "never").status, 404);
+}
+
+TEST_F(ProviderFaultsTest, EveryFaultNameIsJournaledAsWritten) {
+  const std::vector<std::string> names = {"none",
+                                          "fail-before-commit",
+                                          "commit-then-error",
+                                          "commit-then-drop",
+                                          "commit-then-reset",
+                                          "drop-before-commit",
+                                          "commit-then-delay:250ms",
+                                          "rate-limited:3",
+                                          "commit-then-truncate",
+                                          "commit-then-500"};
+  install(core_, names);
+  for (std::size_t i = 0; i < names.size(); ++i)
+    post(core_, "key-" + std::to_string(i), kOrder42);
+  json entries = journal_entries(core_);
+  ASSERT_EQ(entries.size(), names.size());
+  for (std::size_t i = 0; i < names.size(); ++i)
+    EXPECT_EQ(entries[i]["fault"], names[i]);
+  // Stored: none, commit-then-error, -drop, -reset, -delay, -truncate, -500.
+  EXPECT_EQ(stored_count(core_), 7U);
+}
+
+}  // namespace
+}  // namespace retryproof::provider
