@@ -5,6 +5,7 @@
 #include "client_command.hpp"
 #include "demo_command.hpp"
 #include "provider_command.hpp"
+#include "run_command.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -13,6 +14,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   int exit_code = 0;
   retryproof::provider::add_provider_command(app, exit_code);
+  retryproof::scenarios::add_run_command(app, exit_code);
   retryproof::client::add_client_command(app, exit_code);
   retryproof::scenarios::add_demo_command(app, exit_code);
   try {

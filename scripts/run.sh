@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Sets up, builds, and runs the main job. Until the scenario runner lands, the main job
-# is a narrated demonstration of the three well-known situations against a live provider.
+# Sets up, builds, and runs the main job: the scenario catalog against the reference
+# client, then the mutant matrix (the reference client clean, every mutant caught).
+# Arguments go to the first run: scripts/run.sh --client 'cmd:python3 my_client.py'
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$root/scripts/setup.sh"
@@ -11,4 +12,12 @@ if ! "$root/scripts/build.sh" dev >"$log" 2>&1; then
   echo "run: the build failed (output above)" >&2
   exit 1
 fi
-"$root/build/dev/scenarios/retryproof" demo "$@"
+retryproof="$root/build/dev/scenarios/retryproof"
+
+status=0
+"$retryproof" run "$@" || status=$?
+if [ $# -eq 0 ]; then
+  echo
+  "$retryproof" run --mutants || status=$?
+fi
+exit "$status"

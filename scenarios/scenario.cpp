@@ -1,0 +1,291 @@
+#include "scenario.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "duration.hpp"
+
+namespace retryproof::scenarios {
+namespace {
+
+using nlohmann::json;
+
+// A JSON value and where it stands in the file ("$.client.timeout"), for errors that say
+// exactly where to look.
+struct Node {
+  const json& value;
+  std::string path;
+
+  [[noreturn]] void fail(const std::string& what) const { throw ScenarioError(path + ": " + what); }
+
+  Node field(const std::string& name) const { return {value.at(name), path + "." + name}; }
+  Node item(std::size_t i) const { return {value.at(i), path + "[" + std::to_string(i) + "]"}; }
+  bool has(const std::string& name) const { return value.contains(name); }
+
+  const json& object(std::initializer_list<std::string_view> known) const {
+    if (!value.is_object()) fail("expected an object");
+    for (const auto& [name, ignored] : value.items()) {
+      if (std::find(known.begin(), known.end(), name) == known.end()) {
+        std::string names;
+        for (const auto known_name : known) names += (names.empty() ? "" : ", ") + std::string(known_name);
+        fail("unknown field \"" + name + "\"; expected one of: " + names);
+      }
+    }
+    return value;
+  }
+  std::string string() const {
+    if (!value.is_string()) fail("expected a string");
+    return value.get<std::string>();
+  }
+  std::string non_empty_string() const {
+    std::string text = string();
+    if (text.empty()) fail("expected a non-empty string");
+    return text;
+  }
+  int integer(int low, int high) const {
+    if (!value.is_number_integer() || value.get<std::int64_t>() < low || value.get<std::int64_t>() > high) {
+      fail("expected a whole number from " + std::to_string(low) + " to " + std::to_string(high));
+    }
+    return value.get<int>();
+  }
+  Millis duration() const {
+    try {
+      return provider::parse_duration(string());
+    } catch (const std::invalid_argument& error) {
+      fail(error.what());
+    }
+  }
+  const json& array() const {
+    if (!value.is_array()) fail("expected an array");
+    return value;
+  }
+  json payload() const {
+    if (!value.is_object()) fail("expected a JSON object (the job's payload)");
+    return value;
+  }
+};
+
+ScenarioOperation read_operation(const Node& node) {
+  node.object({"id", "payload"});
+  if (!node.has("id")) node.fail("an operation needs an \"id\"");
+  return {node.field("id").non_empty_string(),
+          node.has("payload") ? node.field("payload").payload() : json::object()};
+}
+
+void read_generated(const Node& node, std::vector<ScenarioOperation>& operations) {
+  node.object({"count", "idPrefix"});
+  const int count = node.has("count") ? node.field("count").integer(1, 10000) : 1;
+  const std::string prefix = node.has("idPrefix") ? node.field("idPrefix").non_empty_string()
+                                                  : std::string("fulfillment:generated-");
+  for (int i = 1; i <= count; ++i) {
+    const std::string n = std::to_string(i);
+    operations.push_back({prefix + n, {{"orderId", "order-" + n}, {"amount", 100 + i}}});
+  }
+}
+
+Invocation read_invocation(const Node& node, const std::set<std::string>& operation_ids) {
+  node.object({"operation", "payload", "kill"});
+  if (!node.has("operation")) node.fail("an invocation names its \"operation\"");
+  Invocation invocation{node.field("operation").non_empty_string()};
+  if (!operation_ids.contains(invocation.operation)) {
+    node.field("operation").fail("no operation has the id \"" + invocation.operation + "\"");
+  }
+  if (node.has("payload")) invocation.payload = node.field("payload").payload();
+  if (node.has("kill")) {
+    if (node.field("kill").string() != "after-commit") {
+      node.field("kill").fail("the only kill point is \"after-commit\"");
+    }
+    invocation.kill = KillPoint::after_commit;
+  }
+  return invocation;
+}
+
+void read_client(const Node& node, Scenario& scenario) {
+  node.object({"attempts", "baseDelay", "maxDelay", "timeout", "use"});
+  auto& settings = scenario.settings;
+  if (node.has("attempts")) settings.attempts = node.field("attempts").integer(1, 100);
+  if (node.has("baseDelay")) settings.base_delay = node.field("baseDelay").duration();
+  if (node.has("maxDelay")) settings.max_delay = node.field("maxDelay").duration();
+  if (node.has("timeout")) settings.timeout = node.field("timeout").duration();
+  if (settings.max_delay < settings.base_delay) node.fail("maxDelay is shorter than baseDelay");
+  if (node.has("use")) {
+    try {
+      scenario.pinned_client = parse_client_choice(node.field("use").string());
+    } catch (const std::invalid_argument& error) {
+      node.field("use").fail(error.what());
+    }
+  }
+}
+
+void read_expectations(const Node& node, Expectations& expect) {
+  node.object({"jobs", "outcomes", "violations"});
+  if (node.has("jobs")) expect.jobs = node.field("jobs").integer(0, 1'000'000);
+  if (node.has("outcomes")) {
+    const Node outcomes = node.field("outcomes");
+    for (std::size_t i = 0; i < outcomes.array().size(); ++i) {
+      const std::string outcome = outcomes.item(i).string();
+      if (outcome != "succeeded" && outcome != "failed" && outcome != "unknown") {
+        outcomes.item(i).fail("expected succeeded, failed or unknown");
+      }
+      expect.outcomes.push_back(outcome);
+    }
+  }
+  if (node.has("violations")) {
+    const Node violations = node.field("violations");
+    for (std::size_t i = 0; i < violations.array().size(); ++i) {
+      const std::string id = violations.item(i).string();
+      const auto& known = verdict_ids();
+      if (std::find(known.begin(), known.end(), id) == known.end()) {
+        violations.item(i).fail("unknown verdict \"" + id + "\"");
+      }
+      expect.violations.push_back(id);
+    }
+  }
+}
+
+Scenario read_scenario(const json& document, const std::filesystem::path& file) {
+  const Node root{document, "$"};
+  root.object({"name", "description", "profile", "plan", "operations", "generatedOperations",
+               "invocations", "client", "minGap", "timeLimit", "expect"});
+  Scenario scenario;
+  scenario.file = file;
+  if (!root.has("name")) root.fail("a scenario needs a \"name\"");
+  scenario.name = root.field("name").non_empty_string();
+  if (root.has("description")) scenario.description = root.field("description").string();
+  if (root.has("profile")) {
+    try {
+      scenario.profile = provider::parse_profile(root.field("profile").string());
+    } catch (const std::invalid_argument& error) {
+      root.field("profile").fail(error.what());
+    }
+  }
+  scenario.plan = root.has("plan") ? root.field("plan").value : json{{"faults", json::array()}};
+  try {
+    provider::FaultPlan::from_json(scenario.plan);
+  } catch (const std::invalid_argument& error) {
+    throw ScenarioError("$.plan: " + std::string(error.what()));
+  }
+
+  if (root.has("operations")) {
+    const Node operations = root.field("operations");
+    for (std::size_t i = 0; i < operations.array().size(); ++i) {
+      scenario.operations.push_back(read_operation(operations.item(i)));
+    }
+  }
+  if (root.has("generatedOperations")) read_generated(root.field("generatedOperations"), scenario.operations);
+  if (scenario.operations.empty()) root.fail("a scenario needs \"operations\" (or \"generatedOperations\")");
+  std::set<std::string> ids;
+  for (const auto& operation : scenario.operations) {
+    if (!ids.insert(operation.id).second) root.fail("two operations have the id \"" + operation.id + "\"");
+  }
+
+  if (root.has("invocations")) {
+    const Node invocations = root.field("invocations");
+    for (std::size_t i = 0; i < invocations.array().size(); ++i) {
+      scenario.invocations.push_back(read_invocation(invocations.item(i), ids));
+    }
+  } else {
+    for (const auto& operation : scenario.operations) scenario.invocations.push_back({operation.id});
+  }
+
+  if (root.has("client")) read_client(root.field("client"), scenario);
+  scenario.min_gap = root.has("minGap") ? root.field("minGap").duration() : scenario.settings.base_delay / 2;
+  if (root.has("timeLimit")) scenario.time_limit = root.field("timeLimit").duration();
+  if (root.has("expect")) read_expectations(root.field("expect"), scenario.expect);
+  return scenario;
+}
+
+}  // namespace
+
+const std::vector<std::string>& verdict_ids() {
+  static const std::vector<std::string> ids = {
+      "no-duplicate-effect", "key-stability",  "payload-stability", "fail-closed",
+      "attempt-budget",      "backoff",        "retry-after",       "no-retry-of-definitive",
+      "truthful-outcome",    "crash-recovery", "client-error"};
+  return ids;
+}
+
+std::string ClientChoice::describe() const {
+  switch (kind) {
+    case Kind::reference: return "reference";
+    case Kind::mutant: return "mutant:" + client::to_string(mutant);
+    case Kind::command: return "cmd:" + command;
+  }
+  return "reference";
+}
+
+ClientChoice parse_client_choice(const std::string& text) {
+  if (text == "reference") return {};
+  if (text.starts_with("mutant:")) {
+    return {ClientChoice::Kind::mutant, client::parse_mutant(text.substr(7)), {}};
+  }
+  if (text.starts_with("cmd:") && text.size() > 4) {
+    return {ClientChoice::Kind::command, client::Mutant::none, text.substr(4)};
+  }
+  throw std::invalid_argument("a client is \"reference\", \"mutant:NAME\" or \"cmd:COMMAND\", not \"" +
+                              text + "\"");
+}
+
+const ScenarioOperation& Scenario::operation(const std::string& id) const {
+  return *std::find_if(operations.begin(), operations.end(),
+                       [&](const ScenarioOperation& operation) { return operation.id == id; });
+}
+
+Scenario load_scenario(const std::filesystem::path& file) {
+  std::ifstream stream(file);
+  if (!stream) throw ScenarioError(file.string() + ": cannot be read");
+  std::stringstream text;
+  text << stream.rdbuf();
+  json document;
+  try {
+    document = json::parse(text.str());
+  } catch (const json::exception& error) {
+    std::string message = error.what();
+    message.erase(0, message.find("] ") + 2);  // nlohmann's "[json.exception...] " tag
+    throw ScenarioError(file.string() + ": not valid JSON: " + message);
+  }
+  try {
+    return read_scenario(document, file);
+  } catch (const ScenarioError& error) {
+    throw ScenarioError(file.string() + ": " + error.what());
+  }
+}
+
+std::vector<Scenario> load_catalog(const std::vector<std::filesystem::path>& paths) {
+  std::vector<std::filesystem::path> files;
+  std::string errors;
+  for (const auto& path : paths) {
+    std::error_code error;
+    if (std::filesystem::is_directory(path, error)) {
+      for (const auto& entry : std::filesystem::recursive_directory_iterator(path, error)) {
+        if (entry.is_regular_file() && entry.path().extension() == ".json") files.push_back(entry.path());
+      }
+    } else if (std::filesystem::is_regular_file(path, error)) {
+      files.push_back(path);
+    } else {
+      errors += path.string() + ": no such file or directory\n";
+    }
+  }
+  std::sort(files.begin(), files.end());
+  std::vector<Scenario> scenarios;
+  std::set<std::string> names;
+  for (const auto& file : files) {
+    try {
+      Scenario scenario = load_scenario(file);
+      if (!names.insert(scenario.name).second) {
+        throw ScenarioError(file.string() + ": $.name: another scenario is also named \"" +
+                            scenario.name + "\"");
+      }
+      scenarios.push_back(std::move(scenario));
+    } catch (const ScenarioError& error) {
+      errors += std::string(error.what()) + "\n";
+    }
+  }
+  if (!errors.empty()) throw ScenarioError(errors);
+  if (scenarios.empty()) throw ScenarioError("no scenario files (*.json) found");
+  return scenarios;
+}
+
+}  // namespace retryproof::scenarios

@@ -1,0 +1,88 @@
+// A scenario: a provider set up to fail in a chosen way, operations for a client to
+// carry out, and what a retry-safe client must achieve. Loaded from JSON files under
+// scenarios/catalog/ (docs/scenarios.md describes the format).
+#pragma once
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fault_plan.hpp"
+#include "profile.hpp"
+#include "retrying_client.hpp"
+
+namespace retryproof::scenarios {
+
+using Millis = std::chrono::milliseconds;
+
+struct ScenarioOperation {
+  std::string id;           // business identity: the operation id clients derive keys from
+  nlohmann::json payload;   // a JSON object
+};
+
+enum class KillPoint {
+  none,
+  after_commit,  // SIGKILL as soon as the provider holds a job for the operation
+};
+
+struct Invocation {
+  std::string operation;                  // an operation id of the scenario
+  std::optional<nlohmann::json> payload;  // replaces the operation's payload for this run
+  KillPoint kill = KillPoint::none;
+};
+
+// Which client a scenario insists on, whatever --client says (the anti-pattern
+// scenarios pin a mutant to show the harness flags it).
+struct ClientChoice {
+  enum class Kind { reference, mutant, command } kind = Kind::reference;
+  client::Mutant mutant = client::Mutant::none;
+  std::string command;  // for Kind::command: run with /bin/sh -c
+
+  std::string describe() const;  // "reference", "mutant:blind-retry", "cmd:python3 x.py"
+};
+
+// Parses --client values: reference, mutant:NAME, cmd:COMMAND. Throws std::invalid_argument.
+ClientChoice parse_client_choice(const std::string& text);
+
+struct Expectations {
+  std::optional<int> jobs;                  // jobs the provider holds at the end
+  std::vector<std::string> outcomes;        // allowed final outcomes; empty: any
+  std::vector<std::string> violations;      // verdict ids expected to fail; others must pass
+};
+
+struct Scenario {
+  std::filesystem::path file;
+  std::string name;
+  std::string description;
+  provider::Profile profile = provider::Profile::baseline;
+  nlohmann::json plan;  // the provider's plan format, validated by FaultPlan::from_json
+  std::vector<ScenarioOperation> operations;
+  std::vector<Invocation> invocations;  // default: one per operation, in order
+  client::ClientSettings settings;      // what the reference client and mutants run with
+  Millis min_gap{50};                   // the backoff floor every retry must respect
+  Millis time_limit{20000};             // per invocation
+  std::optional<ClientChoice> pinned_client;
+  Expectations expect;
+
+  const ScenarioOperation& operation(const std::string& id) const;
+};
+
+// Every verdict id, in report order (checked when a file names expected violations).
+const std::vector<std::string>& verdict_ids();
+
+// A scenario file that breaks the format: where and what.
+struct ScenarioError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Reads and validates one file. Throws ScenarioError naming the file, the JSON path
+// and what was expected ("catalog/c.json: $.plan.faults[0]: unknown fault ...").
+Scenario load_scenario(const std::filesystem::path& file);
+
+// Every *.json under the given files and directories, sorted by path; all errors of all
+// files are collected and thrown together, so nothing runs on an invalid catalog.
+std::vector<Scenario> load_catalog(const std::vector<std::filesystem::path>& paths);
+
+}  // namespace retryproof::scenarios
