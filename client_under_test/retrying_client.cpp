@@ -78,10 +78,12 @@ struct RetryingClient::Run {
   std::string fingerprint;
   Intent intent;
   ClientResult result;
-  Millis wait{0};              // to wait before the next request
-  bool final_lookup = false;   // the budget is spent: this lookup decides the report
-  bool saw_in_flight = false;  // a 409 showed the key being processed
-  int round = 1;               // the nested-retry-new-key mutant's outer loop
+  Millis wait{0};             // to wait before the next request
+  bool final_lookup = false;  // the budget is spent: this lookup decides the report
+  // A 409, or a timeout, left a request with this key possibly still being processed:
+  // a later 404 then proves only that it has not committed yet.
+  bool may_still_commit = false;
+  int round = 1;  // the nested-retry-new-key mutant's outer loop
 };
 
 RetryingClient::RetryingClient(ClientSettings settings, ClientParts parts, Mutant mutant)
@@ -143,6 +145,7 @@ RetryingClient::Next RetryingClient::plan(Run& run) {
       case IntentStatus::unknown:
         note.decision = "an earlier run did not finish: look the key up before sending anything";
         record(run, note);
+        run.may_still_commit = earlier->attempts > 0;  // its request may still be in flight
         return Next::reconcile;
     }
   }
@@ -211,7 +214,7 @@ RetryingClient::Next RetryingClient::attempt(Run& run) {
     step.classification = status == 429   ? "rate-limited"
                           : status == 409 ? "in-flight"
                                           : "retryable";
-    run.saw_in_flight |= status == 409;
+    run.may_still_commit |= status == 409;
     run.wait = backoff(run.intent.attempts);
     if (status == 429 && mutant_ != Mutant::ignores_retry_after) {
       run.wait = std::max(run.wait, retry_after(response).value_or(Millis(0)));
@@ -234,6 +237,7 @@ RetryingClient::Next RetryingClient::attempt(Run& run) {
 
   // Timeout, closed or reset connection, truncated body, 500: it may have committed.
   step.classification = "ambiguous";
+  run.may_still_commit |= response.failure == TransportFailure::timeout;
   if (mutant_ == Mutant::timeout_is_failure) {
     step.decision = "stop: treat the unseen outcome as a failure";
     record(run, step);
@@ -275,12 +279,11 @@ RetryingClient::Next RetryingClient::reconcile(Run& run) {
       record(run, step);
       return Next::attempt;
     }
-    if (run.saw_in_flight) {
-      // A 409 proved a request with this key was still being processed: a 404 now says
-      // only that it has not committed yet.
+    if (run.may_still_commit) {
       step.decision = "stop: fail closed, a request with this key may still commit";
       record(run, step);
-      return give_up(run, Outcome::unknown, "the key was still in flight when the budget ran out");
+      return give_up(run, Outcome::unknown,
+                     "a request with this key may still be in flight: the budget ran out first");
     }
     step.decision = "stop: never committed, and the budget is spent";
     record(run, step);

@@ -218,7 +218,7 @@ TEST(ReferenceClientSim, DelayBeforeCommitOutlastingTheBudgetEndsWithOneJobAndAn
                                       kPost + "conflict 409", kPost + "conflict 409",
                                       kLookup + "lookup_miss 404"}));
   EXPECT_EQ(result.outcome, Outcome::unknown);
-  EXPECT_EQ(result.reason, "the key was still in flight when the budget ran out");
+  EXPECT_EQ(result.reason, "a request with this key may still be in flight: the budget ran out first");
   EXPECT_EQ(result.attempts, 3);
 
   sim.settle();
