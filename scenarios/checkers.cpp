@@ -12,7 +12,9 @@ namespace {
 
 using nlohmann::json;
 
-bool is_post(const json& entry) { return entry["method"] == "POST" && entry["path"] == "/jobs"; }
+bool is_post(const json& entry) {
+  return entry["method"] == "POST" && entry["path"] == "/jobs";
+}
 
 bool is_lookup(const json& entry) {
   return entry["method"] == "GET" &&
@@ -23,9 +25,15 @@ std::string key_of(const json& entry) {
   return entry["key"].is_string() ? entry["key"].get<std::string>() : std::string();
 }
 
-std::uint64_t seq_of(const json& entry) { return entry["seq"].get<std::uint64_t>(); }
-std::int64_t at_of(const json& entry) { return entry["atMs"].get<std::int64_t>(); }
-int status_of(const json& entry) { return entry["status"].is_number() ? entry["status"].get<int>() : 0; }
+std::uint64_t seq_of(const json& entry) {
+  return entry["seq"].get<std::uint64_t>();
+}
+std::int64_t at_of(const json& entry) {
+  return entry["atMs"].get<std::int64_t>();
+}
+int status_of(const json& entry) {
+  return entry["status"].is_number() ? entry["status"].get<int>() : 0;
+}
 
 std::string fault_of(const json& entry) {
   return entry["fault"].is_string() ? entry["fault"].get<std::string>() : std::string();
@@ -54,7 +62,8 @@ std::vector<const json*> posts_of_operation(const RunRecord& run, const std::str
   std::vector<const json*> posts;
   for (const auto& invocation : run.invocations) {
     if (invocation.operation != operation) continue;
-    for (const json* post : posts_of(run, invocation)) posts.push_back(post);
+    for (const json* post : posts_of(run, invocation))
+      posts.push_back(post);
   }
   return posts;
 }
@@ -64,7 +73,8 @@ std::map<std::string, std::string> operation_by_key(const RunRecord& run) {
   std::map<std::string, std::string> owners;
   for (const auto& invocation : run.invocations) {
     for (const json* entry : entries_of(run, invocation)) {
-      if (is_post(*entry) && !key_of(*entry).empty()) owners.emplace(key_of(*entry), invocation.operation);
+      if (is_post(*entry) && !key_of(*entry).empty())
+        owners.emplace(key_of(*entry), invocation.operation);
     }
   }
   return owners;
@@ -72,7 +82,8 @@ std::map<std::string, std::string> operation_by_key(const RunRecord& run) {
 
 std::vector<std::string> operation_ids(const RunRecord& run) {
   std::vector<std::string> ids;
-  for (const auto& operation : run.scenario.operations) ids.push_back(operation.id);
+  for (const auto& operation : run.scenario.operations)
+    ids.push_back(operation.id);
   return ids;
 }
 
@@ -107,12 +118,15 @@ struct Violations {
     std::sort(evidence.begin(), evidence.end());
     evidence.erase(std::unique(evidence.begin(), evidence.end()), evidence.end());
     std::string text = explanations.front();
-    if (explanations.size() > 1) text += " (and " + std::to_string(explanations.size() - 1) + " more)";
+    if (explanations.size() > 1)
+      text += " (and " + std::to_string(explanations.size() - 1) + " more)";
     return {id, VerdictStatus::fail, std::move(text), std::move(evidence)};
   }
 };
 
-std::string seq_text(const json& entry) { return "seq " + std::to_string(seq_of(entry)); }
+std::string seq_text(const json& entry) {
+  return "seq " + std::to_string(seq_of(entry));
+}
 
 // How long a delayed fault held its response, or zero.
 Millis held_for(const std::string& fault) {
@@ -149,9 +163,12 @@ std::string ambiguity_of(const json& entry, const json* next_about_key) {
 
 std::string to_string(VerdictStatus status) {
   switch (status) {
-    case VerdictStatus::pass: return "pass";
-    case VerdictStatus::fail: return "fail";
-    case VerdictStatus::not_applicable: return "n/a";
+    case VerdictStatus::pass:
+      return "pass";
+    case VerdictStatus::fail:
+      return "fail";
+    case VerdictStatus::not_applicable:
+      return "n/a";
   }
   return "n/a";
 }
@@ -171,7 +188,8 @@ Verdict check_no_duplicate_effect(const RunRecord& run) {
     for (const json* job : jobs) {
       const json* created = creation_of(run, (*job)["id"]);
       listing += (listing.empty() ? "" : ", ") + (*job)["id"].get<std::string>() + " (key " +
-                 (*job)["key"].get<std::string>() + (created ? ", " + seq_text(*created) : "") + ")";
+                 (*job)["key"].get<std::string>() + (created ? ", " + seq_text(*created) : "") +
+                 ")";
       if (created) seqs.push_back(seq_of(*created));
     }
     violations.explanations.push_back("operation " + operation + " has " +
@@ -198,8 +216,8 @@ Verdict check_key_stability(const RunRecord& run) {
       seqs.push_back(seq_of(*post));
     }
     violations.explanations.push_back("operation " + operation + " was sent with " +
-                                      std::to_string(first_of_each_key.size()) + " keys: " +
-                                      listing + "; every attempt must carry one key");
+                                      std::to_string(first_of_each_key.size()) +
+                                      " keys: " + listing + "; every attempt must carry one key");
     violations.evidence.insert(violations.evidence.end(), seqs.begin(), seqs.end());
   }
   return violations.verdict("every operation was sent with one key");
@@ -246,17 +264,19 @@ Verdict check_fail_closed(const RunRecord& run) {
 }
 
 Verdict check_attempt_budget(const RunRecord& run) {
+  // Per run of the client: a later invocation is a new decision to carry the operation out.
   Violations violations{"attempt-budget"};
   const auto budget = static_cast<std::size_t>(run.scenario.settings.attempts);
-  for (const auto& operation : operation_ids(run)) {
-    const auto posts = posts_of_operation(run, operation);
+  for (const auto& invocation : run.invocations) {
+    const auto posts = posts_of(run, invocation);
     if (posts.size() <= budget) continue;
-    violations.add("operation " + operation + " sent " + std::to_string(posts.size()) +
-                       " POSTs; the budget is " + std::to_string(budget) + " (the first over it: " +
-                       seq_text(*posts[budget]) + ")",
+    violations.add("invocation " + std::to_string(invocation.index + 1) + " (" +
+                       invocation.operation + ") sent " + std::to_string(posts.size()) +
+                       " POSTs; the budget is " + std::to_string(budget) +
+                       " (the first over it: " + seq_text(*posts[budget]) + ")",
                    {seq_of(*posts[budget])});
   }
-  return violations.verdict("every operation stayed within " + std::to_string(budget) +
+  return violations.verdict("every run of the client stayed within " + std::to_string(budget) +
                             " attempts");
 }
 
@@ -291,7 +311,8 @@ Verdict check_retry_after(const RunRecord& run) {
       any_limited = true;
       const std::string fault = fault_of(*posts[i]);
       const auto colon = fault.find(':');
-      const std::int64_t seconds = colon == std::string::npos ? 1 : std::stoll(fault.substr(colon + 1));
+      const std::int64_t seconds =
+          colon == std::string::npos ? 1 : std::stoll(fault.substr(colon + 1));
       const auto gap = at_of(*posts[i + 1]) - at_of(*posts[i]);
       if (gap >= seconds * 1000) continue;
       violations.add("after a 429 with Retry-After: " + std::to_string(seconds) + " (" +
@@ -332,15 +353,16 @@ Verdict check_truthful_outcome(const RunRecord& run) {
   for (const auto& invocation : run.invocations) {
     if (!invocation.outcome.is_object()) continue;  // killed, or a client error
     const std::string outcome = invocation.outcome.value("outcome", "");
-    const std::string label = "invocation " + std::to_string(invocation.index + 1) + " (" +
-                              invocation.operation + ")";
+    const std::string label =
+        "invocation " + std::to_string(invocation.index + 1) + " (" + invocation.operation + ")";
     if (outcome == "unknown") {
       ++unknown;
     } else if (outcome == "succeeded") {
       const std::string job_id = invocation.outcome.value("jobId", "");
       const bool held = std::any_of(run.jobs.begin(), run.jobs.end(), [&](const json& job) {
         const auto owner = owners.find(job["key"]);
-        return job["id"] == job_id && owner != owners.end() && owner->second == invocation.operation;
+        return job["id"] == job_id && owner != owners.end() &&
+               owner->second == invocation.operation;
       });
       if (!held) {
         violations.add(label + " reported succeeded with " + job_id +
@@ -348,26 +370,28 @@ Verdict check_truthful_outcome(const RunRecord& run) {
                        {});
       }
     } else if (outcome == "failed") {
-      // A job created with exactly the payload this invocation was asked to send.
+      // A job created with exactly the payload this invocation was asked to send, by a
+      // request that arrived before the invocation ended (a later run's job is not its).
       const std::string fingerprint = provider::fingerprint(invocation.payload);
       for (const auto& job : run.jobs) {
         const auto owner = owners.find(job["key"]);
         const json* created = creation_of(run, job["id"]);
         if (owner == owners.end() || owner->second != invocation.operation || created == nullptr ||
-            (*created)["fingerprint"] != fingerprint) {
+            (*created)["fingerprint"] != fingerprint || seq_of(*created) > invocation.last_seq) {
           continue;
         }
         violations.add(label + " reported failed, but the provider holds " +
                            job["id"].get<std::string>() + " for key " +
-                           job["key"].get<std::string>() + " (created at " + seq_text(*created) + ")",
+                           job["key"].get<std::string>() + " (created at " + seq_text(*created) +
+                           ")",
                        {seq_of(*created)});
       }
     }
   }
-  return violations.verdict(unknown == 0 ? "every reported outcome matches the provider's records"
-                                         : "every reported outcome matches the provider's records; " +
-                                               std::to_string(unknown) +
-                                               " unknown (allowed: failed closed)");
+  return violations.verdict(
+      unknown == 0 ? "every reported outcome matches the provider's records"
+                   : "every reported outcome matches the provider's records; " +
+                         std::to_string(unknown) + " unknown (allowed: failed closed)");
 }
 
 Verdict check_crash_recovery(const RunRecord& run) {
@@ -377,16 +401,17 @@ Verdict check_crash_recovery(const RunRecord& run) {
     if (!run.invocations[i].killed) continue;
     any_kill = true;
     const std::string& operation = run.invocations[i].operation;
-    const auto rerun = std::find_if(run.invocations.begin() + static_cast<std::ptrdiff_t>(i) + 1,
-                                    run.invocations.end(),
-                                    [&](const auto& later) { return later.operation == operation; });
+    const auto rerun = std::find_if(
+        run.invocations.begin() + static_cast<std::ptrdiff_t>(i) + 1, run.invocations.end(),
+        [&](const auto& later) { return later.operation == operation; });
     if (rerun == run.invocations.end()) continue;
     const auto entries = entries_of(run, *rerun);
     if (!entries.empty() && !is_lookup(*entries.front())) {
       violations.add("after the restart, the first request for " + operation + " was " +
                          entries.front()->at("method").get<std::string>() + " " +
                          entries.front()->at("path").get<std::string>() + " (" +
-                         seq_text(*entries.front()) + "); the planned intent had to be looked up first",
+                         seq_text(*entries.front()) +
+                         "); the planned intent had to be looked up first",
                      {seq_of(*entries.front())});
     }
   }

@@ -6,7 +6,9 @@
 namespace retryproof::scenarios {
 namespace {
 
-bool caught(const MatrixRow& row) { return !row.missed.empty(); }
+bool caught(const MatrixRow& row) {
+  return !row.missed.empty();
+}
 
 std::string verdict_column(const MatrixRow& row, const std::string& id) {
   const auto found = row.flagged.find(id);
@@ -45,26 +47,32 @@ void write_mutant_matrix(std::ostream& out, std::uint64_t seed, const std::vecto
   const char* green = colour ? "\x1b[32m" : "";
   const char* red = colour ? "\x1b[31m" : "";
   const char* plain = colour ? "\x1b[0m" : "";
-  out << "mutant matrix (seed " << seed << "): scenarios in which each verdict caught each client\n\n";
+  out << "mutant matrix (seed " << seed
+      << "): scenarios in which each verdict caught each client\n\n";
   out << std::left << std::setw(30) << "client";
   const auto& ids = verdict_ids();
-  for (std::size_t i = 0; i < ids.size(); ++i) out << std::setw(4) << ("v" + std::to_string(i + 1));
+  for (std::size_t i = 0; i < ids.size(); ++i)
+    out << std::setw(4) << ("v" + std::to_string(i + 1));
   out << "result\n";
   for (std::size_t r = 0; r < rows.size(); ++r) {
     const MatrixRow& row = rows[r];
     out << std::setw(30) << row.client;
-    for (const auto& id : ids) out << std::setw(4) << verdict_column(row, id);
+    for (const auto& id : ids)
+      out << std::setw(4) << verdict_column(row, id);
     const bool good = r == 0 ? !caught(row) : caught(row);
     out << (good ? green : red) << row_status(row, r == 0) << plain;
-    if (r > 0 && caught(row)) out << " (" << row.missed.size() << "/" << row.scenarios << " scenarios)";
+    if (r > 0 && caught(row))
+      out << " (" << row.missed.size() << "/" << row.scenarios << " scenarios)";
     if (r == 0 && caught(row)) {
       out << ": ";
-      for (const auto& name : row.missed) out << name << ' ';
+      for (const auto& name : row.missed)
+        out << name << ' ';
     }
     out << '\n';
   }
   out << '\n';
-  for (std::size_t i = 0; i < ids.size(); ++i) out << "v" << i + 1 << " = " << ids[i] << '\n';
+  for (std::size_t i = 0; i < ids.size(); ++i)
+    out << "v" << i + 1 << " = " << ids[i] << '\n';
   out << '\n'
       << (matrix_holds(rows) ? "the harness has teeth: the reference client is clean and every "
                                "mutant was caught\n"
@@ -74,13 +82,16 @@ void write_mutant_matrix(std::ostream& out, std::uint64_t seed, const std::vecto
 void write_mutant_matrix_markdown(std::ostream& out, std::uint64_t seed,
                                   const std::vector<MatrixRow>& rows) {
   out << "## retryproof mutant matrix (seed " << seed << ")\n\n| client |";
-  for (const auto& id : verdict_ids()) out << ' ' << id << " |";
+  for (const auto& id : verdict_ids())
+    out << ' ' << id << " |";
   out << " result |\n|---|";
-  for (std::size_t i = 0; i <= verdict_ids().size(); ++i) out << "---|";
+  for (std::size_t i = 0; i <= verdict_ids().size(); ++i)
+    out << "---|";
   out << '\n';
   for (std::size_t r = 0; r < rows.size(); ++r) {
     out << "| " << rows[r].client << " |";
-    for (const auto& id : verdict_ids()) out << ' ' << verdict_column(rows[r], id) << " |";
+    for (const auto& id : verdict_ids())
+      out << ' ' << verdict_column(rows[r], id) << " |";
     out << ' ' << row_status(rows[r], r == 0) << " |\n";
   }
 }

@@ -13,9 +13,9 @@
 namespace retryproof::scenarios {
 
 struct MatrixRow {
-  std::string client;                    // "reference", "mutant:blind-retry"
-  std::map<std::string, int> flagged;    // verdict id -> scenarios where it caught the client
-  std::vector<std::string> missed;       // scenarios whose expectations the client missed
+  std::string client;                  // "reference", "mutant:blind-retry"
+  std::map<std::string, int> flagged;  // verdict id -> scenarios where it caught the client
+  std::vector<std::string> missed;     // scenarios whose expectations the client missed
   int scenarios = 0;
 };
 

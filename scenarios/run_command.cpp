@@ -28,8 +28,8 @@ struct RunCommandOptions {
 };
 
 // Runs every scenario on `jobs` threads; results keep the catalog's order.
-std::vector<ScenarioResult> run_all(const std::vector<Scenario>& scenarios, const RunOptions& options,
-                                    int jobs) {
+std::vector<ScenarioResult> run_all(const std::vector<Scenario>& scenarios,
+                                    const RunOptions& options, int jobs) {
   std::vector<ScenarioResult> results(scenarios.size());
   std::atomic<std::size_t> next{0};
   {
@@ -67,11 +67,13 @@ int run_mutant_matrix(const std::vector<Scenario>& catalog, RunOptions options, 
   std::vector<MatrixRow> rows;
   for (const auto& choice : clients) {
     options.client = choice;
-    std::cerr << "running " << scenarios.size() << " scenarios against " << choice.describe() << "\n";
+    std::cerr << "running " << scenarios.size() << " scenarios against " << choice.describe()
+              << "\n";
     rows.push_back(matrix_row(choice.describe(), run_all(scenarios, options, jobs)));
   }
   write_mutant_matrix(std::cout, options.seed, rows, isatty(STDOUT_FILENO) != 0);
-  write_file(command.markdown, [&](std::ostream& out) { write_mutant_matrix_markdown(out, options.seed, rows); });
+  write_file(command.markdown,
+             [&](std::ostream& out) { write_mutant_matrix_markdown(out, options.seed, rows); });
   return matrix_holds(rows) ? 0 : 1;
 }
 
@@ -84,7 +86,8 @@ int run(const RunCommandOptions& command) {
     scenarios = load_catalog(paths);
     options.client = parse_client_choice(command.client);
   } catch (const std::exception& error) {
-    std::cerr << "retryproof run: " << error.what() << (std::string(error.what()).ends_with("\n") ? "" : "\n");
+    std::cerr << "retryproof run: " << error.what()
+              << (std::string(error.what()).ends_with("\n") ? "" : "\n");
     return 2;
   }
   if (!command.filter.empty()) {
@@ -101,7 +104,8 @@ int run(const RunCommandOptions& command) {
 
   try {
     if (command.mutants) return run_mutant_matrix(scenarios, options, command.jobs, command);
-    const RunSummary summary{command.seed, options.client.describe(), run_all(scenarios, options, command.jobs)};
+    const RunSummary summary{command.seed, options.client.describe(),
+                             run_all(scenarios, options, command.jobs)};
     write_terminal_report(std::cout, summary, isatty(STDOUT_FILENO) != 0);
     write_file(command.json, [&](std::ostream& out) { out << to_json(summary).dump(2) << '\n'; });
     write_file(command.junit, [&](std::ostream& out) { write_junit(out, summary); });
@@ -132,7 +136,9 @@ void add_run_command(CLI::App& app, int& exit_code) {
                    "reference, mutant:NAME, or cmd:COMMAND (any program honouring the "
                    "external-client contract, run with /bin/sh -c)")
       ->capture_default_str();
-  command->add_option("--seed", options->seed, "Seed for job ids and the clients' jitter; replays a run")
+  command
+      ->add_option("--seed", options->seed,
+                   "Seed for job ids and the clients' jitter; replays a run")
       ->capture_default_str();
   command->add_option("--jobs", options->jobs, "Scenarios run at once, each with its own provider")
       ->capture_default_str()
@@ -140,11 +146,13 @@ void add_run_command(CLI::App& app, int& exit_code) {
   command->add_option("--filter", options->filter, "Only scenarios whose name contains this text");
   command->add_option("--junit", options->junit, "Also write a JUnit XML report to this file");
   command->add_option("--json", options->json, "Also write the whole result as JSON to this file");
-  command->add_option("--markdown", options->markdown,
-                      "Also write a Markdown report (with sequence diagrams of failures) to this file");
-  command->add_flag("--mutants", options->mutants,
-                    "Run the reference client and every mutant, and print the matrix of what "
-                    "caught each mutant (exit 0 when the reference is clean and every mutant caught)");
+  command->add_option(
+      "--markdown", options->markdown,
+      "Also write a Markdown report (with sequence diagrams of failures) to this file");
+  command->add_flag(
+      "--mutants", options->mutants,
+      "Run the reference client and every mutant, and print the matrix of what "
+      "caught each mutant (exit 0 when the reference is clean and every mutant caught)");
   command->callback([options, &exit_code] { exit_code = run(*options); });
 }
 

@@ -20,8 +20,10 @@ using nlohmann::json;
 class StateDirectory {
  public:
   StateDirectory() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "retryproof-run-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("cannot create a state directory");
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "retryproof-run-XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr)
+      throw std::runtime_error("cannot create a state directory");
     path_ = pattern;
   }
   ~StateDirectory() {
@@ -99,12 +101,13 @@ InvocationResult invoke(const Scenario& scenario, const Invocation& invocation, 
   const std::size_t jobs_before = server.core().job_count();
 
   const std::uint64_t seed = options.seed + static_cast<std::uint64_t>(index);
-  ChildProcess child(client_argv(choice, scenario, options, seed),
-                     {{"RETRYPROOF_BASE_URL", server.base_url()},
-                      {"RETRYPROOF_OPERATION",
-                       json{{"operationId", invocation.operation}, {"payload", result.payload}}.dump()},
-                      {"RETRYPROOF_STATE_DIR", state.path().string()},
-                      {"RETRYPROOF_SEED", std::to_string(seed)}});
+  ChildProcess child(
+      client_argv(choice, scenario, options, seed),
+      {{"RETRYPROOF_BASE_URL", server.base_url()},
+       {"RETRYPROOF_OPERATION",
+        json{{"operationId", invocation.operation}, {"payload", result.payload}}.dump()},
+       {"RETRYPROOF_STATE_DIR", state.path().string()},
+       {"RETRYPROOF_SEED", std::to_string(seed)}});
   const auto deadline = std::chrono::steady_clock::now() + scenario.time_limit;
 
   std::optional<ExitStatus> status;
@@ -114,8 +117,8 @@ InvocationResult invoke(const Scenario& scenario, const Invocation& invocation, 
       result.killed = true;
     }
   }
-  status = child.wait(std::chrono::duration_cast<std::chrono::milliseconds>(
-      std::max(deadline - std::chrono::steady_clock::now(), std::chrono::steady_clock::duration(0))));
+  status = child.wait(std::chrono::duration_cast<std::chrono::milliseconds>(std::max(
+      deadline - std::chrono::steady_clock::now(), std::chrono::steady_clock::duration(0))));
   if (!status) {
     child.send_signal(SIGKILL);
     status = child.wait(std::chrono::seconds(10));
@@ -163,8 +166,8 @@ ScenarioResult run_scenario(const Scenario& scenario, const RunOptions& options)
                                   {.host = "127.0.0.1", .port = 0, .workers = 16});
   const StateDirectory state;
   for (std::size_t i = 0; i < scenario.invocations.size(); ++i) {
-    result.invocations.push_back(
-        invoke(scenario, scenario.invocations[i], static_cast<int>(i), choice, options, server, state));
+    result.invocations.push_back(invoke(scenario, scenario.invocations[i], static_cast<int>(i),
+                                        choice, options, server, state));
   }
   // Requests still held end their waits, and commit, before the provider is judged.
   server.stop();
@@ -177,11 +180,13 @@ ScenarioResult run_scenario(const Scenario& scenario, const RunOptions& options)
   return result;
 }
 
-std::vector<std::string> unmet_expectations(const Scenario& scenario, const ScenarioResult& result) {
+std::vector<std::string> unmet_expectations(const Scenario& scenario,
+                                            const ScenarioResult& result) {
   std::vector<std::string> unmet;
   const auto& expected = scenario.expect.violations;
   for (const Verdict& verdict : result.verdicts) {
-    const bool expected_to_fail = std::find(expected.begin(), expected.end(), verdict.id) != expected.end();
+    const bool expected_to_fail =
+        std::find(expected.begin(), expected.end(), verdict.id) != expected.end();
     if (expected_to_fail && verdict.status != VerdictStatus::fail) {
       unmet.push_back(verdict.id + " was expected to flag this client, but it " +
                       (verdict.status == VerdictStatus::pass ? "passed" : "did not apply"));
@@ -190,20 +195,22 @@ std::vector<std::string> unmet_expectations(const Scenario& scenario, const Scen
     }
   }
   if (scenario.expect.jobs && static_cast<int>(result.jobs.size()) != *scenario.expect.jobs) {
-    unmet.push_back("the provider holds " + std::to_string(result.jobs.size()) + " jobs; expected " +
-                    std::to_string(*scenario.expect.jobs));
+    unmet.push_back("the provider holds " + std::to_string(result.jobs.size()) +
+                    " jobs; expected " + std::to_string(*scenario.expect.jobs));
   }
   if (!scenario.expect.outcomes.empty()) {
     // The last outcome reported for each operation is its final word.
     std::map<std::string, std::string> final_outcome;
     for (const auto& invocation : result.invocations) {
-      if (invocation.outcome.is_object()) final_outcome[invocation.operation] = invocation.outcome["outcome"];
+      if (invocation.outcome.is_object())
+        final_outcome[invocation.operation] = invocation.outcome["outcome"];
     }
     const auto& allowed = scenario.expect.outcomes;
     for (const auto& [operation, outcome] : final_outcome) {
       if (std::find(allowed.begin(), allowed.end(), outcome) == allowed.end()) {
         std::string list;
-        for (const auto& name : allowed) list += (list.empty() ? "" : " or ") + name;
+        for (const auto& name : allowed)
+          list += (list.empty() ? "" : " or ") + name;
         unmet.push_back(operation + " ended " + outcome + "; expected " + list);
       }
     }

@@ -29,7 +29,8 @@ struct Node {
     for (const auto& [name, ignored] : value.items()) {
       if (std::find(known.begin(), known.end(), name) == known.end()) {
         std::string names;
-        for (const auto known_name : known) names += (names.empty() ? "" : ", ") + std::string(known_name);
+        for (const auto known_name : known)
+          names += (names.empty() ? "" : ", ") + std::string(known_name);
         fail("unknown field \"" + name + "\"; expected one of: " + names);
       }
     }
@@ -45,7 +46,8 @@ struct Node {
     return text;
   }
   int integer(int low, int high) const {
-    if (!value.is_number_integer() || value.get<std::int64_t>() < low || value.get<std::int64_t>() > high) {
+    if (!value.is_number_integer() || value.get<std::int64_t>() < low ||
+        value.get<std::int64_t>() > high) {
       fail("expected a whole number from " + std::to_string(low) + " to " + std::to_string(high));
     }
     return value.get<int>();
@@ -174,11 +176,14 @@ Scenario read_scenario(const json& document, const std::filesystem::path& file) 
       scenario.operations.push_back(read_operation(operations.item(i)));
     }
   }
-  if (root.has("generatedOperations")) read_generated(root.field("generatedOperations"), scenario.operations);
-  if (scenario.operations.empty()) root.fail("a scenario needs \"operations\" (or \"generatedOperations\")");
+  if (root.has("generatedOperations"))
+    read_generated(root.field("generatedOperations"), scenario.operations);
+  if (scenario.operations.empty())
+    root.fail("a scenario needs \"operations\" (or \"generatedOperations\")");
   std::set<std::string> ids;
   for (const auto& operation : scenario.operations) {
-    if (!ids.insert(operation.id).second) root.fail("two operations have the id \"" + operation.id + "\"");
+    if (!ids.insert(operation.id).second)
+      root.fail("two operations have the id \"" + operation.id + "\"");
   }
 
   if (root.has("invocations")) {
@@ -187,11 +192,13 @@ Scenario read_scenario(const json& document, const std::filesystem::path& file) 
       scenario.invocations.push_back(read_invocation(invocations.item(i), ids));
     }
   } else {
-    for (const auto& operation : scenario.operations) scenario.invocations.push_back({operation.id});
+    for (const auto& operation : scenario.operations)
+      scenario.invocations.push_back({operation.id});
   }
 
   if (root.has("client")) read_client(root.field("client"), scenario);
-  scenario.min_gap = root.has("minGap") ? root.field("minGap").duration() : scenario.settings.base_delay / 2;
+  scenario.min_gap =
+      root.has("minGap") ? root.field("minGap").duration() : scenario.settings.base_delay / 2;
   if (root.has("timeLimit")) scenario.time_limit = root.field("timeLimit").duration();
   if (root.has("expect")) read_expectations(root.field("expect"), scenario.expect);
   return scenario;
@@ -209,9 +216,12 @@ const std::vector<std::string>& verdict_ids() {
 
 std::string ClientChoice::describe() const {
   switch (kind) {
-    case Kind::reference: return "reference";
-    case Kind::mutant: return "mutant:" + client::to_string(mutant);
-    case Kind::command: return "cmd:" + command;
+    case Kind::reference:
+      return "reference";
+    case Kind::mutant:
+      return "mutant:" + client::to_string(mutant);
+    case Kind::command:
+      return "cmd:" + command;
   }
   return "reference";
 }
@@ -224,13 +234,21 @@ ClientChoice parse_client_choice(const std::string& text) {
   if (text.starts_with("cmd:") && text.size() > 4) {
     return {ClientChoice::Kind::command, client::Mutant::none, text.substr(4)};
   }
-  throw std::invalid_argument("a client is \"reference\", \"mutant:NAME\" or \"cmd:COMMAND\", not \"" +
-                              text + "\"");
+  throw std::invalid_argument(
+      "a client is \"reference\", \"mutant:NAME\" or \"cmd:COMMAND\", not \"" + text + "\"");
 }
 
 const ScenarioOperation& Scenario::operation(const std::string& id) const {
   return *std::find_if(operations.begin(), operations.end(),
                        [&](const ScenarioOperation& operation) { return operation.id == id; });
+}
+
+Scenario scenario_from_json(const json& document, const std::filesystem::path& origin) {
+  try {
+    return read_scenario(document, origin);
+  } catch (const ScenarioError& error) {
+    throw ScenarioError(origin.string() + ": " + error.what());
+  }
 }
 
 Scenario load_scenario(const std::filesystem::path& file) {
@@ -246,11 +264,7 @@ Scenario load_scenario(const std::filesystem::path& file) {
     message.erase(0, message.find("] ") + 2);  // nlohmann's "[json.exception...] " tag
     throw ScenarioError(file.string() + ": not valid JSON: " + message);
   }
-  try {
-    return read_scenario(document, file);
-  } catch (const ScenarioError& error) {
-    throw ScenarioError(file.string() + ": " + error.what());
-  }
+  return scenario_from_json(document, file);
 }
 
 std::vector<Scenario> load_catalog(const std::vector<std::filesystem::path>& paths) {
@@ -260,7 +274,8 @@ std::vector<Scenario> load_catalog(const std::vector<std::filesystem::path>& pat
     std::error_code error;
     if (std::filesystem::is_directory(path, error)) {
       for (const auto& entry : std::filesystem::recursive_directory_iterator(path, error)) {
-        if (entry.is_regular_file() && entry.path().extension() == ".json") files.push_back(entry.path());
+        if (entry.is_regular_file() && entry.path().extension() == ".json")
+          files.push_back(entry.path());
       }
     } else if (std::filesystem::is_regular_file(path, error)) {
       files.push_back(path);

@@ -18,8 +18,8 @@ namespace retryproof::scenarios {
 using Millis = std::chrono::milliseconds;
 
 struct ScenarioOperation {
-  std::string id;           // business identity: the operation id clients derive keys from
-  nlohmann::json payload;   // a JSON object
+  std::string id;          // business identity: the operation id clients derive keys from
+  nlohmann::json payload;  // a JSON object
 };
 
 enum class KillPoint {
@@ -47,9 +47,9 @@ struct ClientChoice {
 ClientChoice parse_client_choice(const std::string& text);
 
 struct Expectations {
-  std::optional<int> jobs;                  // jobs the provider holds at the end
-  std::vector<std::string> outcomes;        // allowed final outcomes; empty: any
-  std::vector<std::string> violations;      // verdict ids expected to fail; others must pass
+  std::optional<int> jobs;              // jobs the provider holds at the end
+  std::vector<std::string> outcomes;    // allowed final outcomes; empty: any
+  std::vector<std::string> violations;  // verdict ids expected to fail; others must pass
 };
 
 struct Scenario {
@@ -60,9 +60,11 @@ struct Scenario {
   nlohmann::json plan;  // the provider's plan format, validated by FaultPlan::from_json
   std::vector<ScenarioOperation> operations;
   std::vector<Invocation> invocations;  // default: one per operation, in order
-  client::ClientSettings settings;      // what the reference client and mutants run with
-  Millis min_gap{50};                   // the backoff floor every retry must respect
-  Millis time_limit{20000};             // per invocation
+  // What the reference client and mutants run with.
+  client::ClientSettings settings{
+      .attempts = 3, .base_delay = Millis(100), .max_delay = Millis(1000), .timeout = Millis(1000)};
+  Millis min_gap{50};        // the backoff floor every retry must respect
+  Millis time_limit{20000};  // per invocation
   std::optional<ClientChoice> pinned_client;
   Expectations expect;
 
@@ -76,6 +78,9 @@ const std::vector<std::string>& verdict_ids();
 struct ScenarioError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+// Validates a scenario document; `origin` names it in errors and in reports.
+Scenario scenario_from_json(const nlohmann::json& document, const std::filesystem::path& origin);
 
 // Reads and validates one file. Throws ScenarioError naming the file, the JSON path
 // and what was expected ("catalog/c.json: $.plan.faults[0]: unknown fault ...").

@@ -26,16 +26,16 @@ struct Verdict {
 struct InvocationResult {
   int index = 0;  // from 0, in the scenario's order
   std::string operation;
-  nlohmann::json payload;          // what the client was asked to send
-  std::uint64_t first_seq = 1;     // the journal entries it caused: [first_seq, last_seq]
-  std::uint64_t last_seq = 0;      // (empty when last_seq < first_seq)
-  Millis started_at{0};            // on the provider's clock
+  nlohmann::json payload;       // what the client was asked to send
+  std::uint64_t first_seq = 1;  // the journal entries it caused: [first_seq, last_seq]
+  std::uint64_t last_seq = 0;   // (empty when last_seq < first_seq)
+  Millis started_at{0};         // on the provider's clock
   Millis ended_at{0};
-  bool killed = false;             // by the scenario's kill point, on purpose
-  nlohmann::json outcome;          // the client's outcome line; null when none
-  std::string client_error;        // why there is no valid outcome line; empty when fine
-  std::string exit;                // "exit code 0", "killed by SIGKILL"
-  std::string standard_error;      // the client's, kept for the report
+  bool killed = false;         // by the scenario's kill point, on purpose
+  nlohmann::json outcome;      // the client's outcome line; null when none
+  std::string client_error;    // why there is no valid outcome line; empty when fine
+  std::string exit;            // "exit code 0", "killed by SIGKILL"
+  std::string standard_error;  // the client's, kept for the report
 };
 
 // Everything a checker may look at. Journal entries are the provider's, as served by

@@ -11,6 +11,7 @@ packages=(
   libcli11-dev         # command line
   libsqlite3-dev       # the client's durable intent ledger
   libgtest-dev         # unit and integration tests
+  librapidcheck-dev    # property tests
   curl                 # examples and the README walkthrough
 )
 

@@ -1,0 +1,97 @@
+// The reference client against thousands of seeded fault schedules, in simulation: one
+// thread, virtual time, one seed per case, judged by the same checkers as `retryproof run`.
+// RC_PARAMS="seed=S" replays a failure; RC_PARAMS="max_success=N" runs more cases.
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include "generators.hpp"
+#include "simulation.hpp"
+
+namespace retryproof::scenarios {
+namespace {
+
+// Fails the property with the first failed verdict's id and explanation.
+void assert_every_verdict_holds(const SimulatedRun& run) {
+  for (const Verdict& verdict : run.verdicts) {
+    if (verdict.status == VerdictStatus::fail) RC_FAIL(verdict.id + ": " + verdict.explanation);
+  }
+}
+
+nlohmann::json histories(const SimulatedRun& run) {
+  nlohmann::json steps = nlohmann::json::array();
+  for (const auto& result : run.results) {
+    for (const client::Step& step : result.history) {
+      steps.push_back({step.attempt, step.at.count(), step.request, step.key, step.result,
+                       step.classification, step.decision, step.wait.count()});
+    }
+  }
+  return steps;
+}
+
+RC_GTEST_PROP(ReferenceClient, PassesEveryVerdictUnderAnyFaultSchedule, ()) {
+  const Schedule schedule = *generators::schedule(FaultMenu::all);
+  const auto seed = *rc::gen::arbitrary<std::uint32_t>();
+  assert_every_verdict_holds(simulate(to_scenario(schedule), ClientChoice{}, seed));
+}
+
+RC_GTEST_PROP(ReferenceClient, SucceedsWithTheRightJobWhenFaultsEndBeforeTheBudget, ()) {
+  Schedule schedule = *generators::schedule(FaultMenu::recoverable);
+  schedule.operations = 1;
+  schedule.rerun = Rerun::none;
+  schedule.faults.resize(
+      std::min(schedule.faults.size(), static_cast<std::size_t>(schedule.attempts - 1)));
+  const auto seed = *rc::gen::arbitrary<std::uint32_t>();
+
+  const SimulatedRun run = simulate(to_scenario(schedule), ClientChoice{}, seed);
+
+  RC_ASSERT(run.jobs.size() == 1u);
+  const client::ClientResult& result = run.results.front();
+  RC_ASSERT(client::to_string(result.outcome) == std::string("succeeded"));
+  RC_ASSERT(result.job_id == run.jobs[0]["id"].get<std::string>());
+}
+
+RC_GTEST_PROP(Simulation, TheSameSeedGivesTheSameJournalAndHistory, ()) {
+  const Schedule schedule = *generators::schedule(FaultMenu::all);
+  const auto seed = *rc::gen::arbitrary<std::uint32_t>();
+  const Scenario scenario = to_scenario(schedule);
+  const SimulatedRun first = simulate(scenario, ClientChoice{}, seed);
+  const SimulatedRun second = simulate(scenario, ClientChoice{}, seed);
+  RC_ASSERT(first.journal.dump() == second.journal.dump());
+  RC_ASSERT(histories(first).dump() == histories(second).dump());
+}
+
+// A harness that cannot catch a known bug is broken: rapidcheck must find, for every
+// mutant, a schedule that it fails, and shrink it to a small one.
+class Teeth : public ::testing::TestWithParam<client::Mutant> {};
+
+TEST_P(Teeth, RapidcheckFindsAScheduleThatExposesTheMutantAndShrinksIt) {
+  const client::Mutant mutant = GetParam();
+  std::optional<Schedule> smallest;
+  const bool held = rc::check("mutant " + client::to_string(mutant) + " passes every verdict", [&] {
+    const Schedule schedule = *generators::schedule(FaultMenu::all);
+    const auto seed = *rc::gen::arbitrary<std::uint32_t>();
+    const SimulatedRun run =
+        simulate(to_scenario(schedule), ClientChoice{ClientChoice::Kind::mutant, mutant, {}}, seed);
+    const bool violated =
+        std::any_of(run.verdicts.begin(), run.verdicts.end(),
+                    [](const Verdict& v) { return v.status == VerdictStatus::fail; });
+    if (violated) smallest = schedule;  // the last failure rapidcheck sees is its shrunk one
+    RC_ASSERT(!violated);
+  });
+
+  EXPECT_FALSE(held) << "no schedule exposed " << client::to_string(mutant);
+  ASSERT_TRUE(smallest.has_value());
+  EXPECT_EQ(smallest->operations, 1);
+  EXPECT_LE(smallest->faults.size(), 2u);
+  EXPECT_LE(complexity(*smallest), 6u) << to_scenario_json(*smallest, "shrunk").dump();
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryMutant, Teeth, ::testing::ValuesIn(client::all_mutants()),
+                         [](const auto& param_info) {
+                           std::string name = client::to_string(param_info.param);
+                           std::erase(name, '-');
+                           return name;
+                         });
+
+}  // namespace
+}  // namespace retryproof::scenarios

@@ -1,0 +1,134 @@
+#include "schedule.hpp"
+
+#include <algorithm>
+#include <array>
+
+namespace retryproof::scenarios {
+namespace {
+
+using nlohmann::json;
+
+std::string operation_id(int n) {
+  return "fulfillment:order-" + std::to_string(n);
+}
+
+json payload(int n, int amount) {
+  return {{"orderId", "order-" + std::to_string(n)}, {"amount", amount}};
+}
+
+// Below the simplest fault: what a shrink step may replace a fault with.
+const std::string kSimplest = "none";
+
+}  // namespace
+
+const std::vector<std::string>& faults_in(FaultMenu menu) {
+  static const std::vector<std::string> recoverable = {"none",
+                                                       "fail-before-commit",
+                                                       "commit-then-error",
+                                                       "commit-then-drop",
+                                                       "commit-then-reset",
+                                                       "drop-before-commit",
+                                                       "commit-then-truncate",
+                                                       "commit-then-500",
+                                                       "rate-limited:0",
+                                                       "rate-limited:1"};
+  static const std::vector<std::string> instant = [] {
+    std::vector<std::string> faults = recoverable;
+    faults.push_back("lookup-unavailable");
+    return faults;
+  }();
+  static const std::vector<std::string> all = [] {
+    std::vector<std::string> faults = instant;
+    faults.insert(faults.end(), {"commit-then-delay:200ms", "commit-then-delay:5s",
+                                 "delay-before-commit:200ms", "delay-before-commit:5s"});
+    return faults;
+  }();
+  switch (menu) {
+    case FaultMenu::all:
+      return all;
+    case FaultMenu::instant:
+      return instant;
+    case FaultMenu::recoverable:
+      return recoverable;
+  }
+  return all;
+}
+
+Schedule random_schedule(SplitMix64& random, FaultMenu menu) {
+  const auto below = [&](std::uint64_t n) { return static_cast<int>(random.next() % n); };
+  const auto& faults = faults_in(menu);
+  Schedule schedule;
+  schedule.operations = 1 + below(3);
+  const int length = below(7);
+  for (int i = 0; i < length; ++i)
+    schedule.faults.push_back(faults[static_cast<std::size_t>(below(faults.size()))]);
+  schedule.attempts = 1 + below(5);
+  schedule.base_delay_ms = 2 + below(199);
+  schedule.max_delay_ms = schedule.base_delay_ms * (1 + below(8));
+  schedule.timeout_ms = std::array{100, 1000, 3000}[static_cast<std::size_t>(below(3))];
+  schedule.stripe = below(4) == 0;
+  schedule.rerun = static_cast<Rerun>(below(3));
+  return schedule;
+}
+
+json to_scenario_json(const Schedule& schedule, const std::string& name) {
+  json operations = json::array();
+  json invocations = json::array();
+  for (int n = 1; n <= schedule.operations; ++n) {
+    operations.push_back({{"id", operation_id(n)}, {"payload", payload(n, 100 + n)}});
+    invocations.push_back({{"operation", operation_id(n)}});
+  }
+  if (schedule.rerun == Rerun::same) invocations.push_back({{"operation", operation_id(1)}});
+  if (schedule.rerun == Rerun::changed_payload) {
+    invocations.push_back({{"operation", operation_id(1)}, {"payload", payload(1, 999)}});
+  }
+  const auto ms = [](int millis) { return std::to_string(millis) + "ms"; };
+  return {{"name", name},
+          {"description", "A generated fault schedule."},
+          {"profile", schedule.stripe ? "stripe" : "baseline"},
+          {"plan", {{"faults", schedule.faults}}},
+          {"operations", operations},
+          {"invocations", invocations},
+          {"client",
+           {{"attempts", schedule.attempts},
+            {"baseDelay", ms(schedule.base_delay_ms)},
+            {"maxDelay", ms(schedule.max_delay_ms)},
+            {"timeout", ms(schedule.timeout_ms)}}},
+          {"timeLimit", "60s"}};
+}
+
+Scenario to_scenario(const Schedule& schedule, const std::string& name) {
+  return scenario_from_json(to_scenario_json(schedule, name), "(generated schedule)");
+}
+
+std::vector<Schedule> simpler_schedules(const Schedule& schedule) {
+  std::vector<Schedule> simpler;
+  const auto with = [&](auto change) {
+    Schedule candidate = schedule;
+    change(candidate);
+    if (!(candidate == schedule)) simpler.push_back(candidate);
+  };
+  with([](Schedule& s) { s.operations = 1; });
+  with([](Schedule& s) { s.operations = std::max(1, s.operations - 1); });
+  with([](Schedule& s) { s.rerun = Rerun::none; });
+  with([](Schedule& s) { s.stripe = false; });
+  for (std::size_t i = 0; i < schedule.faults.size(); ++i) {
+    with([&](Schedule& s) { s.faults.erase(s.faults.begin() + static_cast<std::ptrdiff_t>(i)); });
+  }
+  for (std::size_t i = 0; i < schedule.faults.size(); ++i) {
+    with([&](Schedule& s) { s.faults[i] = kSimplest; });
+  }
+  with([](Schedule& s) { s.attempts = std::max(1, s.attempts - 1); });
+  return simpler;
+}
+
+std::size_t complexity(const Schedule& schedule) {
+  std::size_t size = static_cast<std::size_t>(schedule.operations) + schedule.faults.size() +
+                     static_cast<std::size_t>(schedule.attempts) +
+                     (schedule.rerun == Rerun::none ? 0 : 1) + (schedule.stripe ? 1 : 0);
+  for (const auto& fault : schedule.faults)
+    size += fault == kSimplest ? 0 : 1;
+  return size;
+}
+
+}  // namespace retryproof::scenarios

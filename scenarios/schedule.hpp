@@ -1,0 +1,56 @@
+// A fault schedule: a small random scenario (operations, a FIFO fault script, client
+// settings, a rerun) for property tests and `retryproof explore`. Written out as an
+// ordinary scenario file, so any schedule that exposes a bug replays with `retryproof run`.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "scenario.hpp"
+#include "splitmix64.hpp"
+
+namespace retryproof::scenarios {
+
+enum class Rerun {
+  none,
+  same,             // the first operation runs again, as a redelivered message would
+  changed_payload,  // ... with a changed amount: the provider must refuse its key (422)
+};
+
+struct Schedule {
+  int operations = 1;               // "fulfillment:order-1" ... in order
+  std::vector<std::string> faults;  // the provider's script, one per new operation
+  int attempts = 3;
+  int base_delay_ms = 100;
+  int max_delay_ms = 1000;
+  int timeout_ms = 1000;
+  bool stripe = false;  // the stripe profile instead of baseline
+  Rerun rerun = Rerun::none;
+
+  friend bool operator==(const Schedule&, const Schedule&) = default;
+};
+
+// Faults a schedule may draw. `instant` leaves out the delays (whose outcome over real
+// HTTP depends on how fast the machine is); `recoverable` also leaves out what can make
+// a correct client end unknown (a failing lookup, a key held past the budget).
+enum class FaultMenu { all, instant, recoverable };
+const std::vector<std::string>& faults_in(FaultMenu menu);
+
+// A schedule drawn from a seeded generator: the same generator state, the same schedule.
+Schedule random_schedule(SplitMix64& random, FaultMenu menu);
+
+// The schedule as a scenario document (the catalog's format) named `name`. No
+// expectations: a client under test must simply pass every verdict.
+nlohmann::json to_scenario_json(const Schedule& schedule, const std::string& name);
+Scenario to_scenario(const Schedule& schedule, const std::string& name = "schedule");
+
+// Simpler schedules, most promising first, for shrinking a failing one: fewer
+// operations, no rerun, fewer faults, simpler faults, a smaller budget.
+std::vector<Schedule> simpler_schedules(const Schedule& schedule);
+
+// A size, to compare shrinking results: smaller is simpler.
+std::size_t complexity(const Schedule& schedule);
+
+}  // namespace retryproof::scenarios
