@@ -4,6 +4,7 @@
 
 #include "client_command.hpp"
 #include "demo_command.hpp"
+#include "explore_command.hpp"
 #include "provider_command.hpp"
 #include "run_command.hpp"
 
@@ -15,6 +16,7 @@ int main(int argc, char** argv) {
   int exit_code = 0;
   retryproof::provider::add_provider_command(app, exit_code);
   retryproof::scenarios::add_run_command(app, exit_code);
+  retryproof::scenarios::add_explore_command(app, exit_code);
   retryproof::client::add_client_command(app, exit_code);
   retryproof::scenarios::add_demo_command(app, exit_code);
   try {

@@ -131,4 +131,20 @@ std::size_t complexity(const Schedule& schedule) {
   return size;
 }
 
+Schedule shrink(Schedule failing, const std::function<bool(const Schedule&)>& fails,
+                std::chrono::steady_clock::time_point deadline) {
+  for (bool smaller = true; smaller && std::chrono::steady_clock::now() < deadline;) {
+    smaller = false;
+    for (const Schedule& candidate : simpler_schedules(failing)) {
+      if (std::chrono::steady_clock::now() >= deadline) break;
+      if (complexity(candidate) < complexity(failing) && fails(candidate)) {
+        failing = candidate;
+        smaller = true;
+        break;
+      }
+    }
+  }
+  return failing;
+}
+
 }  // namespace retryproof::scenarios

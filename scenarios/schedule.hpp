@@ -3,7 +3,9 @@
 // ordinary scenario file, so any schedule that exposes a bug replays with `retryproof run`.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -52,5 +54,10 @@ std::vector<Schedule> simpler_schedules(const Schedule& schedule);
 
 // A size, to compare shrinking results: smaller is simpler.
 std::size_t complexity(const Schedule& schedule);
+
+// Greedy shrinking: adopts the first simpler schedule that still `fails`, and starts
+// over from it, until none does or `deadline` passes. Returns the smallest failing one.
+Schedule shrink(Schedule failing, const std::function<bool(const Schedule&)>& fails,
+                std::chrono::steady_clock::time_point deadline);
 
 }  // namespace retryproof::scenarios

@@ -5,7 +5,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <regex>
+#include <sstream>
 
 #include "child_process.hpp"
 #include "provider_server.hpp"
@@ -149,6 +151,77 @@ TEST(RetryproofCommand, ANonLoopbackHostWarnsThatTheControlPlaneIsExposed) {
   EXPECT_EQ(run_to_end(child).code, 0);
   EXPECT_NE(child.standard_error().find("exposes the control plane"), std::string::npos)
       << child.standard_error();
+}
+
+TEST(RunCommand, ACatalogErrorIsExit2NamingFilePathAndExpectation) {
+  TempFile bad(R"({"name":"x","operations":[{"id":"op"}],"client":{"timeout":"3x"}})");
+  ChildProcess child({kBinary, "run", bad.path()});
+  EXPECT_EQ(run_to_end(child).code, 2);
+  EXPECT_NE(child.standard_error().find(bad.path() + ": $.client.timeout: bad duration \"3x\""),
+            std::string::npos)
+      << child.standard_error();
+  EXPECT_EQ(child.standard_output(), "") << "nothing runs on an invalid catalog";
+}
+
+TEST(RunCommand, AScenarioTheClientMeetsIsExit0AndWritesEveryReport) {
+  TempFile reports("");
+  const auto dir = std::filesystem::path(reports.path()).parent_path();
+  ChildProcess child({kBinary, "run", "--filter", "commit-then-drop", "--json",
+                      (dir / "r.json").string(), "--junit", (dir / "r.xml").string(), "--markdown",
+                      (dir / "r.md").string()});
+  EXPECT_EQ(run_to_end(child).code, 0) << child.standard_output();
+  EXPECT_NE(child.standard_output().find("PASS  commit-then-drop"), std::string::npos);
+  std::ifstream json_file(dir / "r.json");
+  const auto summary = nlohmann::json::parse(json_file, nullptr, false);
+  ASSERT_TRUE(summary.is_object());
+  EXPECT_EQ(summary["scenarios"][0]["name"], "commit-then-drop");
+  std::stringstream xml;
+  xml << std::ifstream(dir / "r.xml").rdbuf();
+  EXPECT_NE(xml.str().find("<testsuite"), std::string::npos);
+  std::stringstream markdown;
+  markdown << std::ifstream(dir / "r.md").rdbuf();
+  EXPECT_NE(markdown.str().find("commit-then-drop"), std::string::npos);
+}
+
+TEST(RunCommand, AMutantIsExit1WithTheVerdictThatCaughtIt) {
+  ChildProcess child(
+      {kBinary, "run", "--filter", "commit-then-drop", "--client", "mutant:blind-retry"});
+  EXPECT_EQ(run_to_end(child).code, 1);
+  EXPECT_NE(child.standard_output().find("was re-sent (seq 2) after a dropped connection (seq 1)"),
+            std::string::npos)
+      << child.standard_output();
+}
+
+TEST(ExploreCommand, FindsShrinksAndSavesAReplayableCounterexampleForAMutant) {
+  TempFile saved("");
+  ChildProcess child({kBinary, "explore", "--client", "mutant:blind-retry", "--runs", "30",
+                      "--seed", "3", "--save", saved.path()});
+  EXPECT_EQ(run_to_end(child).code, 1) << child.standard_output();
+  const std::string& out = child.standard_output();
+  EXPECT_NE(out.find("the smallest schedule found that still fails"), std::string::npos) << out;
+  const auto replay_at =
+      out.find("retryproof run '" + saved.path() + "' --client 'mutant:blind-retry' --seed ");
+  ASSERT_NE(replay_at, std::string::npos) << out;
+
+  // The saved schedule is small, and replays the violation with the printed seed.
+  std::ifstream file(saved.path());
+  const auto schedule = nlohmann::json::parse(file, nullptr, false);
+  ASSERT_TRUE(schedule.is_object());
+  EXPECT_EQ(schedule["operations"].size(), 1u);
+  EXPECT_LE(schedule["plan"]["faults"].size(), 2u);
+  const std::string seed =
+      out.substr(out.find("--seed ", replay_at) + 7,
+                 out.find('\n', replay_at) - out.find("--seed ", replay_at) - 7);
+  ChildProcess replay(
+      {kBinary, "run", saved.path(), "--client", "mutant:blind-retry", "--seed", seed});
+  EXPECT_EQ(run_to_end(replay).code, 1) << replay.standard_output();
+}
+
+TEST(ExploreCommand, FindsNothingWrongWithTheReferenceClient) {
+  TempFile saved("");
+  ChildProcess child({kBinary, "explore", "--runs", "12", "--seed", "3", "--save", saved.path()});
+  EXPECT_EQ(run_to_end(child).code, 0) << child.standard_output();
+  EXPECT_NE(child.standard_output().find("12 schedules: no violation found"), std::string::npos);
 }
 
 TEST(RetryproofCommand, DemoShowsTheDuplicateAndTheLookup) {

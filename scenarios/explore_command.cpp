@@ -1,0 +1,131 @@
+#include "explore_command.hpp"
+
+#include <unistd.h>
+
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "duration.hpp"
+#include "reports.hpp"
+#include "runner.hpp"
+#include "schedule.hpp"
+
+namespace retryproof::scenarios {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct ExploreOptions {
+  std::string client = "reference";
+  int runs = 50;
+  std::uint64_t seed = 0;
+  std::string time_limit = "10m";
+  std::string save = "retryproof-counterexample.json";
+  bool with_delays = false;
+};
+
+std::string shell_quote(const std::string& text) {
+  std::string quoted = "'";
+  for (const char c : text)
+    quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+// The run's seed for a schedule: provider job ids and the clients' jitter follow it.
+std::uint64_t run_seed(std::uint64_t seed, int run) {
+  return seed + static_cast<std::uint64_t>(run);
+}
+
+int explore(const ExploreOptions& options) {
+  ClientChoice client;
+  Clock::time_point deadline;
+  try {
+    client = parse_client_choice(options.client);
+    deadline = Clock::now() + provider::parse_duration(options.time_limit);
+  } catch (const std::exception& error) {
+    std::cerr << "retryproof explore: " << error.what() << '\n';
+    return 2;
+  }
+  const FaultMenu menu = options.with_delays ? FaultMenu::all : FaultMenu::instant;
+  RunOptions run_options{.client = client,
+                         .executable = std::filesystem::read_symlink("/proc/self/exe")};
+  const auto violates = [&](const Schedule& schedule, std::uint64_t seed, ScenarioResult* keep) {
+    run_options.seed = seed;
+    ScenarioResult result = run_scenario(to_scenario(schedule, "explored"), run_options);
+    const bool failed = !result.met();
+    if (keep) *keep = std::move(result);
+    return failed;
+  };
+
+  std::cout << "retryproof explore: client " << client.describe() << ", seed " << options.seed
+            << ", up to " << options.runs << " schedules" << std::endl;
+  for (int run = 0; run < options.runs; ++run) {
+    if (Clock::now() >= deadline) {
+      std::cout << "time limit reached after " << run << " schedules: no violation found\n";
+      return 0;
+    }
+    // Each run's schedule derives from the seed and its index alone.
+    SplitMix64 random(options.seed * 0x9e3779b97f4a7c15ULL + static_cast<std::uint64_t>(run));
+    const Schedule schedule = random_schedule(random, menu);
+    const std::uint64_t seed = run_seed(options.seed, run);
+    ScenarioResult result;
+    if (!violates(schedule, seed, &result)) continue;
+
+    std::cout << "\nschedule " << run + 1 << " (seed " << seed << ") exposes a violation:\n"
+              << to_scenario_json(schedule, "explored").dump(2) << "\n\n";
+    write_terminal_report(std::cout, RunSummary{seed, client.describe(), {result}},
+                          isatty(STDOUT_FILENO) != 0);
+
+    std::cout << "\nshrinking..." << std::endl;
+    const Schedule smallest = shrink(
+        schedule, [&](const Schedule& candidate) { return violates(candidate, seed, nullptr); },
+        deadline);
+    ScenarioResult smallest_result;
+    violates(smallest, seed, &smallest_result);
+    std::cout << "\nthe smallest schedule found that still fails:\n";
+    write_terminal_report(std::cout, RunSummary{seed, client.describe(), {smallest_result}},
+                          isatty(STDOUT_FILENO) != 0);
+    std::ofstream(options.save) << to_scenario_json(smallest, "explored-counterexample").dump(2)
+                                << '\n';
+    std::cout << "\nsaved to " << options.save << "; replay it with:\n  retryproof run "
+              << shell_quote(options.save) << " --client " << shell_quote(client.describe())
+              << " --seed " << seed << '\n';
+    return 1;
+  }
+  std::cout << options.runs << " schedules: no violation found\n";
+  return 0;
+}
+
+}  // namespace
+
+void add_explore_command(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<ExploreOptions>();
+  CLI::App* command = app.add_subcommand(
+      "explore",
+      "Throw random fault schedules at a client over real HTTP. On the first violation, print "
+      "it, shrink the schedule to the smallest that still fails, save it as a scenario file and "
+      "print the command that replays it. Exit 0 when none is found, 1 when one is, 2 for a "
+      "usage error.");
+  command->add_option("--client", options->client, "reference, mutant:NAME or cmd:COMMAND")
+      ->capture_default_str();
+  command->add_option("--runs", options->runs, "Schedules to try")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000000));
+  command
+      ->add_option("--seed", options->seed,
+                   "Seed of the schedules; the same seed tries the same ones")
+      ->capture_default_str();
+  command
+      ->add_option("--time-limit", options->time_limit,
+                   "Stop exploring (and shrinking) after this long")
+      ->capture_default_str();
+  command->add_option("--save", options->save, "Where to write the smallest failing schedule")
+      ->capture_default_str();
+  command->add_flag("--with-delays", options->with_delays,
+                    "Also draw delayed responses and held requests (slower; their outcome over "
+                    "real HTTP depends on timing)");
+  command->callback([options, &exit_code] { exit_code = explore(*options); });
+}
+
+}  // namespace retryproof::scenarios

@@ -1,0 +1,51 @@
+// The external clients in examples/, run through `retryproof run` as a user would: the
+// correct ones meet every scenario, the naive one is flagged for what it does wrong.
+// Skipped where the interpreter is not installed.
+#include <gtest/gtest.h>
+
+#include "child_process.hpp"
+
+namespace retryproof::scenarios {
+namespace {
+
+using std::chrono::minutes;
+
+bool installed(const std::string& program) {
+  ChildProcess probe({"/bin/sh", "-c", "command -v " + program});
+  const auto status = probe.wait(std::chrono::seconds(10));
+  return status && status->exited() && status->code == 0;
+}
+
+struct CatalogRun {
+  int exit_code;
+  std::string report;
+};
+
+CatalogRun run_catalog(const std::string& client_command) {
+  ChildProcess run({RETRYPROOF_BINARY, "run", "--jobs", "2", "--client", "cmd:" + client_command});
+  const auto status = run.wait(minutes(10));
+  return {status ? status->code : -1, run.standard_output() + run.standard_error()};
+}
+
+TEST(Examples, ThePythonClientMeetsEveryScenario) {
+  if (!installed("python3")) GTEST_SKIP() << "python3 is not installed";
+  const CatalogRun run = run_catalog("python3 " EXAMPLES_DIR "/python/correct_client.py");
+  EXPECT_EQ(run.exit_code, 0) << run.report;
+}
+
+TEST(Examples, TheNodeClientMeetsEveryScenario) {
+  if (!installed("node")) GTEST_SKIP() << "node is not installed";
+  const CatalogRun run = run_catalog("node " EXAMPLES_DIR "/node/correct_client.mjs");
+  EXPECT_EQ(run.exit_code, 0) << run.report;
+}
+
+TEST(Examples, TheNaivePythonClientIsFlaggedForDuplicatesAndKeys) {
+  if (!installed("python3")) GTEST_SKIP() << "python3 is not installed";
+  const CatalogRun run = run_catalog("python3 " EXAMPLES_DIR "/python/naive_client.py");
+  EXPECT_EQ(run.exit_code, 1) << run.report;
+  EXPECT_NE(run.report.find("no-duplicate-effect     FAIL"), std::string::npos) << run.report;
+  EXPECT_NE(run.report.find("key-stability           FAIL"), std::string::npos) << run.report;
+}
+
+}  // namespace
+}  // namespace retryproof::scenarios
