@@ -89,7 +89,15 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv,
     args.push_back(text.data());
   args.push_back(nullptr);
 
-  const int failed = posix_spawnp(&pid_, args[0], actions.get(), nullptr, args.data(), envp.data());
+  // Its own process group, so that signals reach whatever it starts too (a `sh -c`
+  // command's children, say) and none outlives a kill.
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attributes, 0);
+  const int failed =
+      posix_spawnp(&pid_, args[0], actions.get(), &attributes, args.data(), envp.data());
+  posix_spawnattr_destroy(&attributes);
   close(out[1]);
   close(err[1]);
   if (failed != 0) {
@@ -105,7 +113,7 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv,
 
 ChildProcess::~ChildProcess() {
   if (!status_ && pid_ > 0) {
-    kill(pid_, SIGKILL);
+    kill(-pid_, SIGKILL);
     int raw = 0;
     waitpid(pid_, &raw, 0);
   }
@@ -156,10 +164,11 @@ std::optional<ExitStatus> ChildProcess::wait(std::chrono::milliseconds timeout) 
       status_ = to_exit_status(raw);
       // Collect what the child wrote before it ended; a grandchild may hold the pipes
       // open, so take only what is already there.
-      for (std::size_t before = 0; before != stdout_.size() + stderr_.size();) {
+      std::size_t before = 0;
+      do {
         before = stdout_.size() + stderr_.size();
         pump(std::chrono::milliseconds(0));
-      }
+      } while (stdout_.size() + stderr_.size() != before);
     } else if (Clock::now() >= deadline) {
       return std::nullopt;
     } else {
@@ -170,7 +179,7 @@ std::optional<ExitStatus> ChildProcess::wait(std::chrono::milliseconds timeout) 
 }
 
 void ChildProcess::send_signal(int signal_number) {
-  if (!status_ && pid_ > 0) kill(pid_, signal_number);
+  if (!status_ && pid_ > 0) kill(-pid_, signal_number);  // the whole group
 }
 
 }  // namespace retryproof::scenarios

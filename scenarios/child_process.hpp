@@ -39,6 +39,7 @@ class ChildProcess {
   // passes first (the child keeps running).
   std::optional<ExitStatus> wait(std::chrono::milliseconds deadline);
 
+  // Signals the child and every process it started (they share its process group).
   void send_signal(int signal_number);
 
   pid_t pid() const { return pid_; }

@@ -112,13 +112,22 @@ InvocationResult invoke(const Scenario& scenario, const Invocation& invocation, 
 
   std::optional<ExitStatus> status;
   if (invocation.kill == KillPoint::after_commit) {
-    if (server.core().wait_for_jobs(jobs_before + 1, deadline)) {
-      child.send_signal(SIGKILL);
-      result.killed = true;
+    // Until the provider commits, or the client ends first (then there is nothing to kill).
+    while (!status && std::chrono::steady_clock::now() < deadline) {
+      const auto slice =
+          std::min(deadline, std::chrono::steady_clock::now() + std::chrono::milliseconds(20));
+      if (server.core().wait_for_jobs(jobs_before + 1, slice)) {
+        child.send_signal(SIGKILL);
+        result.killed = true;
+        break;
+      }
+      status = child.wait(std::chrono::milliseconds(0));
     }
   }
-  status = child.wait(std::chrono::duration_cast<std::chrono::milliseconds>(std::max(
-      deadline - std::chrono::steady_clock::now(), std::chrono::steady_clock::duration(0))));
+  if (!status) {
+    status = child.wait(std::chrono::duration_cast<std::chrono::milliseconds>(std::max(
+        deadline - std::chrono::steady_clock::now(), std::chrono::steady_clock::duration(0))));
+  }
   if (!status) {
     child.send_signal(SIGKILL);
     status = child.wait(std::chrono::seconds(10));

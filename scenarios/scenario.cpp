@@ -188,6 +188,7 @@ Scenario read_scenario(const json& document, const std::filesystem::path& file) 
 
   if (root.has("invocations")) {
     const Node invocations = root.field("invocations");
+    if (invocations.array().empty()) invocations.fail("expected at least one invocation");
     for (std::size_t i = 0; i < invocations.array().size(); ++i) {
       scenario.invocations.push_back(read_invocation(invocations.item(i), ids));
     }

@@ -1,0 +1,866 @@
+// The verdict checkers on hand-built runs: a scenario built in code, journal entries as
+// the provider writes them, jobs, and the invocations' reported outcomes. For every
+// verdict: a pass, a fail with its exact evidence, and the n/a case where one exists.
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fingerprint.hpp"
+#include "verdicts.hpp"
+
+namespace retryproof::scenarios {
+namespace {
+
+using namespace std::chrono_literals;
+using nlohmann::json;
+using Seqs = std::vector<std::uint64_t>;
+
+const std::string kOp42 = "fulfillment:order-42";
+const std::string kOp43 = "fulfillment:order-43";
+
+json payload_42() {
+  return {{"orderId", "order-42"}, {"paymentId", "pay-42"}, {"amount", 120}};
+}
+json payload_43() {
+  return {{"orderId", "order-43"}, {"amount", 80}};
+}
+json drifted_42() {
+  return {{"orderId", "order-42"}, {"paymentId", "pay-42"}, {"amount", 120}, {"attemptAt", 250}};
+}
+
+// A POST /jobs entry as the provider journals it. The fault defaults to "none" on a new
+// operation and to null otherwise; `fingerprint` overrides the payload's.
+struct Post {
+  std::uint64_t seq = 1;
+  std::int64_t at = 0;
+  std::string key = "k42";
+  json payload = payload_42();
+  std::string outcome = "new";
+  json fault = nullptr;
+  json status = 201;
+  json job = nullptr;
+  std::optional<json> fingerprint;
+};
+
+json post(const Post& p) {
+  json fault = p.fault;
+  if (fault.is_null() && p.outcome == "new") fault = "none";
+  return {{"seq", p.seq},
+          {"atMs", p.at},
+          {"method", "POST"},
+          {"path", "/jobs"},
+          {"key", p.key.empty() ? json(nullptr) : json(p.key)},
+          {"fingerprint", p.fingerprint ? *p.fingerprint : json(provider::fingerprint(p.payload))},
+          {"outcome", p.outcome},
+          {"fault", fault},
+          {"status", p.status},
+          {"delivered", !p.status.is_null()},
+          {"jobId", p.job}};
+}
+
+struct Lookup {
+  std::uint64_t seq = 1;
+  std::int64_t at = 0;
+  std::string key = "k42";
+  std::string outcome = "lookup_hit";  // lookup_miss, lookup_failed
+  json job = nullptr;
+};
+
+json lookup(const Lookup& l) {
+  const int status = l.outcome == "lookup_hit" ? 200 : l.outcome == "lookup_miss" ? 404 : 503;
+  return {{"seq", l.seq},
+          {"atMs", l.at},
+          {"method", "GET"},
+          {"path", "/jobs/by-idempotency-key/" + l.key},
+          {"key", l.key},
+          {"fingerprint", nullptr},
+          {"outcome", l.outcome},
+          {"fault", l.outcome == "lookup_failed" ? json("lookup-unavailable") : json(nullptr)},
+          {"status", status},
+          {"delivered", true},
+          {"jobId", l.job}};
+}
+
+json job(const std::string& id, const std::string& key, const std::string& order_id = "order-42") {
+  return {{"id", id}, {"key", key}, {"orderId", order_id}};
+}
+
+json succeeded(const std::string& job_id) {
+  return {{"outcome", "succeeded"}, {"jobId", job_id}};
+}
+json failed() {
+  return {{"outcome", "failed"}, {"reason", "validation"}};
+}
+json unknown() {
+  return {{"outcome", "unknown"}, {"idempotencyKey", "k42"}};
+}
+
+// One invocation of operation 42 (index 0 unless given) covering seqs [first, last].
+InvocationResult invocation(std::uint64_t first, std::uint64_t last, json outcome, int index = 0,
+                            const std::string& operation = kOp42, json payload = payload_42()) {
+  return InvocationResult{.index = index,
+                          .operation = operation,
+                          .payload = std::move(payload),
+                          .first_seq = first,
+                          .last_seq = last,
+                          .outcome = std::move(outcome),
+                          .exit = "exit code 0"};
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+#define EXPECT_MENTIONS(verdict, part)               \
+  EXPECT_TRUE(contains((verdict).explanation, part)) \
+      << "missing \"" << (part) << "\" in: " << (verdict).explanation
+
+class Checkers : public ::testing::Test {
+ protected:
+  Checkers() {
+    scenario_.name = "hand-built";
+    scenario_.operations = {{kOp42, payload_42()}, {kOp43, payload_43()}};
+    scenario_.invocations = {{kOp42}, {kOp43}};
+    scenario_.settings.attempts = 3;
+    scenario_.min_gap = 50ms;
+  }
+
+  RunRecord run(std::vector<InvocationResult> invocations, json journal,
+                json jobs = json::array()) const {
+    return RunRecord{scenario_, std::move(invocations), std::move(journal), std::move(jobs)};
+  }
+
+  Scenario scenario_;
+};
+
+void expect_pass(const Verdict& verdict) {
+  EXPECT_EQ(to_string(verdict.status), "pass") << verdict.id << ": " << verdict.explanation;
+  EXPECT_TRUE(verdict.evidence.empty()) << verdict.id;
+}
+
+void expect_not_applicable(const Verdict& verdict) {
+  EXPECT_EQ(to_string(verdict.status), "n/a") << verdict.id << ": " << verdict.explanation;
+  EXPECT_TRUE(verdict.evidence.empty()) << verdict.id;
+}
+
+void expect_fail(const Verdict& verdict, const Seqs& evidence) {
+  EXPECT_EQ(to_string(verdict.status), "fail") << verdict.id << ": " << verdict.explanation;
+  EXPECT_EQ(verdict.evidence, evidence) << verdict.id << ": " << verdict.explanation;
+}
+
+// --- no-duplicate-effect ---
+
+TEST_F(Checkers, NoDuplicateEffectPassesWithOneJobPerOperation) {
+  const auto record =
+      run({invocation(1, 2, succeeded("job_1")),
+           invocation(3, 3, succeeded("job_2"), 1, kOp43, payload_43())},
+          {post({.seq = 1, .fault = "commit-then-error", .status = 503, .job = "job_1"}),
+           post({.seq = 2, .at = 300, .outcome = "replay", .status = 200, .job = "job_1"}),
+           post({.seq = 3, .at = 400, .key = "k43", .payload = payload_43(), .job = "job_2"})},
+          {job("job_1", "k42"), job("job_2", "k43", "order-43")});
+  const Verdict verdict = check_no_duplicate_effect(record);
+  EXPECT_EQ(verdict.id, "no-duplicate-effect");
+  expect_pass(verdict);
+}
+
+TEST_F(Checkers, NoDuplicateEffectFailsWithTwoKeysForOneOperation) {
+  const auto record =
+      run({invocation(1, 2, succeeded("job_2"))},
+          {post({.seq = 1, .fault = "commit-then-error", .status = 503, .job = "job_1"}),
+           post({.seq = 2, .at = 300, .key = "k42-fresh", .job = "job_2"})},
+          {job("job_1", "k42"), job("job_2", "k42-fresh")});
+  const Verdict verdict = check_no_duplicate_effect(record);
+  expect_fail(verdict, {1, 2});  // the two "new" entries that created the jobs
+  EXPECT_MENTIONS(verdict, kOp42);
+  EXPECT_MENTIONS(verdict, "2 jobs");
+  EXPECT_MENTIONS(verdict, "job_1 (key k42, seq 1)");
+  EXPECT_MENTIONS(verdict, "job_2 (key k42-fresh, seq 2)");
+}
+
+TEST_F(Checkers, NoDuplicateEffectCountsJobsAcrossInvocationsOfOneOperation) {
+  const auto record =
+      run({invocation(1, 1, succeeded("job_1")), invocation(2, 2, succeeded("job_2"), 1)},
+          {post({.seq = 1, .job = "job_1"}),
+           post({.seq = 2, .at = 900, .key = "k42-rerun", .job = "job_2"})},
+          {job("job_1", "k42"), job("job_2", "k42-rerun")});
+  expect_fail(check_no_duplicate_effect(record), {1, 2});
+}
+
+// --- key-stability ---
+
+TEST_F(Checkers, KeyStabilityPassesWhenEveryAttemptCarriesOneKey) {
+  const auto record =
+      run({invocation(1, 2, succeeded("job_1")),
+           invocation(3, 3, succeeded("job_2"), 1, kOp43, payload_43())},
+          {post({.seq = 1, .fault = "fail-before-commit", .status = 503}),
+           post({.seq = 2, .at = 300, .job = "job_1"}),
+           post({.seq = 3, .at = 400, .key = "k43", .payload = payload_43(), .job = "job_2"})},
+          {job("job_1", "k42"), job("job_2", "k43", "order-43")});
+  const Verdict verdict = check_key_stability(record);
+  EXPECT_EQ(verdict.id, "key-stability");
+  expect_pass(verdict);
+}
+
+TEST_F(Checkers, KeyStabilityNamesTheFirstPostOfEachKey) {
+  const auto record = run(
+      {invocation(1, 4, succeeded("job_2"))},
+      {post({.seq = 1, .fault = "fail-before-commit", .status = 503}),
+       post({.seq = 2, .at = 300, .fault = "fail-before-commit", .status = 503}),
+       post({.seq = 3, .at = 700, .key = "k42-b", .fault = "fail-before-commit", .status = 503}),
+       post({.seq = 4, .at = 1500, .key = "k42-b", .job = "job_2"})},
+      {job("job_2", "k42-b")});
+  const Verdict verdict = check_key_stability(record);
+  expect_fail(verdict, {1, 3});
+  EXPECT_MENTIONS(verdict, kOp42);
+  EXPECT_MENTIONS(verdict, "2 keys");
+  EXPECT_MENTIONS(verdict, "k42 (seq 1)");
+  EXPECT_MENTIONS(verdict, "k42-b (seq 3)");
+}
+
+TEST_F(Checkers, KeyStabilityFailsWhenARerunDerivesANewKey) {
+  const auto record =
+      run({invocation(1, 1, succeeded("job_1")), invocation(2, 2, succeeded("job_2"), 1)},
+          {post({.seq = 1, .job = "job_1"}),
+           post({.seq = 2, .at = 900, .key = "k42-rerun", .job = "job_2"})},
+          {job("job_1", "k42"), job("job_2", "k42-rerun")});
+  expect_fail(check_key_stability(record), {1, 2});
+}
+
+// --- payload-stability ---
+
+TEST_F(Checkers, PayloadStabilityPassesWhateverTheKeyOrderOfTheSentPayload) {
+  const json reordered =
+      json::parse(R"({"amount": 120, "paymentId": "pay-42", "orderId": "order-42"})");
+  const auto record =
+      run({invocation(1, 1, succeeded("job_1"))},
+          {post({.seq = 1, .payload = reordered, .job = "job_1"})}, {job("job_1", "k42")});
+  const Verdict verdict = check_payload_stability(record);
+  EXPECT_EQ(verdict.id, "payload-stability");
+  expect_pass(verdict);
+}
+
+TEST_F(Checkers, PayloadStabilityFailsWhenARetryCarriesAnotherPayload) {
+  const auto record = run({invocation(1, 2, succeeded("job_1"))},
+                          {post({.seq = 1, .fault = "fail-before-commit", .status = 503}),
+                           post({.seq = 2, .at = 300, .payload = drifted_42(), .job = "job_1"})},
+                          {job("job_1", "k42")});
+  const Verdict verdict = check_payload_stability(record);
+  expect_fail(verdict, {2});
+  EXPECT_MENTIONS(verdict, "key k42 (seq 2)");
+  EXPECT_MENTIONS(verdict, kOp42);
+  EXPECT_FALSE(contains(verdict.explanation, "422")) << verdict.explanation;
+}
+
+TEST_F(Checkers, PayloadStabilitySaysWhenTheProviderRefusedTheChangedPayloadWith422) {
+  const auto record =
+      run({invocation(1, 2, failed())},
+          {post({.seq = 1, .fault = "commit-then-error", .status = 503, .job = "job_1"}),
+           post({.seq = 2,
+                 .at = 300,
+                 .payload = drifted_42(),
+                 .outcome = "rejected",
+                 .status = 422,
+                 .job = "job_1"})},
+          {job("job_1", "k42")});
+  const Verdict verdict = check_payload_stability(record);
+  expect_fail(verdict, {2});
+  EXPECT_MENTIONS(verdict, "key k42 (seq 2)");
+  EXPECT_MENTIONS(verdict, "refused it with 422");
+}
+
+TEST_F(Checkers, PayloadStabilityJudgesEachInvocationByThePayloadItWasGiven) {
+  // The payload-change scenario: the second invocation is asked for a changed amount and
+  // faithfully sends it; the 422 is the provider's, not the client's doing.
+  const auto record = run(
+      {invocation(1, 1, succeeded("job_1")), invocation(2, 2, failed(), 1, kOp42, drifted_42())},
+      {post({.seq = 1, .job = "job_1"}), post({.seq = 2,
+                                               .at = 500,
+                                               .payload = drifted_42(),
+                                               .outcome = "rejected",
+                                               .status = 422,
+                                               .job = "job_1"})},
+      {job("job_1", "k42")});
+  expect_pass(check_payload_stability(record));
+}
+
+TEST_F(Checkers, PayloadStabilityDoesNotJudgeAPostWhosePayloadTheProviderNeverRead) {
+  // A POST without an Idempotency-Key is refused with 400 before the body is parsed, so
+  // its journal entry has no fingerprint. The client sent the right payload; that 400 is
+  // no-retry-of-definitive's business, not "a payload other than the one asked for".
+  const auto record = run({invocation(1, 1, failed())}, {post({.seq = 1,
+                                                               .key = "",
+                                                               .outcome = "missing_key",
+                                                               .status = 400,
+                                                               .fingerprint = json(nullptr)})});
+  const Verdict verdict = check_payload_stability(record);
+  EXPECT_NE(to_string(verdict.status), "fail") << verdict.explanation;
+}
+
+// --- fail-closed ---
+
+TEST_F(Checkers, FailClosedIsNotApplicableWithoutAnAmbiguousOutcome) {
+  const auto record =
+      run({invocation(1, 2, succeeded("job_1"))},
+          {post({.seq = 1, .fault = "commit-then-error", .status = 503, .job = "job_1"}),
+           post({.seq = 2, .at = 300, .outcome = "replay", .status = 200, .job = "job_1"})},
+          {job("job_1", "k42")});
+  const Verdict verdict = check_fail_closed(record);
+  EXPECT_EQ(verdict.id, "fail-closed");
+  expect_not_applicable(verdict);
+}
+
+struct Ambiguity {
+  std::string fault;
+  json status;  // what the provider journals for it
+  json job;
+  std::string described;
+};
+
+class FailClosedAfter : public Checkers, public ::testing::WithParamInterface<Ambiguity> {};
+
+TEST_P(FailClosedAfter, ABlindPostWithTheSameKeyFailsWithBothSeqs) {
+  const Ambiguity& a = GetParam();
+  const auto record = run({invocation(1, 2, succeeded("job_1"))},
+                          {post({.seq = 1, .fault = a.fault, .status = a.status, .job = a.job}),
+                           post({.seq = 2,
+                                 .at = 300,
+                                 .outcome = a.job.is_null() ? "new" : "replay",
+                                 .status = a.job.is_null() ? json(201) : json(200),
+                                 .job = "job_1"})},
+                          {job("job_1", "k42")});
+  const Verdict verdict = check_fail_closed(record);
+  expect_fail(verdict, {1, 2});
+  EXPECT_MENTIONS(verdict, "key k42");
+  EXPECT_MENTIONS(verdict, "re-sent (seq 2)");
+  EXPECT_MENTIONS(verdict, a.described + " (seq 1)");
+}
+
+TEST_P(FailClosedAfter, ALookupFirstPasses) {
+  const Ambiguity& a = GetParam();
+  const auto record = run({invocation(1, 2, succeeded("job_1"))},
+                          {post({.seq = 1, .fault = a.fault, .status = a.status, .job = a.job}),
+                           lookup({.seq = 2, .at = 300, .job = "job_1"})},
+                          {job("job_1", "k42")});
+  expect_pass(check_fail_closed(record));
+}
+
+TEST_P(FailClosedAfter, StoppingWithoutAnotherRequestPasses) {
+  const Ambiguity& a = GetParam();
+  const auto record = run({invocation(1, 1, unknown())},
+                          {post({.seq = 1, .fault = a.fault, .status = a.status, .job = a.job})},
+                          {job("job_1", "k42")});
+  expect_pass(check_fail_closed(record));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    HiddenOutcomes, FailClosedAfter,
+    ::testing::Values(Ambiguity{"commit-then-drop", nullptr, "job_1", "a dropped connection"},
+                      Ambiguity{"drop-before-commit", nullptr, nullptr, "a dropped connection"},
+                      Ambiguity{"commit-then-reset", nullptr, "job_1", "a reset connection"},
+                      Ambiguity{"commit-then-truncate", 201, "job_1", "a truncated response"},
+                      Ambiguity{"commit-then-500", 500, "job_1", "a 500"}),
+    [](const ::testing::TestParamInfo<Ambiguity>& param_info) {
+      std::string name = param_info.param.fault;
+      std::erase(name, '-');
+      return name;
+    });
+
+TEST_F(Checkers, FailClosedAllowsAResubmissionAfterALookupMiss) {
+  const auto record = run({invocation(1, 3, succeeded("job_1"))},
+                          {post({.seq = 1, .fault = "drop-before-commit", .status = nullptr}),
+                           lookup({.seq = 2, .at = 300, .outcome = "lookup_miss"}),
+                           post({.seq = 3, .at = 600, .job = "job_1"})},
+                          {job("job_1", "k42")});
+  expect_pass(check_fail_closed(record));
+}
+
+TEST_F(Checkers, FailClosedLooksOnlyAtRequestsAboutTheSameKey) {
+  // Another operation's POST in between is not "the next request about k42".
+  const auto record =
+      run({invocation(1, 3, succeeded("job_1"))},
+          {post({.seq = 1, .fault = "commit-then-drop", .status = nullptr, .job = "job_1"}),
+           post({.seq = 2, .at = 100, .key = "k43", .payload = payload_43(), .job = "job_2"}),
+           lookup({.seq = 3, .at = 300, .job = "job_1"})},
+          {job("job_1", "k42"), job("job_2", "k43", "order-43")});
+  expect_pass(check_fail_closed(record));
+}
+
+TEST_F(Checkers, FailClosedCommitThenDelayFollowedByAPostBeforeTheResponseFails) {
+  const auto record =
+      run({invocation(1, 2, succeeded("job_1"))},
+          {post({.seq = 1, .fault = "commit-then-delay:3s", .job = "job_1"}),
+           post({.seq = 2, .at = 100, .outcome = "replay", .status = 200, .job = "job_1"})},
+          {job("job_1", "k42")});
+  const Verdict verdict = check_fail_closed(record);
+  expect_fail(verdict, {1, 2});
+  EXPECT_MENTIONS(verdict, "commit-then-delay:3s");
+  EXPECT_MENTIONS(verdict, "seq 1");
+  EXPECT_MENTIONS(verdict, "seq 2");
+}
+
+TEST_F(Checkers, FailClosedCommitThenDelayFollowedByAPostAfterTheResponseIsNotAmbiguous) {
+  const auto record =
+      run({invocation(1, 2, succeeded("job_1"))},
+          {post({.seq = 1, .fault = "commit-then-delay:3s", .job = "job_1"}),
+           post({.seq = 2, .at = 4000, .outcome = "replay", .status = 200, .job = "job_1"})},
+          {job("job_1", "k42")});
+  expect_not_applicable(check_fail_closed(record));
+}
+
+TEST_F(Checkers, FailClosedCommitThenDelayFollowedByALookupPasses) {
+  const auto record = run({invocation(1, 2, succeeded("job_1"))},
+                          {post({.seq = 1, .fault = "commit-then-delay:3s", .job = "job_1"}),
+                           lookup({.seq = 2, .at = 600, .job = "job_1"})},
+                          {job("job_1", "k42")});
+  expect_pass(check_fail_closed(record));
+}
+
+// --- attempt-budget ---
+
+TEST_F(Checkers, AttemptBudgetPassesAtTheBudget) {
+  const auto record =
+      run({invocation(1, 3, succeeded("job_1"))},
+          {post({.seq = 1, .fault = "fail-before-commit", .status = 503}),
+           post({.seq = 2, .at = 200, .fault = "fail-before-commit", .status = 503}),
+           post({.seq = 3, .at = 600, .job = "job_1"})},
+          {job("job_1", "k42")});
+  const Verdict verdict = check_attempt_budget(record);
+  EXPECT_EQ(verdict.id, "attempt-budget");
+  expect_pass(verdict);
+  EXPECT_MENTIONS(verdict, "3 attempts");
+}
+
+TEST_F(Checkers, AttemptBudgetNamesTheFirstPostOverIt) {
+  const auto record =
+      run({invocation(1, 6, succeeded("job_1"))},
+          {post({.seq = 1, .fault = "fail-before-commit", .status = 503}),
+           post({.seq = 2, .at = 200, .fault = "fail-before-commit", .status = 503}),
+           lookup({.seq = 3, .at = 500, .outcome = "lookup_miss"}),
+           post({.seq = 4, .at = 600, .fault = "fail-before-commit", .status = 503}),
+           lookup({.seq = 5, .at = 900, .outcome = "lookup_miss"}),
+           post({.seq = 6, .at = 1400, .job = "job_1"})},
+          {job("job_1", "k42")});
+  const Verdict verdict = check_attempt_budget(record);
+  expect_fail(verdict, {6});  // the 4th POST; lookups do not count
+  EXPECT_MENTIONS(verdict, kOp42);
+  EXPECT_MENTIONS(verdict, "sent 4 POSTs; the budget is 3");
+  EXPECT_MENTIONS(verdict, "seq 6");
+}
+
+TEST_F(Checkers, AttemptBudgetIsPerRunOfTheClient) {
+  // Two runs of one operation, 2 + 2 POSTs: each run stayed within its budget of 3.
+  const auto within =
+      run({invocation(1, 2, failed()), invocation(3, 4, succeeded("job_1"), 1)},
+          {post({.seq = 1, .fault = "fail-before-commit", .status = 503}),
+           post({.seq = 2, .at = 200, .fault = "fail-before-commit", .status = 503}),
+           post({.seq = 3, .at = 900, .fault = "fail-before-commit", .status = 503}),
+           post({.seq = 4, .at = 1200, .job = "job_1"})},
+          {job("job_1", "k42")});
+  expect_pass(check_attempt_budget(within));
+
+  // The second run alone went over it: the evidence is its own 4th POST.
+  const auto over = run({invocation(1, 1, failed()), invocation(2, 5, succeeded("job_1"), 1)},
+                        {post({.seq = 1, .fault = "fail-before-commit", .status = 503}),
+                         post({.seq = 2, .at = 900, .fault = "fail-before-commit", .status = 503}),
+                         post({.seq = 3, .at = 1100, .fault = "fail-before-commit", .status = 503}),
+                         post({.seq = 4, .at = 1500, .fault = "fail-before-commit", .status = 503}),
+                         post({.seq = 5, .at = 2300, .job = "job_1"})},
+                        {job("job_1", "k42")});
+  const Verdict verdict = check_attempt_budget(over);
+  expect_fail(verdict, {5});
+  EXPECT_MENTIONS(verdict, "invocation 2 (" + kOp42 + ") sent 4 POSTs");
+}
+
+// --- backoff ---
+
+TEST_F(Checkers, BackoffIsNotApplicableWithoutRetries) {
+  // One POST per invocation: a rerun right after is not a retry.
+  const auto record =
+      run({invocation(1, 1, succeeded("job_1")), invocation(2, 2, succeeded("job_1"), 1)},
+          {post({.seq = 1, .job = "job_1"}),
+           post({.seq = 2, .at = 1, .outcome = "replay", .status = 200, .job = "job_1"})},
+          {job("job_1", "k42")});
+  const Verdict verdict = check_backoff(record);
+  EXPECT_EQ(verdict.id, "backoff");
+  expect_not_applicable(verdict);
+}
+
+TEST_F(Checkers, BackoffFailsBelowTheFloorWithBothSeqs) {
+  const auto record =
+      run({invocation(1, 2, succeeded("job_1"))},
+          {post({.seq = 1, .at = 1000, .fault = "fail-before-commit", .status = 503}),
+           post({.seq = 2, .at = 1010, .job = "job_1"})},
+          {job("job_1", "k42")});
+  const Verdict verdict = check_backoff(record);
+  expect_fail(verdict, {1, 2});
+  EXPECT_MENTIONS(verdict, "attempt 2 of " + kOp42 + " (seq 2)");
+  EXPECT_MENTIONS(verdict, "10 ms");
+  EXPECT_MENTIONS(verdict, "(seq 1)");
+  EXPECT_MENTIONS(verdict, "the floor is 50 ms");
+}
+
+TEST_F(Checkers, BackoffPassesAtOrAboveTheFloor) {
+  for (const std::int64_t gap : {50, 60}) {
+    const auto record =
+        run({invocation(1, 2, succeeded("job_1"))},
+            {post({.seq = 1, .at = 1000, .fault = "fail-before-commit", .status = 503}),
+             post({.seq = 2, .at = 1000 + gap, .job = "job_1"})},
+            {job("job_1", "k42")});
+    const Verdict verdict = check_backoff(record);
+    expect_pass(verdict);
+    EXPECT_MENTIONS(verdict, "50 ms");
+  }
+}
+
+TEST_F(Checkers, BackoffMeasuresFromPostToPostNotFromTheLookupBetween) {
+  const auto record =
+      run({invocation(1, 3, succeeded("job_1"))},
+          {post({.seq = 1, .at = 0, .fault = "drop-before-commit", .status = nullptr}),
+           lookup({.seq = 2, .at = 5, .outcome = "lookup_miss"}),
+           post({.seq = 3, .at = 60, .job = "job_1"})},
+          {job("job_1", "k42")});
+  expect_pass(check_backoff(record));
+}
+
+// --- retry-after ---
+
+TEST_F(Checkers, RetryAfterIsNotApplicableWithoutA429) {
+  const auto record = run({invocation(1, 2, succeeded("job_1"))},
+                          {post({.seq = 1, .fault = "fail-before-commit", .status = 503}),
+                           post({.seq = 2, .at = 200, .job = "job_1"})},
+                          {job("job_1", "k42")});
+  const Verdict verdict = check_retry_after(record);
+  EXPECT_EQ(verdict.id, "retry-after");
+  expect_not_applicable(verdict);
+}
+
+TEST_F(Checkers, RetryAfterIsNotApplicableWhenThe429WasNotRetried) {
+  const auto record = run({invocation(1, 1, failed())},
+                          {post({.seq = 1, .fault = "rate-limited:2", .status = 429})});
+  expect_not_applicable(check_retry_after(record));
+}
+
+TEST_F(Checkers, RetryAfterFailsWhenTheRetryCameSooner) {
+  const auto record = run({invocation(1, 2, succeeded("job_1"))},
+                          {post({.seq = 1, .at = 100, .fault = "rate-limited:2", .status = 429}),
+                           post({.seq = 2, .at = 1600, .job = "job_1"})},
+                          {job("job_1", "k42")});
+  const Verdict verdict = check_retry_after(record);
+  expect_fail(verdict, {1, 2});
+  EXPECT_MENTIONS(verdict, "Retry-After: 2 (seq 1)");
+  EXPECT_MENTIONS(verdict, "1500 ms later (seq 2)");
+}
+
+TEST_F(Checkers, RetryAfterPassesWhenTheRetryWaitedLongEnough) {
+  const auto record = run({invocation(1, 2, succeeded("job_1"))},
+                          {post({.seq = 1, .at = 100, .fault = "rate-limited:2", .status = 429}),
+                           post({.seq = 2, .at = 2100, .job = "job_1"})},
+                          {job("job_1", "k42")});
+  expect_pass(check_retry_after(record));
+}
+
+TEST_F(Checkers, RetryAfterWithoutASecondsParameterMeansOneSecond) {
+  // The provider journals the default Retry-After of 1 as plain "rate-limited".
+  for (const auto& [gap, expected] :
+       {std::pair{999, VerdictStatus::fail}, std::pair{1000, VerdictStatus::pass}}) {
+    const auto record = run({invocation(1, 2, succeeded("job_1"))},
+                            {post({.seq = 1, .at = 0, .fault = "rate-limited", .status = 429}),
+                             post({.seq = 2, .at = gap, .job = "job_1"})},
+                            {job("job_1", "k42")});
+    EXPECT_EQ(to_string(check_retry_after(record).status), to_string(expected)) << gap;
+  }
+}
+
+// --- no-retry-of-definitive ---
+
+TEST_F(Checkers, NoRetryOfDefinitiveIsNotApplicableWithout400Or422) {
+  const auto record = run({invocation(1, 2, succeeded("job_1"))},
+                          {post({.seq = 1, .fault = "fail-before-commit", .status = 503}),
+                           post({.seq = 2, .at = 200, .job = "job_1"})},
+                          {job("job_1", "k42")});
+  const Verdict verdict = check_no_retry_of_definitive(record);
+  EXPECT_EQ(verdict.id, "no-retry-of-definitive");
+  expect_not_applicable(verdict);
+}
+
+TEST_F(Checkers, NoRetryOfDefinitiveFailsWhenA422IsRetriedInTheSameInvocation) {
+  const auto record = run(
+      {invocation(1, 1, succeeded("job_1")), invocation(2, 3, failed(), 1, kOp42, drifted_42())},
+      {post({.seq = 1, .job = "job_1"}),
+       post({.seq = 2,
+             .at = 500,
+             .payload = drifted_42(),
+             .outcome = "rejected",
+             .status = 422,
+             .job = "job_1"}),
+       post({.seq = 3,
+             .at = 800,
+             .payload = drifted_42(),
+             .outcome = "rejected",
+             .status = 422,
+             .job = "job_1"})},
+      {job("job_1", "k42")});
+  const Verdict verdict = check_no_retry_of_definitive(record);
+  expect_fail(verdict, {2, 3});
+  EXPECT_MENTIONS(verdict, "re-sent (seq 3) after a 422 (seq 2)");
+}
+
+TEST_F(Checkers, NoRetryOfDefinitiveFailsWhenA400IsRetried) {
+  const auto record = run({invocation(1, 2, failed())}, {post({.seq = 1,
+                                                               .key = "",
+                                                               .outcome = "missing_key",
+                                                               .status = 400,
+                                                               .fingerprint = json(nullptr)}),
+                                                         post({.seq = 2,
+                                                               .at = 300,
+                                                               .key = "",
+                                                               .outcome = "missing_key",
+                                                               .status = 400,
+                                                               .fingerprint = json(nullptr)})});
+  const Verdict verdict = check_no_retry_of_definitive(record);
+  expect_fail(verdict, {1, 2});
+  EXPECT_MENTIONS(verdict, "after a 400 (seq 1)");
+}
+
+TEST_F(Checkers, NoRetryOfDefinitivePassesWhenOnlyALaterInvocationSendsAgain) {
+  const auto record = run(
+      {invocation(1, 1, failed(), 0, kOp42, drifted_42()), invocation(2, 2, succeeded("job_1"), 1)},
+      {post({.seq = 1,
+             .payload = drifted_42(),
+             .outcome = "rejected",
+             .status = 422,
+             .job = "job_0"}),
+       post({.seq = 2, .at = 900, .job = "job_1"})},
+      {job("job_1", "k42")});
+  expect_pass(check_no_retry_of_definitive(record));
+}
+
+// --- truthful-outcome ---
+
+TEST_F(Checkers, TruthfulOutcomePassesForAJobTheProviderHoldsForTheOperation) {
+  const auto record =
+      run({invocation(1, 2, succeeded("job_1"))},
+          {post({.seq = 1, .fault = "commit-then-drop", .status = nullptr, .job = "job_1"}),
+           lookup({.seq = 2, .at = 300, .job = "job_1"})},
+          {job("job_1", "k42")});
+  const Verdict verdict = check_truthful_outcome(record);
+  EXPECT_EQ(verdict.id, "truthful-outcome");
+  expect_pass(verdict);
+}
+
+TEST_F(Checkers, TruthfulOutcomeFailsForAJobTheProviderDoesNotHold) {
+  const auto record = run({invocation(1, 1, succeeded("job_9"))},
+                          {post({.seq = 1, .job = "job_1"})}, {job("job_1", "k42")});
+  const Verdict verdict = check_truthful_outcome(record);
+  EXPECT_EQ(to_string(verdict.status), "fail") << verdict.explanation;
+  EXPECT_MENTIONS(verdict, "invocation 1 (" + kOp42 + ") reported succeeded with job_9");
+}
+
+TEST_F(Checkers, TruthfulOutcomeFailsForAJobHeldForAnotherOperation) {
+  const auto record =
+      run({invocation(1, 1, succeeded("job_1")),
+           invocation(2, 2, succeeded("job_1"), 1, kOp43, payload_43())},
+          {post({.seq = 1, .job = "job_1"}),
+           post({.seq = 2, .at = 300, .key = "k43", .payload = payload_43(), .job = "job_2"})},
+          {job("job_1", "k42"), job("job_2", "k43", "order-43")});
+  const Verdict verdict = check_truthful_outcome(record);
+  EXPECT_EQ(to_string(verdict.status), "fail") << verdict.explanation;
+  EXPECT_MENTIONS(verdict, "invocation 2 (" + kOp43 + ") reported succeeded with job_1");
+}
+
+TEST_F(Checkers, TruthfulOutcomeFailsWhenFailedIsReportedForAJobCreatedWithThisPayload) {
+  const auto record =
+      run({invocation(1, 1, failed())},
+          {post({.seq = 1, .fault = "commit-then-drop", .status = nullptr, .job = "job_1"})},
+          {job("job_1", "k42")});
+  const Verdict verdict = check_truthful_outcome(record);
+  expect_fail(verdict, {1});
+  EXPECT_MENTIONS(verdict, "invocation 1 (" + kOp42 + ") reported failed");
+  EXPECT_MENTIONS(verdict, "job_1 for key k42 (created at seq 1)");
+}
+
+TEST_F(Checkers, TruthfulOutcomeAcceptsFailedWhenTheOnlyJobWasCreatedWithAnotherPayload) {
+  const auto record = run(
+      {invocation(1, 1, succeeded("job_1")), invocation(2, 2, failed(), 1, kOp42, drifted_42())},
+      {post({.seq = 1, .job = "job_1"}), post({.seq = 2,
+                                               .at = 500,
+                                               .payload = drifted_42(),
+                                               .outcome = "rejected",
+                                               .status = 422,
+                                               .job = "job_1"})},
+      {job("job_1", "k42")});
+  expect_pass(check_truthful_outcome(record));
+}
+
+TEST_F(Checkers, TruthfulOutcomeAcceptsFailedWhenOnlyALaterRunCreatedTheJob) {
+  // The first run spent its budget on 503s and truthfully reported failed; a later run of
+  // the same operation created the job with the same payload.
+  const auto record =
+      run({invocation(1, 3, failed()), invocation(4, 4, succeeded("job_1"), 1)},
+          {post({.seq = 1, .fault = "fail-before-commit", .status = 503}),
+           post({.seq = 2, .at = 200, .fault = "fail-before-commit", .status = 503}),
+           post({.seq = 3, .at = 600, .fault = "fail-before-commit", .status = 503}),
+           post({.seq = 4, .at = 2000, .job = "job_1"})},
+          {job("job_1", "k42")});
+  expect_pass(check_truthful_outcome(record));
+}
+
+TEST_F(Checkers, TruthfulOutcomeAllowsUnknownAndCountsIt) {
+  const auto record =
+      run({invocation(1, 2, unknown())},
+          {post({.seq = 1, .fault = "commit-then-drop", .status = nullptr, .job = "job_1"}),
+           lookup({.seq = 2, .at = 300, .outcome = "lookup_failed"})},
+          {job("job_1", "k42")});
+  const Verdict verdict = check_truthful_outcome(record);
+  expect_pass(verdict);
+  EXPECT_MENTIONS(verdict, "1 unknown");
+}
+
+TEST_F(Checkers, TruthfulOutcomeIgnoresInvocationsWithoutAnOutcome) {
+  auto killed = invocation(1, 1, nullptr);
+  killed.killed = true;
+  const auto record =
+      run({killed}, {post({.seq = 1, .fault = "commit-then-delay:10s", .job = "job_1"})},
+          {job("job_1", "k42")});
+  expect_pass(check_truthful_outcome(record));
+}
+
+// --- crash-recovery ---
+
+TEST_F(Checkers, CrashRecoveryIsNotApplicableWithoutAKill) {
+  const auto record =
+      run({invocation(1, 1, succeeded("job_1")), invocation(2, 2, succeeded("job_1"), 1)},
+          {post({.seq = 1, .job = "job_1"}),
+           post({.seq = 2, .at = 500, .outcome = "replay", .status = 200, .job = "job_1"})},
+          {job("job_1", "k42")});
+  const Verdict verdict = check_crash_recovery(record);
+  EXPECT_EQ(verdict.id, "crash-recovery");
+  expect_not_applicable(verdict);
+}
+
+InvocationResult killed_first() {
+  auto result = invocation(1, 1, nullptr);
+  result.killed = true;
+  result.exit = "killed by SIGKILL";
+  return result;
+}
+
+TEST_F(Checkers, CrashRecoveryFailsWhenTheRerunStartsWithAPost) {
+  const auto record =
+      run({killed_first(), invocation(2, 2, succeeded("job_1"), 1)},
+          {post({.seq = 1, .fault = "commit-then-delay:10s", .job = "job_1"}),
+           post({.seq = 2, .at = 200, .outcome = "replay", .status = 200, .job = "job_1"})},
+          {job("job_1", "k42")});
+  const Verdict verdict = check_crash_recovery(record);
+  expect_fail(verdict, {2});
+  EXPECT_MENTIONS(verdict, "the first request for " + kOp42 + " was POST /jobs (seq 2)");
+}
+
+TEST_F(Checkers, CrashRecoveryPassesWhenTheRerunLooksUpFirst) {
+  const auto record = run({killed_first(), invocation(2, 2, succeeded("job_1"), 1)},
+                          {post({.seq = 1, .fault = "commit-then-delay:10s", .job = "job_1"}),
+                           lookup({.seq = 2, .at = 200, .job = "job_1"})},
+                          {job("job_1", "k42")});
+  expect_pass(check_crash_recovery(record));
+}
+
+TEST_F(Checkers, CrashRecoveryFailsOnASecondJobAfterTheRestart) {
+  // The memory-only-intent mutant: the rerun derives a new key and creates a second job.
+  const auto record = run({killed_first(), invocation(2, 2, succeeded("job_2"), 1)},
+                          {post({.seq = 1, .fault = "commit-then-delay:10s", .job = "job_1"}),
+                           post({.seq = 2, .at = 200, .key = "k42-new", .job = "job_2"})},
+                          {job("job_1", "k42"), job("job_2", "k42-new")});
+  const Verdict verdict = check_crash_recovery(record);
+  expect_fail(verdict, {1, 2});
+  EXPECT_MENTIONS(verdict, "POST /jobs (seq 2)");
+  EXPECT_MENTIONS(verdict, "and 1 more");
+}
+
+TEST_F(Checkers, CrashRecoveryFailsOnASecondJobEvenAfterALookup) {
+  const auto record =
+      run({killed_first(), invocation(2, 3, succeeded("job_2"), 1)},
+          {post({.seq = 1, .fault = "commit-then-delay:10s", .job = "job_1"}),
+           lookup({.seq = 2, .at = 200, .key = "k42-new", .outcome = "lookup_miss"}),
+           post({.seq = 3, .at = 300, .key = "k42-new", .job = "job_2"})},
+          {job("job_1", "k42"), job("job_2", "k42-new")});
+  const Verdict verdict = check_crash_recovery(record);
+  expect_fail(verdict, {1, 3});
+  EXPECT_MENTIONS(verdict, "after the restart");
+  EXPECT_MENTIONS(verdict, "2 jobs");
+}
+
+TEST_F(Checkers, CrashRecoveryPassesWhenNothingRunsAfterTheKill) {
+  const auto record =
+      run({killed_first()}, {post({.seq = 1, .fault = "commit-then-delay:10s", .job = "job_1"})},
+          {job("job_1", "k42")});
+  expect_pass(check_crash_recovery(record));
+}
+
+// --- client-error ---
+
+TEST_F(Checkers, ClientErrorPassesWhenEveryInvocationPrintedAnOutcome) {
+  const auto record = run({invocation(1, 1, succeeded("job_1"))},
+                          {post({.seq = 1, .job = "job_1"})}, {job("job_1", "k42")});
+  const Verdict verdict = check_client_error(record);
+  EXPECT_EQ(verdict.id, "client-error");
+  expect_pass(verdict);
+}
+
+TEST_F(Checkers, ClientErrorNamesTheInvocationAndWhatWentWrong) {
+  auto broken = invocation(2, 1, nullptr, 1, kOp43, payload_43());
+  broken.client_error = "printed \"garbage\", which is not a JSON object (exit code 0)";
+  const auto record = run({invocation(1, 1, succeeded("job_1")), broken},
+                          {post({.seq = 1, .job = "job_1"})}, {job("job_1", "k42")});
+  const Verdict verdict = check_client_error(record);
+  EXPECT_EQ(to_string(verdict.status), "fail");
+  EXPECT_TRUE(verdict.evidence.empty());
+  EXPECT_MENTIONS(verdict, "invocation 2 (" + kOp43 + "): printed \"garbage\"");
+}
+
+TEST_F(Checkers, ClientErrorIgnoresAnInvocationKilledOnPurpose) {
+  auto killed = killed_first();
+  killed.client_error = "killed";
+  const auto record =
+      run({killed}, {post({.seq = 1, .fault = "commit-then-delay:10s", .job = "job_1"})},
+          {job("job_1", "k42")});
+  expect_pass(check_client_error(record));
+}
+
+// --- judge ---
+
+TEST_F(Checkers, JudgeReturnsEveryVerdictInReportOrder) {
+  const auto record = run({invocation(1, 1, succeeded("job_1"))},
+                          {post({.seq = 1, .job = "job_1"})}, {job("job_1", "k42")});
+  const auto verdicts = judge(record);
+  std::vector<std::string> ids;
+  for (const auto& verdict : verdicts) {
+    ids.push_back(verdict.id);
+    EXPECT_NE(to_string(verdict.status), "fail") << verdict.id << ": " << verdict.explanation;
+    EXPECT_FALSE(verdict.explanation.empty()) << verdict.id;
+  }
+  EXPECT_EQ(ids, verdict_ids());
+}
+
+TEST_F(Checkers, JudgeFlagsTheFreshKeyAntiPattern) {
+  const auto record =
+      run({invocation(1, 2, succeeded("job_2"))},
+          {post({.seq = 1, .fault = "commit-then-error", .status = 503, .job = "job_1"}),
+           post({.seq = 2, .at = 300, .key = "k42-fresh", .job = "job_2"})},
+          {job("job_1", "k42"), job("job_2", "k42-fresh")});
+  std::vector<std::string> failing;
+  for (const auto& verdict : judge(record)) {
+    if (verdict.status == VerdictStatus::fail) failing.push_back(verdict.id);
+  }
+  EXPECT_EQ(failing, (std::vector<std::string>{"no-duplicate-effect", "key-stability"}));
+}
+
+TEST(VerdictStatusText, Spellings) {
+  EXPECT_EQ(to_string(VerdictStatus::pass), "pass");
+  EXPECT_EQ(to_string(VerdictStatus::fail), "fail");
+  EXPECT_EQ(to_string(VerdictStatus::not_applicable), "n/a");
+}
+
+}  // namespace
+}  // namespace retryproof::scenarios
