@@ -3,19 +3,14 @@
 #include <stdexcept>
 
 namespace retryproof::provider {
-namespace {
-
-// nlohmann's messages start with "[json.exception.parse_error.101] "; a client wants
-// only the part that says where and what.
-std::string without_exception_tag(std::string message) {
+std::string json_error_message(const nlohmann::json::exception& error) {
+  std::string message = error.what();
   if (message.starts_with("[json.exception.")) {
     const auto end = message.find("] ");
     if (end != std::string::npos) message.erase(0, end + 2);
   }
   return message;
 }
-
-}  // namespace
 
 nlohmann::json parse_object_body(const std::string& body) {
   if (body.empty()) return nlohmann::json::object();
@@ -30,7 +25,7 @@ nlohmann::json parse_object_body(const std::string& body) {
   try {
     parsed = nlohmann::json::parse(body, limit_depth);
   } catch (const nlohmann::json::exception& error) {  // syntax, and numbers beyond a double
-    throw std::invalid_argument(without_exception_tag(error.what()));
+    throw std::invalid_argument(json_error_message(error));
   }
   if (!parsed.is_object()) {
     throw std::invalid_argument(std::string("the body must be a JSON object, not ") +

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "duration.hpp"
+#include "json_body.hpp"
 #include "provider_server.hpp"
 
 namespace retryproof::provider {
@@ -37,9 +38,7 @@ FaultPlan read_plan_file(const std::string& path) {
   try {
     body = nlohmann::json::parse(text.str());
   } catch (const nlohmann::json::exception& error) {
-    std::string message = error.what();
-    message.erase(0, message.find("] ") + 2);  // nlohmann's "[json.exception...] " tag
-    throw ConfigError(path + ": not valid JSON: " + message);
+    throw ConfigError(path + ": not valid JSON: " + json_error_message(error));
   }
   try {
     return FaultPlan::from_json(body);

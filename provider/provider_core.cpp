@@ -320,7 +320,8 @@ Decision ProviderCore::library_error(int status) const {
     case 404:
       return error(404, "not_found");
     default:
-      return error(status, "bad_request", "the request is not valid HTTP/1.1 (a POST needs a body or Content-Length: 0)");
+      return error(status, "bad_request",
+                   "the request is not valid HTTP/1.1 (a POST needs a body or Content-Length: 0)");
   }
 }
 

@@ -25,13 +25,6 @@ struct ExploreOptions {
   bool with_delays = false;
 };
 
-std::string shell_quote(const std::string& text) {
-  std::string quoted = "'";
-  for (const char c : text)
-    quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return quoted + "'";
-}
-
 // The run's seed for a schedule: provider job ids and the clients' jitter follow it.
 std::uint64_t run_seed(std::uint64_t seed, int run) {
   return seed + static_cast<std::uint64_t>(run);

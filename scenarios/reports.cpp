@@ -260,24 +260,6 @@ std::string mermaid_text(std::string_view text) {
   return result;
 }
 
-// For a command line a person pastes into a POSIX shell.
-std::string shell_quote(std::string_view text) {
-  const bool plain = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) != 0 ||
-           std::strchr("_./:=@%+,-", c) != nullptr;
-  });
-  if (plain) return std::string(text);
-  std::string quoted = "'";
-  for (const char c : text) {
-    if (c == '\'') {
-      quoted += "'\\''";
-    } else {
-      quoted += c;
-    }
-  }
-  return quoted + "'";
-}
-
 std::string join(const std::vector<std::string>& parts, std::string_view separator) {
   std::string result;
   for (const auto& part : parts) {
@@ -954,6 +936,23 @@ void write_markdown_details(std::ostream& out, const RunSummary& run,
 }
 
 }  // namespace
+
+std::string shell_quote(std::string_view text) {
+  const bool plain = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 ||
+           std::strchr("_./:=@%+,-", c) != nullptr;
+  });
+  if (plain) return std::string(text);
+  std::string quoted = "'";
+  for (const char c : text) {
+    if (c == '\'') {
+      quoted += "'\\''";
+    } else {
+      quoted += c;
+    }
+  }
+  return quoted + "'";
+}
 
 void write_terminal_report(std::ostream& out, const RunSummary& run, bool colour) {
   out << "retryproof run: seed " << run.seed << ", client " << terminal_text(run.client) << '\n';

@@ -27,6 +27,9 @@ void write_terminal_report(std::ostream& out, const RunSummary& run, bool colour
 // The whole result model: {"seed","client","summary","scenarios":[...]}.
 nlohmann::json to_json(const RunSummary& run);
 
+// Quoted for a command line a person pastes into a POSIX shell (plain words stay bare).
+std::string shell_quote(std::string_view text);
+
 // One <testsuite> for the run; one <testcase classname=SCENARIO name=VERDICT> per verdict, and
 // one named "expectations" per scenario.
 void write_junit(std::ostream& out, const RunSummary& run);

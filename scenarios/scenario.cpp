@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "duration.hpp"
+#include "json_body.hpp"
 
 namespace retryproof::scenarios {
 namespace {
@@ -261,9 +262,7 @@ Scenario load_scenario(const std::filesystem::path& file) {
   try {
     document = json::parse(text.str());
   } catch (const json::exception& error) {
-    std::string message = error.what();
-    message.erase(0, message.find("] ") + 2);  // nlohmann's "[json.exception...] " tag
-    throw ScenarioError(file.string() + ": not valid JSON: " + message);
+    throw ScenarioError(file.string() + ": not valid JSON: " + provider::json_error_message(error));
   }
   return scenario_from_json(document, file);
 }

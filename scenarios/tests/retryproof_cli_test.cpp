@@ -200,7 +200,7 @@ TEST(ExploreCommand, FindsShrinksAndSavesAReplayableCounterexampleForAMutant) {
   const std::string& out = child.standard_output();
   EXPECT_NE(out.find("the smallest schedule found that still fails"), std::string::npos) << out;
   const auto replay_at =
-      out.find("retryproof run '" + saved.path() + "' --client 'mutant:blind-retry' --seed ");
+      out.find("retryproof run " + saved.path() + " --client mutant:blind-retry --seed ");
   ASSERT_NE(replay_at, std::string::npos) << out;
 
   // The saved schedule is small, and replays the violation with the printed seed.
