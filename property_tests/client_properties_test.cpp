@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include <iostream>
+#include <sstream>
+
 #include "generators.hpp"
 #include "simulation.hpp"
 
@@ -67,6 +70,11 @@ class Teeth : public ::testing::TestWithParam<client::Mutant> {};
 TEST_P(Teeth, RapidcheckFindsAScheduleThatExposesTheMutantAndShrinksIt) {
   const client::Mutant mutant = GetParam();
   std::optional<Schedule> smallest;
+  // rapidcheck reports the counterexample it finds, as it should; here finding one is the
+  // expected result, so its report is kept for when this test fails.
+  std::ostringstream report;
+  std::streambuf* const out = std::cout.rdbuf(report.rdbuf());
+  std::streambuf* const err = std::cerr.rdbuf(report.rdbuf());
   const bool held = rc::check("mutant " + client::to_string(mutant) + " passes every verdict", [&] {
     const Schedule schedule = *generators::schedule(FaultMenu::all);
     const auto seed = *rc::gen::arbitrary<std::uint32_t>();
@@ -79,7 +87,10 @@ TEST_P(Teeth, RapidcheckFindsAScheduleThatExposesTheMutantAndShrinksIt) {
     RC_ASSERT(!violated);
   });
 
-  EXPECT_FALSE(held) << "no schedule exposed " << client::to_string(mutant);
+  std::cout.rdbuf(out);
+  std::cerr.rdbuf(err);
+
+  EXPECT_FALSE(held) << "no schedule exposed " << client::to_string(mutant) << '\n' << report.str();
   ASSERT_TRUE(smallest.has_value());
   EXPECT_EQ(smallest->operations, 1);
   EXPECT_LE(smallest->faults.size(), 2u);

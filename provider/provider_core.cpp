@@ -346,6 +346,11 @@ nlohmann::json ProviderCore::jobs_json() const {
   return jobs_json_locked();
 }
 
+std::size_t ProviderCore::journal_size() const {
+  std::lock_guard lock(mutex_);
+  return journal_.size();
+}
+
 nlohmann::json ProviderCore::journal_json() const {
   std::lock_guard lock(mutex_);
   return journal_json_locked();

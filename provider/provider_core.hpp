@@ -58,6 +58,7 @@ class ProviderCore {
   bool wait_for_jobs(std::size_t count, std::chrono::steady_clock::time_point deadline) const;
   nlohmann::json jobs_json() const;     // the body of GET /_test/jobs
   nlohmann::json journal_json() const;  // the body of GET /_test/journal
+  std::size_t journal_size() const;     // its entries, without building the JSON
   const ProviderConfig& config() const { return config_; }
 
  private:

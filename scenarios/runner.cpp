@@ -96,7 +96,7 @@ InvocationResult invoke(const Scenario& scenario, const Invocation& invocation, 
   result.index = index;
   result.operation = invocation.operation;
   result.payload = invocation.payload.value_or(scenario.operation(invocation.operation).payload);
-  result.first_seq = server.core().journal_json()["count"].get<std::uint64_t>() + 1;
+  result.first_seq = server.core().journal_size() + 1;
   result.started_at = server.now();
   const std::size_t jobs_before = server.core().job_count();
 
@@ -137,7 +137,7 @@ InvocationResult invoke(const Scenario& scenario, const Invocation& invocation, 
   result.exit = status ? status->describe() : "still running";
   result.standard_error = last_lines(child.standard_error(), 40);
   result.ended_at = server.now();
-  result.last_seq = server.core().journal_json()["count"].get<std::uint64_t>();
+  result.last_seq = server.core().journal_size();
 
   if (result.killed || !result.client_error.empty()) return result;
   if (invocation.kill == KillPoint::after_commit) {

@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "sim_harness.hpp"
@@ -14,25 +13,8 @@
 namespace retryproof::client {
 namespace {
 
-using sim::order_operation;
-using sim::SimHarness;
-using sim::SimOptions;
+using namespace sim;  // sim_harness.hpp
 using Json = nlohmann::json;
-
-const std::string kKey = "fulfillment:order-42";
-const std::string kPost = "POST /jobs " + kKey + " ";
-const std::string kLookup = "GET /jobs/by-idempotency-key/" + kKey + " " + kKey + " ";
-
-SimOptions with_plan(Json faults, std::uint64_t client_seed = 42) {
-  SimOptions options;
-  options.plan = Json{{"faults", std::move(faults)}};
-  options.client_seed = client_seed;
-  return options;
-}
-
-ClientSettings settings_with(int attempts, Millis base_delay = Millis(200)) {
-  return ClientSettings{.attempts = attempts, .base_delay = base_delay};
-}
 
 std::vector<std::string> job_keys(const SimHarness& sim) {
   const Json jobs = sim.jobs();
@@ -231,7 +213,7 @@ TEST(Mutants, IgnoresRetryAfterRetriesBeforeTheRateLimitEnds) {
 
 TEST(Mutants, MemoryOnlyIntentDerivesANewKeyAfterARestart) {
   const Json plan = {"commit-then-drop", "lookup-unavailable"};
-  SimHarness sim(with_plan(plan, 1));
+  SimHarness sim(with_plan(plan, provider::Profile::baseline, 1));
   // The first process: the POST commits, its answer is lost, the lookup fails: unknown.
   const ClientResult first = sim.run(order_operation(), {}, Mutant::memory_only_intent);
   ASSERT_EQ(first.outcome, Outcome::unknown);
@@ -255,7 +237,7 @@ TEST(Mutants, MemoryOnlyIntentDerivesANewKeyAfterARestart) {
   EXPECT_EQ(sim.job_count(), 2u);  // the bug: a duplicate effect after the restart
 
   // The reference client, the same crash: the restart resumes with a lookup; one job.
-  SimHarness reference(with_plan(plan, 1));
+  SimHarness reference(with_plan(plan, provider::Profile::baseline, 1));
   const ClientResult crashed = reference.run(order_operation());
   ASSERT_EQ(crashed.outcome, Outcome::unknown);
   const std::optional<Intent> intent = reference.ledger.find(kKey);

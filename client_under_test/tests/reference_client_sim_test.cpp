@@ -17,31 +17,11 @@
 namespace retryproof::client {
 namespace {
 
-using sim::describe;
-using sim::describe_timed;
-using sim::order_operation;
-using sim::SimHarness;
-using sim::SimOptions;
+using namespace sim;  // sim_harness.hpp
 using Json = nlohmann::json;
 
-const std::string kKey = "fulfillment:order-42";
-const std::string kPost = "POST /jobs " + kKey + " ";
-const std::string kLookup = "GET /jobs/by-idempotency-key/" + kKey + " " + kKey + " ";
 // The client names a lookup by its percent-encoded path, as it sends it.
 const std::string kLookupStep = "GET /jobs/by-idempotency-key/" + percent_encode(kKey) + " " + kKey;
-
-SimOptions with_plan(Json faults, provider::Profile profile = provider::Profile::baseline) {
-  SimOptions options;
-  options.plan = Json{{"faults", std::move(faults)}};
-  options.profile = profile;
-  return options;
-}
-
-ClientSettings settings_with(int attempts, Millis base_delay = Millis(200),
-                             Millis max_delay = Millis(5000), Millis timeout = Millis(2000)) {
-  return ClientSettings{
-      .attempts = attempts, .base_delay = base_delay, .max_delay = max_delay, .timeout = timeout};
-}
 
 std::string only_job_id(const SimHarness& sim) {
   const Json jobs = sim.jobs();
@@ -218,7 +198,8 @@ TEST(ReferenceClientSim, DelayBeforeCommitOutlastingTheBudgetEndsWithOneJobAndAn
                                       kPost + "conflict 409", kPost + "conflict 409",
                                       kLookup + "lookup_miss 404"}));
   EXPECT_EQ(result.outcome, Outcome::unknown);
-  EXPECT_EQ(result.reason, "a request with this key may still be in flight: the budget ran out first");
+  EXPECT_EQ(result.reason,
+            "a request with this key may still be in flight: the budget ran out first");
   EXPECT_EQ(result.attempts, 3);
 
   sim.settle();
@@ -516,14 +497,19 @@ TEST(ReferenceClientSim, ALongBackoffPassesInVirtualTime) {
 
 // --- Resuming from the ledger -------------------------------------------------------------
 
+// The intent an earlier process left in the ledger for order_operation(), after one POST.
+Intent earlier_intent(IntentStatus status, std::string job_id = {}) {
+  return Intent{.operation_id = kKey,
+                .idempotency_key = kKey,
+                .payload_fingerprint = provider::fingerprint(order_operation().payload),
+                .status = status,
+                .job_id = std::move(job_id),
+                .attempts = 1};
+}
+
 TEST(ReferenceClientSim, AConfirmedIntentIsReportedWithoutAnyRequest) {
   SimHarness sim;
-  sim.ledger.save(Intent{.operation_id = kKey,
-                         .idempotency_key = kKey,
-                         .payload_fingerprint = provider::fingerprint(order_operation().payload),
-                         .status = IntentStatus::confirmed,
-                         .job_id = "job_0000abcd",
-                         .attempts = 1});
+  sim.ledger.save(earlier_intent(IntentStatus::confirmed, "job_0000abcd"));
   const ClientResult result = sim.run(order_operation());
 
   EXPECT_TRUE(sim.requests().empty());
@@ -539,11 +525,7 @@ TEST(ReferenceClientSim, ASentIntentIsLookedUpFirstAndTheStoredJobReported) {
   // A crashed process sent the POST (which committed, the answer lost) and wrote `sent`.
   SimHarness sim(with_plan({"commit-then-drop"}));
   ASSERT_EQ(sim.post_directly(kKey, order_operation().payload).failure, TransportFailure::closed);
-  sim.ledger.save(Intent{.operation_id = kKey,
-                         .idempotency_key = kKey,
-                         .payload_fingerprint = provider::fingerprint(order_operation().payload),
-                         .status = IntentStatus::sent,
-                         .attempts = 1});
+  sim.ledger.save(earlier_intent(IntentStatus::sent));
 
   const ClientResult result = sim.run(order_operation());
 
@@ -561,11 +543,7 @@ TEST(ReferenceClientSim, ASentIntentIsLookedUpFirstAndTheStoredJobReported) {
 
 TEST(ReferenceClientSim, ASentIntentThatNeverCommittedIsResubmittedAfterTheLookup) {
   SimHarness sim;
-  sim.ledger.save(Intent{.operation_id = kKey,
-                         .idempotency_key = kKey,
-                         .payload_fingerprint = provider::fingerprint(order_operation().payload),
-                         .status = IntentStatus::sent,
-                         .attempts = 1});
+  sim.ledger.save(earlier_intent(IntentStatus::sent));
 
   const ClientResult result = sim.run(order_operation());
 

@@ -52,6 +52,30 @@ inline Operation order_operation(const std::string& order = "order-42", int amou
                    .payload = {{"orderId", order}, {"paymentId", "pay-42"}, {"amount", amount}}};
 }
 
+// The key the client derives for order_operation() (its operation id), and how requests()
+// begins the line of its POST and of its lookup: the outcome and the status follow.
+inline const std::string kKey = "fulfillment:order-42";
+inline const std::string kPost = "POST /jobs " + kKey + " ";
+inline const std::string kLookup = "GET /jobs/by-idempotency-key/" + kKey + " " + kKey + " ";
+
+// A provider that starts with this fault script ({"faults": faults}).
+inline SimOptions with_plan(nlohmann::json faults,
+                            provider::Profile profile = provider::Profile::baseline,
+                            std::uint64_t client_seed = 42) {
+  SimOptions options;
+  options.plan = nlohmann::json{{"faults", std::move(faults)}};
+  options.profile = profile;
+  options.client_seed = client_seed;
+  return options;
+}
+
+inline ClientSettings settings_with(int attempts, Millis base_delay = Millis(200),
+                                    Millis max_delay = Millis(5000),
+                                    Millis timeout = Millis(2000)) {
+  return ClientSettings{
+      .attempts = attempts, .base_delay = base_delay, .max_delay = max_delay, .timeout = timeout};
+}
+
 inline provider::ProviderConfig provider_config(const SimOptions& options) {
   provider::ProviderConfig config;
   config.seed = options.provider_seed;

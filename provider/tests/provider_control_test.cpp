@@ -8,9 +8,9 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-#include <utility>
 #include <vector>
 
+#include "core_test_support.hpp"
 #include "fault_plan.hpp"
 #include "http_types.hpp"
 #include "provider_core.hpp"
@@ -20,59 +20,12 @@ namespace {
 
 using nlohmann::json;
 
-// ---- helpers ---------------------------------------------------------------------------
+// The helpers the ProviderCore tests share (core_test_support.hpp).
+using namespace provider::testing;
+
+// ---- this file's helpers ---------------------------------------------------------------
 
 constexpr Millis kHour{3'600'000};
-
-HttpRequest make_request(std::string method, std::string path, std::string body = {}) {
-  HttpRequest request;
-  request.method = std::move(method);
-  request.path = std::move(path);
-  request.body = std::move(body);
-  return request;
-}
-
-Decision post(ProviderCore& core, const std::string& key, const std::string& body,
-              Millis now = Millis{0}) {
-  HttpRequest request = make_request("POST", "/jobs", body);
-  request.headers.emplace("Idempotency-Key", key);
-  return core.handle(request, now);
-}
-
-Decision lookup(ProviderCore& core, const std::string& key, Millis now = Millis{0}) {
-  return core.handle(make_request("GET", "/jobs/by-idempotency-key/" + key), now);
-}
-
-// A control call, with an Authorization header when one is given.
-Decision control(ProviderCore& core, const std::string& method, const std::string& path,
-                 const std::string& body = {},
-                 const std::optional<std::string>& authorization = std::nullopt) {
-  HttpRequest request = make_request(method, path, body);
-  if (authorization) request.headers.emplace("Authorization", *authorization);
-  return core.handle(request, Millis{0});
-}
-
-json body_of(const Decision& decision) {
-  return json::parse(decision.body);
-}
-
-std::optional<std::string> header_of(const Decision& decision, const std::string& name) {
-  const auto found = decision.headers.find(name);
-  if (found == decision.headers.end()) return std::nullopt;
-  return found->second;
-}
-
-json journal_entries(ProviderCore& core, const std::optional<std::string>& auth = std::nullopt) {
-  const Decision decision = control(core, "GET", "/_test/journal", {}, auth);
-  EXPECT_EQ(decision.status, 200) << decision.body;
-  return body_of(decision).at("entries");
-}
-
-json jobs_of(ProviderCore& core, const std::optional<std::string>& auth = std::nullopt) {
-  const Decision decision = control(core, "GET", "/_test/jobs", {}, auth);
-  EXPECT_EQ(decision.status, 200) << decision.body;
-  return body_of(decision);
-}
 
 Decision advance(ProviderCore& core, const std::string& duration) {
   return control(core, "POST", "/_test/clock", json{{"advance", duration}}.dump());
@@ -84,8 +37,6 @@ ProviderConfig config_with_ttl(std::optional<Millis> ttl) {
   config.key_ttl = ttl;
   return config;
 }
-
-const std::string kOrder42 = R"({"orderId":"order-42","paymentId":"pay-42","amount":120})";
 
 // ---- clock -----------------------------------------------------------------------------
 

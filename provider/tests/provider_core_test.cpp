@@ -13,9 +13,9 @@
 #include <regex>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
+#include "core_test_support.hpp"
 #include "fingerprint.hpp"
 #include "http_types.hpp"
 
@@ -24,86 +24,12 @@ namespace {
 
 using nlohmann::json;
 
-// ---- helpers ---------------------------------------------------------------------------
+// The helpers the ProviderCore tests share (core_test_support.hpp).
+using namespace provider::testing;
+
+// ---- this file's helpers ---------------------------------------------------------------
 
 constexpr std::uint64_t kSeed = 42;
-
-ProviderConfig config_with(std::uint64_t seed, std::vector<std::string>* log_lines = nullptr) {
-  ProviderConfig config;
-  config.seed = seed;
-  if (log_lines != nullptr) {
-    config.log = [log_lines](const std::string& line) { log_lines->push_back(line); };
-  }
-  return config;
-}
-
-HttpRequest make_request(std::string method, std::string path, std::string body = {}) {
-  HttpRequest request;
-  request.method = std::move(method);
-  request.path = std::move(path);
-  request.body = std::move(body);
-  return request;
-}
-
-// POST /jobs with an Idempotency-Key header.
-Decision post(ProviderCore& core, const std::string& key, const std::string& body,
-              Millis now = Millis{0}) {
-  HttpRequest request = make_request("POST", "/jobs", body);
-  request.headers.emplace("Idempotency-Key", key);
-  return core.handle(request, now);
-}
-
-// POST /jobs without an Idempotency-Key header.
-Decision post_without_key(ProviderCore& core, const std::string& body, Millis now = Millis{0}) {
-  return core.handle(make_request("POST", "/jobs", body), now);
-}
-
-Decision call(ProviderCore& core, const std::string& method, const std::string& path,
-              const std::string& body = {}, Millis now = Millis{0}) {
-  return core.handle(make_request(method, path, body), now);
-}
-
-Decision get(ProviderCore& core, const std::string& path, Millis now = Millis{0}) {
-  return call(core, "GET", path, {}, now);
-}
-
-Decision lookup(ProviderCore& core, const std::string& key, Millis now = Millis{0}) {
-  return get(core, "/jobs/by-idempotency-key/" + key, now);
-}
-
-json body_of(const Decision& decision) {
-  return json::parse(decision.body);
-}
-
-std::optional<std::string> header_of(const Decision& decision, const std::string& name) {
-  const auto found = decision.headers.find(name);
-  if (found == decision.headers.end()) return std::nullopt;
-  return found->second;
-}
-
-// POST /_test/faults with a script of names; the answer must be 200.
-void install(ProviderCore& core, const std::vector<std::string>& names) {
-  const json plan = {{"faults", names}};
-  const Decision decision = call(core, "POST", "/_test/faults", plan.dump());
-  EXPECT_EQ(decision.status, 200) << decision.body;
-  EXPECT_EQ(body_of(decision), plan);
-}
-
-json jobs_of(ProviderCore& core) {
-  const Decision decision = get(core, "/_test/jobs");
-  EXPECT_EQ(decision.status, 200) << decision.body;
-  return body_of(decision);
-}
-
-json journal_of(ProviderCore& core) {
-  const Decision decision = get(core, "/_test/journal");
-  EXPECT_EQ(decision.status, 200) << decision.body;
-  return body_of(decision);
-}
-
-std::size_t stored_count(ProviderCore& core) {
-  return jobs_of(core).at("count").get<std::size_t>();
-}
 
 std::string job_id_of(const Decision& decision) {
   return body_of(decision).at("id").get<std::string>();
@@ -127,8 +53,6 @@ void expect_error(const Decision& decision, int status, const std::string& code)
         << decision.body;
   }
 }
-
-const std::string kOrder42 = R"({"orderId":"order-42","paymentId":"pay-42","amount":120})";
 
 class ProviderCoreTest : public ::testing::Test {
  protected:

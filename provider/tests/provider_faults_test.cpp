@@ -7,9 +7,9 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-#include <utility>
 #include <vector>
 
+#include "core_test_support.hpp"
 #include "fingerprint.hpp"
 #include "http_types.hpp"
 #include "provider_core.hpp"
@@ -19,66 +19,11 @@ namespace {
 
 using nlohmann::json;
 
-// ---- helpers ---------------------------------------------------------------------------
+// The helpers the ProviderCore tests share (core_test_support.hpp).
+using namespace provider::testing;
 
-HttpRequest make_request(std::string method, std::string path, std::string body = {}) {
-  HttpRequest request;
-  request.method = std::move(method);
-  request.path = std::move(path);
-  request.body = std::move(body);
-  return request;
-}
+// ---- this file's helpers ---------------------------------------------------------------
 
-Decision post(ProviderCore& core, const std::string& key, const std::string& body,
-              Millis now = Millis{0}) {
-  HttpRequest request = make_request("POST", "/jobs", body);
-  request.headers.emplace("Idempotency-Key", key);
-  return core.handle(request, now);
-}
-
-Decision call(ProviderCore& core, const std::string& method, const std::string& path,
-              const std::string& body = {}) {
-  return core.handle(make_request(method, path, body), Millis{0});
-}
-
-Decision lookup(ProviderCore& core, const std::string& key, Millis now = Millis{0}) {
-  return core.handle(make_request("GET", "/jobs/by-idempotency-key/" + key), now);
-}
-
-json body_of(const Decision& decision) {
-  return json::parse(decision.body);
-}
-
-std::optional<std::string> header_of(const Decision& decision, const std::string& name) {
-  const auto found = decision.headers.find(name);
-  if (found == decision.headers.end()) return std::nullopt;
-  return found->second;
-}
-
-void install(ProviderCore& core, const std::vector<std::string>& names) {
-  json plan = {{"faults", names}};
-  const Decision decision = call(core, "POST", "/_test/faults", plan.dump());
-  ASSERT_EQ(decision.status, 200) << decision.body;
-  EXPECT_EQ(body_of(decision), plan);
-}
-
-json jobs_of(ProviderCore& core) {
-  const Decision decision = call(core, "GET", "/_test/jobs");
-  EXPECT_EQ(decision.status, 200) << decision.body;
-  return body_of(decision);
-}
-
-json journal_entries(ProviderCore& core) {
-  const Decision decision = call(core, "GET", "/_test/journal");
-  EXPECT_EQ(decision.status, 200) << decision.body;
-  return body_of(decision).at("entries");
-}
-
-std::size_t stored_count(ProviderCore& core) {
-  return jobs_of(core).at("count").get<std::size_t>();
-}
-
-const std::string kOrder42 = R"({"orderId":"order-42","paymentId":"pay-42","amount":120})";
 const std::string kFingerprint42 = fingerprint(json::parse(kOrder42));
 
 // The journal entry of a POST /jobs with kOrder42 at time 0.
@@ -94,14 +39,8 @@ json create_entry(std::uint64_t seq, const std::string& key, const char* outcome
 
 class ProviderFaultsTest : public ::testing::Test {
  protected:
-  ProviderConfig config() {
-    ProviderConfig config;
-    config.seed = 42;
-    config.log = [this](const std::string& line) { log_lines_.push_back(line); };
-    return config;
-  }
   std::vector<std::string> log_lines_;
-  ProviderCore core_{config()};
+  ProviderCore core_{config_with(42, &log_lines_)};
 };
 
 // ---- faults that commit ----------------------------------------------------------------

@@ -2,14 +2,12 @@
 // the answers differ.
 #include <gtest/gtest.h>
 
-#include <cstddef>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
 #include <string>
-#include <utility>
-#include <vector>
 
+#include "core_test_support.hpp"
 #include "http_types.hpp"
 #include "profile.hpp"
 #include "provider_core.hpp"
@@ -19,56 +17,13 @@ namespace {
 
 using nlohmann::json;
 
-// ---- helpers ---------------------------------------------------------------------------
+// The helpers the ProviderCore tests share (core_test_support.hpp). This file's tests
+// check no more of the control answers than they need: see testing::Checks.
+using namespace provider::testing;
 
-HttpRequest make_request(std::string method, std::string path, std::string body = {}) {
-  HttpRequest request;
-  request.method = std::move(method);
-  request.path = std::move(path);
-  request.body = std::move(body);
-  return request;
-}
-
-Decision post(ProviderCore& core, const std::string& key, const std::string& body,
-              Millis now = Millis{0}) {
-  HttpRequest request = make_request("POST", "/jobs", body);
-  request.headers.emplace("Idempotency-Key", key);
-  return core.handle(request, now);
-}
-
-Decision post_without_key(ProviderCore& core, const std::string& body) {
-  return core.handle(make_request("POST", "/jobs", body), Millis{0});
-}
-
-Decision call(ProviderCore& core, const std::string& method, const std::string& path,
-              const std::string& body = {}) {
-  return core.handle(make_request(method, path, body), Millis{0});
-}
-
-Decision lookup(ProviderCore& core, const std::string& key) {
-  return call(core, "GET", "/jobs/by-idempotency-key/" + key);
-}
-
-json body_of(const Decision& decision) {
-  return json::parse(decision.body);
-}
-
-std::optional<std::string> header_of(const Decision& decision, const std::string& name) {
-  const auto found = decision.headers.find(name);
-  if (found == decision.headers.end()) return std::nullopt;
-  return found->second;
-}
+// ---- this file's helpers ---------------------------------------------------------------
 
 const std::optional<std::string> kReplayed("true");
-
-void install(ProviderCore& core, const std::vector<std::string>& names) {
-  const Decision decision = call(core, "POST", "/_test/faults", json{{"faults", names}}.dump());
-  ASSERT_EQ(decision.status, 200) << decision.body;
-}
-
-std::size_t stored_count(ProviderCore& core) {
-  return body_of(call(core, "GET", "/_test/jobs")).at("count").get<std::size_t>();
-}
 
 ProviderConfig config_for(Profile profile) {
   ProviderConfig config;
@@ -76,8 +31,6 @@ ProviderConfig config_for(Profile profile) {
   config.profile = profile;
   return config;
 }
-
-const std::string kOrder42 = R"({"orderId":"order-42","paymentId":"pay-42","amount":120})";
 
 std::string euros(int count) {
   std::string text;
@@ -107,7 +60,7 @@ TEST(Profiles, CommitThenErrorThenRetryUnderEachProfile) {
   for (const Profile profile : {Profile::baseline, Profile::stripe, Profile::ietf}) {
     SCOPED_TRACE(to_string(profile));
     ProviderCore core(config_for(profile));
-    install(core, {"commit-then-error"});
+    install(core, {"commit-then-error"}, Checks::minimal);
     const Decision first = post(core, "key-A", kOrder42);
     ASSERT_EQ(first.status, 503);
     const Decision found = lookup(core, "key-A");
@@ -126,13 +79,13 @@ TEST(Profiles, CommitThenErrorThenRetryUnderEachProfile) {
       EXPECT_EQ(retry.status, 200);
       EXPECT_EQ(body_of(retry), job);
     }
-    EXPECT_EQ(stored_count(core), 1U);
+    EXPECT_EQ(stored_count(core, Checks::minimal), 1U);
   }
 }
 
 TEST(Profiles, StripeReplaysA500AsA500) {
   ProviderCore core(config_for(Profile::stripe));
-  install(core, {"commit-then-500"});
+  install(core, {"commit-then-500"}, Checks::minimal);
   const Decision first = post(core, "key-A", kOrder42);
   ASSERT_EQ(first.status, 500);
   const Decision retry = post(core, "key-A", kOrder42);
@@ -144,7 +97,7 @@ TEST(Profiles, StripeReplaysA500AsA500) {
 
 TEST(Profiles, CommitThenDropThenRetryUnderStripeReplaysThe201) {
   ProviderCore core(config_for(Profile::stripe));
-  install(core, {"commit-then-drop"});
+  install(core, {"commit-then-drop"}, Checks::minimal);
   ASSERT_EQ(post(core, "key-A", kOrder42).delivery, Delivery::drop);
   json job = body_of(lookup(core, "key-A"));
 
@@ -157,7 +110,7 @@ TEST(Profiles, CommitThenDropThenRetryUnderStripeReplaysThe201) {
 
   // The baseline answers the same retry with 200.
   ProviderCore baseline(config_for(Profile::baseline));
-  install(baseline, {"commit-then-drop"});
+  install(baseline, {"commit-then-drop"}, Checks::minimal);
   post(baseline, "key-A", kOrder42);
   const Decision baseline_retry = post(baseline, "key-A", kOrder42);
   EXPECT_EQ(baseline_retry.status, 200);
@@ -176,7 +129,7 @@ TEST(Profiles, StripeReplaysA201AfterAPlainCreate) {
 
 TEST(Profiles, StripeReplaysTheHeldRequestsCommitted201) {
   ProviderCore core(config_for(Profile::stripe));
-  install(core, {"delay-before-commit:1s"});
+  install(core, {"delay-before-commit:1s"}, Checks::minimal);
   const Decision held = post(core, "key-A", kOrder42);
   ASSERT_TRUE(held.pending_commit.has_value());
   const Decision committed = core.complete(*held.pending_commit, Millis{1'000});
@@ -188,21 +141,21 @@ TEST(Profiles, StripeReplaysTheHeldRequestsCommitted201) {
 
 TEST(Profiles, FailBeforeCommitUnderStripeRecordsNothing) {
   ProviderCore core(config_for(Profile::stripe));
-  install(core, {"fail-before-commit"});
+  install(core, {"fail-before-commit"}, Checks::minimal);
   ASSERT_EQ(post(core, "key-A", kOrder42).status, 503);
-  EXPECT_EQ(stored_count(core), 0U);
+  EXPECT_EQ(stored_count(core, Checks::minimal), 0U);
   EXPECT_EQ(lookup(core, "key-A").status, 404);
 
   const Decision retry = post(core, "key-A", kOrder42);
   EXPECT_EQ(retry.status, 201);
   EXPECT_FALSE(header_of(retry, "Idempotent-Replayed").has_value());
   EXPECT_EQ(body_of(retry)["orderId"], "order-42");
-  EXPECT_EQ(stored_count(core), 1U);
+  EXPECT_EQ(stored_count(core, Checks::minimal), 1U);
 }
 
 TEST(Profiles, RateLimitedUnderStripeRecordsNothing) {
   ProviderCore core(config_for(Profile::stripe));
-  install(core, {"rate-limited:2"});
+  install(core, {"rate-limited:2"}, Checks::minimal);
   ASSERT_EQ(post(core, "key-A", kOrder42).status, 429);
   const Decision retry = post(core, "key-A", kOrder42);
   EXPECT_EQ(retry.status, 201);
@@ -251,12 +204,12 @@ TEST(Profiles, IetfUnescapesQuotedKeysAndRefusesBadQuoting) {
     EXPECT_EQ(refused.status, 400);
     EXPECT_EQ(body_of(refused)["error"], "idempotency_key_invalid");
   }
-  EXPECT_EQ(stored_count(core), 1U);
+  EXPECT_EQ(stored_count(core, Checks::minimal), 1U);
 }
 
 TEST(Profiles, IetfRefusesTwoIdempotencyKeyHeaders) {
   ProviderCore core(config_for(Profile::ietf));
-  install(core, {"commit-then-error"});
+  install(core, {"commit-then-error"}, Checks::minimal);
   HttpRequest request = make_request("POST", "/jobs", kOrder42);
   request.headers.emplace("Idempotency-Key", "key-A");
   request.headers.emplace("idempotency-key", "key-B");
@@ -268,7 +221,7 @@ TEST(Profiles, IetfRefusesTwoIdempotencyKeyHeaders) {
                                     {"status", 400},
                                     {"detail", "send exactly one Idempotency-Key header"},
                                     {"error", "idempotency_key_invalid"}}));
-  EXPECT_EQ(stored_count(core), 0U);
+  EXPECT_EQ(stored_count(core, Checks::minimal), 0U);
   EXPECT_EQ(post(core, "key-A", kOrder42).status, 503);  // no fault consumed
 }
 
@@ -291,7 +244,7 @@ Errors provoke_errors(Profile profile) {
   const Decision created = post(core, "key-A", kOrder42);
   errors.job_id = body_of(created)["id"];
   errors.changed_payload = post(core, "key-A", R"({"orderId":"order-43"})");
-  install(core, {"delay-before-commit:1s"});
+  install(core, {"delay-before-commit:1s"}, Checks::minimal);
   post(core, "key-H", kOrder42);  // held in flight
   errors.in_flight = post(core, "key-H", kOrder42);
   errors.lookup_miss = lookup(core, "key-Z");
@@ -359,7 +312,7 @@ TEST(Profiles, BaselineErrorsArePlainJson) {
 
 TEST(Profiles, IetfFaultErrorsAreProblemDetailsToo) {
   ProviderCore core(config_for(Profile::ietf));
-  install(core, {"rate-limited:3", "commit-then-error"});
+  install(core, {"rate-limited:3", "commit-then-error"}, Checks::minimal);
   const Decision limited = post(core, "key-A", kOrder42);
   EXPECT_EQ(limited.status, 429);
   EXPECT_EQ(limited.content_type, "application/problem+json");
@@ -404,7 +357,7 @@ TEST(Profiles, StripeCountsKeyLengthInCharacters) {
     EXPECT_EQ(body_of(refused)["detail"],
               "an Idempotency-Key has 1 to 255 bytes and no control characters");
     EXPECT_EQ(post(core, euros(85), kOrder42).status, 201);  // 255 bytes
-    EXPECT_EQ(stored_count(core), 1U);
+    EXPECT_EQ(stored_count(core, Checks::minimal), 1U);
   }
 }
 
@@ -415,7 +368,7 @@ TEST(Profiles, StripeRefusesALongKeyThatIsNotUtf8) {
   const std::string not_utf8(1000, '\x80');  // 1000 bytes, no character starts in it
   const Decision decision = post(stripe, not_utf8, kOrder42);
   EXPECT_EQ(decision.status, 400) << decision.body;
-  EXPECT_EQ(stored_count(stripe), 0U);
+  EXPECT_EQ(stored_count(stripe, Checks::minimal), 0U);
 }
 
 }  // namespace

@@ -87,6 +87,53 @@ json job(const std::string& id, const std::string& key, const std::string& order
   return {{"id", id}, {"key", key}, {"orderId", order_id}};
 }
 
+// The entries that recur, as the provider journals them (operation 42 under k42 unless
+// named otherwise).
+
+// A POST refused before commit with 503.
+json fail_before_commit(std::uint64_t seq, std::int64_t at = 0) {
+  return post({.seq = seq, .at = at, .fault = "fail-before-commit", .status = 503});
+}
+
+// A POST answered with a replay of job_1.
+json replay(std::uint64_t seq, std::int64_t at) {
+  return post({.seq = seq, .at = at, .outcome = "replay", .status = 200, .job = "job_1"});
+}
+
+// The first POST, which stores job_1 and holds its answer for ten seconds.
+json commit_then_delay_10s() {
+  return post({.seq = 1, .fault = "commit-then-delay:10s", .job = "job_1"});
+}
+
+// A POST of drifted_42() under k42, which already names job_id: refused with 422.
+json rejected_drift(std::uint64_t seq, std::int64_t at, const std::string& job_id = "job_1") {
+  return post({.seq = seq,
+               .at = at,
+               .payload = drifted_42(),
+               .outcome = "rejected",
+               .status = 422,
+               .job = job_id});
+}
+
+// A POST without an Idempotency-Key: refused with 400 before its body is read, so the
+// entry has no fingerprint.
+json keyless(std::uint64_t seq, std::int64_t at = 0) {
+  return post({.seq = seq,
+               .at = at,
+               .key = "",
+               .outcome = "missing_key",
+               .status = 400,
+               .fingerprint = json(nullptr)});
+}
+
+// Operation 43's POST under k43, which creates job_2, and that job.
+json post_43(std::uint64_t seq, std::int64_t at) {
+  return post({.seq = seq, .at = at, .key = "k43", .payload = payload_43(), .job = "job_2"});
+}
+json job_43() {
+  return job("job_2", "k43", "order-43");
+}
+
 json succeeded(const std::string& job_id) {
   return {{"outcome", "succeeded"}, {"jobId", job_id}};
 }
@@ -107,6 +154,11 @@ InvocationResult invocation(std::uint64_t first, std::uint64_t last, json outcom
                           .last_seq = last,
                           .outcome = std::move(outcome),
                           .exit = "exit code 0"};
+}
+
+// The second invocation (index 1), of operation 43.
+InvocationResult invocation_43(std::uint64_t first, std::uint64_t last, json outcome) {
+  return invocation(first, last, std::move(outcome), 1, kOp43, payload_43());
 }
 
 bool contains(const std::string& text, const std::string& part) {
@@ -132,6 +184,46 @@ class Checkers : public ::testing::Test {
     return RunRecord{scenario_, std::move(invocations), std::move(journal), std::move(jobs)};
   }
 
+  // Runs that more than one test judges.
+
+  // One POST, which creates job_1; the client reports it.
+  RunRecord one_post_job_1() const {
+    return run({invocation(1, 1, succeeded("job_1"))}, {post({.seq = 1, .job = "job_1"})},
+               {job("job_1", "k42")});
+  }
+
+  // A 503 before commit, then a retry 200 ms later that creates job_1.
+  RunRecord one_503_then_job_1() const {
+    return run({invocation(1, 2, succeeded("job_1"))},
+               {fail_before_commit(1), post({.seq = 2, .at = 200, .job = "job_1"})},
+               {job("job_1", "k42")});
+  }
+
+  // The fresh-key anti-pattern: after commit-then-error stored job_1 under k42, the retry
+  // carries a new key and creates job_2.
+  RunRecord fresh_key_retry() const {
+    return run({invocation(1, 2, succeeded("job_2"))},
+               {post({.seq = 1, .fault = "commit-then-error", .status = 503, .job = "job_1"}),
+                post({.seq = 2, .at = 300, .key = "k42-fresh", .job = "job_2"})},
+               {job("job_1", "k42"), job("job_2", "k42-fresh")});
+  }
+
+  // Two runs of operation 42, the second deriving a new key: job_1, then job_2.
+  RunRecord rerun_with_a_new_key() const {
+    return run({invocation(1, 1, succeeded("job_1")), invocation(2, 2, succeeded("job_2"), 1)},
+               {post({.seq = 1, .job = "job_1"}),
+                post({.seq = 2, .at = 900, .key = "k42-rerun", .job = "job_2"})},
+               {job("job_1", "k42"), job("job_2", "k42-rerun")});
+  }
+
+  // The payload-change scenario: the second invocation is asked for drifted_42(), sends
+  // it under the same key, and the provider refuses it with 422.
+  RunRecord payload_change() const {
+    return run(
+        {invocation(1, 1, succeeded("job_1")), invocation(2, 2, failed(), 1, kOp42, drifted_42())},
+        {post({.seq = 1, .job = "job_1"}), rejected_drift(2, 500)}, {job("job_1", "k42")});
+  }
+
   Scenario scenario_;
 };
 
@@ -154,23 +246,17 @@ void expect_fail(const Verdict& verdict, const Seqs& evidence) {
 
 TEST_F(Checkers, NoDuplicateEffectPassesWithOneJobPerOperation) {
   const auto record =
-      run({invocation(1, 2, succeeded("job_1")),
-           invocation(3, 3, succeeded("job_2"), 1, kOp43, payload_43())},
+      run({invocation(1, 2, succeeded("job_1")), invocation_43(3, 3, succeeded("job_2"))},
           {post({.seq = 1, .fault = "commit-then-error", .status = 503, .job = "job_1"}),
-           post({.seq = 2, .at = 300, .outcome = "replay", .status = 200, .job = "job_1"}),
-           post({.seq = 3, .at = 400, .key = "k43", .payload = payload_43(), .job = "job_2"})},
-          {job("job_1", "k42"), job("job_2", "k43", "order-43")});
+           replay(2, 300), post_43(3, 400)},
+          {job("job_1", "k42"), job_43()});
   const Verdict verdict = check_no_duplicate_effect(record);
   EXPECT_EQ(verdict.id, "no-duplicate-effect");
   expect_pass(verdict);
 }
 
 TEST_F(Checkers, NoDuplicateEffectFailsWithTwoKeysForOneOperation) {
-  const auto record =
-      run({invocation(1, 2, succeeded("job_2"))},
-          {post({.seq = 1, .fault = "commit-then-error", .status = 503, .job = "job_1"}),
-           post({.seq = 2, .at = 300, .key = "k42-fresh", .job = "job_2"})},
-          {job("job_1", "k42"), job("job_2", "k42-fresh")});
+  const auto record = fresh_key_retry();
   const Verdict verdict = check_no_duplicate_effect(record);
   expect_fail(verdict, {1, 2});  // the two "new" entries that created the jobs
   EXPECT_MENTIONS(verdict, kOp42);
@@ -180,11 +266,7 @@ TEST_F(Checkers, NoDuplicateEffectFailsWithTwoKeysForOneOperation) {
 }
 
 TEST_F(Checkers, NoDuplicateEffectCountsJobsAcrossInvocationsOfOneOperation) {
-  const auto record =
-      run({invocation(1, 1, succeeded("job_1")), invocation(2, 2, succeeded("job_2"), 1)},
-          {post({.seq = 1, .job = "job_1"}),
-           post({.seq = 2, .at = 900, .key = "k42-rerun", .job = "job_2"})},
-          {job("job_1", "k42"), job("job_2", "k42-rerun")});
+  const auto record = rerun_with_a_new_key();
   expect_fail(check_no_duplicate_effect(record), {1, 2});
 }
 
@@ -192,12 +274,9 @@ TEST_F(Checkers, NoDuplicateEffectCountsJobsAcrossInvocationsOfOneOperation) {
 
 TEST_F(Checkers, KeyStabilityPassesWhenEveryAttemptCarriesOneKey) {
   const auto record =
-      run({invocation(1, 2, succeeded("job_1")),
-           invocation(3, 3, succeeded("job_2"), 1, kOp43, payload_43())},
-          {post({.seq = 1, .fault = "fail-before-commit", .status = 503}),
-           post({.seq = 2, .at = 300, .job = "job_1"}),
-           post({.seq = 3, .at = 400, .key = "k43", .payload = payload_43(), .job = "job_2"})},
-          {job("job_1", "k42"), job("job_2", "k43", "order-43")});
+      run({invocation(1, 2, succeeded("job_1")), invocation_43(3, 3, succeeded("job_2"))},
+          {fail_before_commit(1), post({.seq = 2, .at = 300, .job = "job_1"}), post_43(3, 400)},
+          {job("job_1", "k42"), job_43()});
   const Verdict verdict = check_key_stability(record);
   EXPECT_EQ(verdict.id, "key-stability");
   expect_pass(verdict);
@@ -206,8 +285,7 @@ TEST_F(Checkers, KeyStabilityPassesWhenEveryAttemptCarriesOneKey) {
 TEST_F(Checkers, KeyStabilityNamesTheFirstPostOfEachKey) {
   const auto record = run(
       {invocation(1, 4, succeeded("job_2"))},
-      {post({.seq = 1, .fault = "fail-before-commit", .status = 503}),
-       post({.seq = 2, .at = 300, .fault = "fail-before-commit", .status = 503}),
+      {fail_before_commit(1), fail_before_commit(2, 300),
        post({.seq = 3, .at = 700, .key = "k42-b", .fault = "fail-before-commit", .status = 503}),
        post({.seq = 4, .at = 1500, .key = "k42-b", .job = "job_2"})},
       {job("job_2", "k42-b")});
@@ -220,11 +298,7 @@ TEST_F(Checkers, KeyStabilityNamesTheFirstPostOfEachKey) {
 }
 
 TEST_F(Checkers, KeyStabilityFailsWhenARerunDerivesANewKey) {
-  const auto record =
-      run({invocation(1, 1, succeeded("job_1")), invocation(2, 2, succeeded("job_2"), 1)},
-          {post({.seq = 1, .job = "job_1"}),
-           post({.seq = 2, .at = 900, .key = "k42-rerun", .job = "job_2"})},
-          {job("job_1", "k42"), job("job_2", "k42-rerun")});
+  const auto record = rerun_with_a_new_key();
   expect_fail(check_key_stability(record), {1, 2});
 }
 
@@ -242,10 +316,10 @@ TEST_F(Checkers, PayloadStabilityPassesWhateverTheKeyOrderOfTheSentPayload) {
 }
 
 TEST_F(Checkers, PayloadStabilityFailsWhenARetryCarriesAnotherPayload) {
-  const auto record = run({invocation(1, 2, succeeded("job_1"))},
-                          {post({.seq = 1, .fault = "fail-before-commit", .status = 503}),
-                           post({.seq = 2, .at = 300, .payload = drifted_42(), .job = "job_1"})},
-                          {job("job_1", "k42")});
+  const auto record = run(
+      {invocation(1, 2, succeeded("job_1"))},
+      {fail_before_commit(1), post({.seq = 2, .at = 300, .payload = drifted_42(), .job = "job_1"})},
+      {job("job_1", "k42")});
   const Verdict verdict = check_payload_stability(record);
   expect_fail(verdict, {2});
   EXPECT_MENTIONS(verdict, "key k42 (seq 2)");
@@ -257,12 +331,7 @@ TEST_F(Checkers, PayloadStabilitySaysWhenTheProviderRefusedTheChangedPayloadWith
   const auto record =
       run({invocation(1, 2, failed())},
           {post({.seq = 1, .fault = "commit-then-error", .status = 503, .job = "job_1"}),
-           post({.seq = 2,
-                 .at = 300,
-                 .payload = drifted_42(),
-                 .outcome = "rejected",
-                 .status = 422,
-                 .job = "job_1"})},
+           rejected_drift(2, 300)},
           {job("job_1", "k42")});
   const Verdict verdict = check_payload_stability(record);
   expect_fail(verdict, {2});
@@ -273,15 +342,7 @@ TEST_F(Checkers, PayloadStabilitySaysWhenTheProviderRefusedTheChangedPayloadWith
 TEST_F(Checkers, PayloadStabilityJudgesEachInvocationByThePayloadItWasGiven) {
   // The payload-change scenario: the second invocation is asked for a changed amount and
   // faithfully sends it; the 422 is the provider's, not the client's doing.
-  const auto record = run(
-      {invocation(1, 1, succeeded("job_1")), invocation(2, 2, failed(), 1, kOp42, drifted_42())},
-      {post({.seq = 1, .job = "job_1"}), post({.seq = 2,
-                                               .at = 500,
-                                               .payload = drifted_42(),
-                                               .outcome = "rejected",
-                                               .status = 422,
-                                               .job = "job_1"})},
-      {job("job_1", "k42")});
+  const auto record = payload_change();
   expect_pass(check_payload_stability(record));
 }
 
@@ -289,11 +350,7 @@ TEST_F(Checkers, PayloadStabilityDoesNotJudgeAPostWhosePayloadTheProviderNeverRe
   // A POST without an Idempotency-Key is refused with 400 before the body is parsed, so
   // its journal entry has no fingerprint. The client sent the right payload; that 400 is
   // no-retry-of-definitive's business, not "a payload other than the one asked for".
-  const auto record = run({invocation(1, 1, failed())}, {post({.seq = 1,
-                                                               .key = "",
-                                                               .outcome = "missing_key",
-                                                               .status = 400,
-                                                               .fingerprint = json(nullptr)})});
+  const auto record = run({invocation(1, 1, failed())}, {keyless(1)});
   const Verdict verdict = check_payload_stability(record);
   EXPECT_NE(to_string(verdict.status), "fail") << verdict.explanation;
 }
@@ -304,7 +361,7 @@ TEST_F(Checkers, FailClosedIsNotApplicableWithoutAnAmbiguousOutcome) {
   const auto record =
       run({invocation(1, 2, succeeded("job_1"))},
           {post({.seq = 1, .fault = "commit-then-error", .status = 503, .job = "job_1"}),
-           post({.seq = 2, .at = 300, .outcome = "replay", .status = 200, .job = "job_1"})},
+           replay(2, 300)},
           {job("job_1", "k42")});
   const Verdict verdict = check_fail_closed(record);
   EXPECT_EQ(verdict.id, "fail-closed");
@@ -381,17 +438,15 @@ TEST_F(Checkers, FailClosedLooksOnlyAtRequestsAboutTheSameKey) {
   const auto record =
       run({invocation(1, 3, succeeded("job_1"))},
           {post({.seq = 1, .fault = "commit-then-drop", .status = nullptr, .job = "job_1"}),
-           post({.seq = 2, .at = 100, .key = "k43", .payload = payload_43(), .job = "job_2"}),
-           lookup({.seq = 3, .at = 300, .job = "job_1"})},
-          {job("job_1", "k42"), job("job_2", "k43", "order-43")});
+           post_43(2, 100), lookup({.seq = 3, .at = 300, .job = "job_1"})},
+          {job("job_1", "k42"), job_43()});
   expect_pass(check_fail_closed(record));
 }
 
 TEST_F(Checkers, FailClosedCommitThenDelayFollowedByAPostBeforeTheResponseFails) {
   const auto record =
       run({invocation(1, 2, succeeded("job_1"))},
-          {post({.seq = 1, .fault = "commit-then-delay:3s", .job = "job_1"}),
-           post({.seq = 2, .at = 100, .outcome = "replay", .status = 200, .job = "job_1"})},
+          {post({.seq = 1, .fault = "commit-then-delay:3s", .job = "job_1"}), replay(2, 100)},
           {job("job_1", "k42")});
   const Verdict verdict = check_fail_closed(record);
   expect_fail(verdict, {1, 2});
@@ -403,8 +458,7 @@ TEST_F(Checkers, FailClosedCommitThenDelayFollowedByAPostBeforeTheResponseFails)
 TEST_F(Checkers, FailClosedCommitThenDelayFollowedByAPostAfterTheResponseIsNotAmbiguous) {
   const auto record =
       run({invocation(1, 2, succeeded("job_1"))},
-          {post({.seq = 1, .fault = "commit-then-delay:3s", .job = "job_1"}),
-           post({.seq = 2, .at = 4000, .outcome = "replay", .status = 200, .job = "job_1"})},
+          {post({.seq = 1, .fault = "commit-then-delay:3s", .job = "job_1"}), replay(2, 4000)},
           {job("job_1", "k42")});
   expect_not_applicable(check_fail_closed(record));
 }
@@ -420,12 +474,10 @@ TEST_F(Checkers, FailClosedCommitThenDelayFollowedByALookupPasses) {
 // --- attempt-budget ---
 
 TEST_F(Checkers, AttemptBudgetPassesAtTheBudget) {
-  const auto record =
-      run({invocation(1, 3, succeeded("job_1"))},
-          {post({.seq = 1, .fault = "fail-before-commit", .status = 503}),
-           post({.seq = 2, .at = 200, .fault = "fail-before-commit", .status = 503}),
-           post({.seq = 3, .at = 600, .job = "job_1"})},
-          {job("job_1", "k42")});
+  const auto record = run({invocation(1, 3, succeeded("job_1"))},
+                          {fail_before_commit(1), fail_before_commit(2, 200),
+                           post({.seq = 3, .at = 600, .job = "job_1"})},
+                          {job("job_1", "k42")});
   const Verdict verdict = check_attempt_budget(record);
   EXPECT_EQ(verdict.id, "attempt-budget");
   expect_pass(verdict);
@@ -435,10 +487,8 @@ TEST_F(Checkers, AttemptBudgetPassesAtTheBudget) {
 TEST_F(Checkers, AttemptBudgetNamesTheFirstPostOverIt) {
   const auto record =
       run({invocation(1, 6, succeeded("job_1"))},
-          {post({.seq = 1, .fault = "fail-before-commit", .status = 503}),
-           post({.seq = 2, .at = 200, .fault = "fail-before-commit", .status = 503}),
-           lookup({.seq = 3, .at = 500, .outcome = "lookup_miss"}),
-           post({.seq = 4, .at = 600, .fault = "fail-before-commit", .status = 503}),
+          {fail_before_commit(1), fail_before_commit(2, 200),
+           lookup({.seq = 3, .at = 500, .outcome = "lookup_miss"}), fail_before_commit(4, 600),
            lookup({.seq = 5, .at = 900, .outcome = "lookup_miss"}),
            post({.seq = 6, .at = 1400, .job = "job_1"})},
           {job("job_1", "k42")});
@@ -453,21 +503,17 @@ TEST_F(Checkers, AttemptBudgetIsPerRunOfTheClient) {
   // Two runs of one operation, 2 + 2 POSTs: each run stayed within its budget of 3.
   const auto within =
       run({invocation(1, 2, failed()), invocation(3, 4, succeeded("job_1"), 1)},
-          {post({.seq = 1, .fault = "fail-before-commit", .status = 503}),
-           post({.seq = 2, .at = 200, .fault = "fail-before-commit", .status = 503}),
-           post({.seq = 3, .at = 900, .fault = "fail-before-commit", .status = 503}),
+          {fail_before_commit(1), fail_before_commit(2, 200), fail_before_commit(3, 900),
            post({.seq = 4, .at = 1200, .job = "job_1"})},
           {job("job_1", "k42")});
   expect_pass(check_attempt_budget(within));
 
   // The second run alone went over it: the evidence is its own 4th POST.
-  const auto over = run({invocation(1, 1, failed()), invocation(2, 5, succeeded("job_1"), 1)},
-                        {post({.seq = 1, .fault = "fail-before-commit", .status = 503}),
-                         post({.seq = 2, .at = 900, .fault = "fail-before-commit", .status = 503}),
-                         post({.seq = 3, .at = 1100, .fault = "fail-before-commit", .status = 503}),
-                         post({.seq = 4, .at = 1500, .fault = "fail-before-commit", .status = 503}),
-                         post({.seq = 5, .at = 2300, .job = "job_1"})},
-                        {job("job_1", "k42")});
+  const auto over =
+      run({invocation(1, 1, failed()), invocation(2, 5, succeeded("job_1"), 1)},
+          {fail_before_commit(1), fail_before_commit(2, 900), fail_before_commit(3, 1100),
+           fail_before_commit(4, 1500), post({.seq = 5, .at = 2300, .job = "job_1"})},
+          {job("job_1", "k42")});
   const Verdict verdict = check_attempt_budget(over);
   expect_fail(verdict, {5});
   EXPECT_MENTIONS(verdict, "invocation 2 (" + kOp42 + ") sent 4 POSTs");
@@ -479,9 +525,7 @@ TEST_F(Checkers, BackoffIsNotApplicableWithoutRetries) {
   // One POST per invocation: a rerun right after is not a retry.
   const auto record =
       run({invocation(1, 1, succeeded("job_1")), invocation(2, 2, succeeded("job_1"), 1)},
-          {post({.seq = 1, .job = "job_1"}),
-           post({.seq = 2, .at = 1, .outcome = "replay", .status = 200, .job = "job_1"})},
-          {job("job_1", "k42")});
+          {post({.seq = 1, .job = "job_1"}), replay(2, 1)}, {job("job_1", "k42")});
   const Verdict verdict = check_backoff(record);
   EXPECT_EQ(verdict.id, "backoff");
   expect_not_applicable(verdict);
@@ -490,8 +534,7 @@ TEST_F(Checkers, BackoffIsNotApplicableWithoutRetries) {
 TEST_F(Checkers, BackoffFailsBelowTheFloorWithBothSeqs) {
   const auto record =
       run({invocation(1, 2, succeeded("job_1"))},
-          {post({.seq = 1, .at = 1000, .fault = "fail-before-commit", .status = 503}),
-           post({.seq = 2, .at = 1010, .job = "job_1"})},
+          {fail_before_commit(1, 1000), post({.seq = 2, .at = 1010, .job = "job_1"})},
           {job("job_1", "k42")});
   const Verdict verdict = check_backoff(record);
   expect_fail(verdict, {1, 2});
@@ -505,8 +548,7 @@ TEST_F(Checkers, BackoffPassesAtOrAboveTheFloor) {
   for (const std::int64_t gap : {50, 60}) {
     const auto record =
         run({invocation(1, 2, succeeded("job_1"))},
-            {post({.seq = 1, .at = 1000, .fault = "fail-before-commit", .status = 503}),
-             post({.seq = 2, .at = 1000 + gap, .job = "job_1"})},
+            {fail_before_commit(1, 1000), post({.seq = 2, .at = 1000 + gap, .job = "job_1"})},
             {job("job_1", "k42")});
     const Verdict verdict = check_backoff(record);
     expect_pass(verdict);
@@ -527,10 +569,7 @@ TEST_F(Checkers, BackoffMeasuresFromPostToPostNotFromTheLookupBetween) {
 // --- retry-after ---
 
 TEST_F(Checkers, RetryAfterIsNotApplicableWithoutA429) {
-  const auto record = run({invocation(1, 2, succeeded("job_1"))},
-                          {post({.seq = 1, .fault = "fail-before-commit", .status = 503}),
-                           post({.seq = 2, .at = 200, .job = "job_1"})},
-                          {job("job_1", "k42")});
+  const auto record = one_503_then_job_1();
   const Verdict verdict = check_retry_after(record);
   EXPECT_EQ(verdict.id, "retry-after");
   expect_not_applicable(verdict);
@@ -576,10 +615,7 @@ TEST_F(Checkers, RetryAfterWithoutASecondsParameterMeansOneSecond) {
 // --- no-retry-of-definitive ---
 
 TEST_F(Checkers, NoRetryOfDefinitiveIsNotApplicableWithout400Or422) {
-  const auto record = run({invocation(1, 2, succeeded("job_1"))},
-                          {post({.seq = 1, .fault = "fail-before-commit", .status = 503}),
-                           post({.seq = 2, .at = 200, .job = "job_1"})},
-                          {job("job_1", "k42")});
+  const auto record = one_503_then_job_1();
   const Verdict verdict = check_no_retry_of_definitive(record);
   EXPECT_EQ(verdict.id, "no-retry-of-definitive");
   expect_not_applicable(verdict);
@@ -588,19 +624,7 @@ TEST_F(Checkers, NoRetryOfDefinitiveIsNotApplicableWithout400Or422) {
 TEST_F(Checkers, NoRetryOfDefinitiveFailsWhenA422IsRetriedInTheSameInvocation) {
   const auto record = run(
       {invocation(1, 1, succeeded("job_1")), invocation(2, 3, failed(), 1, kOp42, drifted_42())},
-      {post({.seq = 1, .job = "job_1"}),
-       post({.seq = 2,
-             .at = 500,
-             .payload = drifted_42(),
-             .outcome = "rejected",
-             .status = 422,
-             .job = "job_1"}),
-       post({.seq = 3,
-             .at = 800,
-             .payload = drifted_42(),
-             .outcome = "rejected",
-             .status = 422,
-             .job = "job_1"})},
+      {post({.seq = 1, .job = "job_1"}), rejected_drift(2, 500), rejected_drift(3, 800)},
       {job("job_1", "k42")});
   const Verdict verdict = check_no_retry_of_definitive(record);
   expect_fail(verdict, {2, 3});
@@ -608,17 +632,7 @@ TEST_F(Checkers, NoRetryOfDefinitiveFailsWhenA422IsRetriedInTheSameInvocation) {
 }
 
 TEST_F(Checkers, NoRetryOfDefinitiveFailsWhenA400IsRetried) {
-  const auto record = run({invocation(1, 2, failed())}, {post({.seq = 1,
-                                                               .key = "",
-                                                               .outcome = "missing_key",
-                                                               .status = 400,
-                                                               .fingerprint = json(nullptr)}),
-                                                         post({.seq = 2,
-                                                               .at = 300,
-                                                               .key = "",
-                                                               .outcome = "missing_key",
-                                                               .status = 400,
-                                                               .fingerprint = json(nullptr)})});
+  const auto record = run({invocation(1, 2, failed())}, {keyless(1), keyless(2, 300)});
   const Verdict verdict = check_no_retry_of_definitive(record);
   expect_fail(verdict, {1, 2});
   EXPECT_MENTIONS(verdict, "after a 400 (seq 1)");
@@ -627,12 +641,7 @@ TEST_F(Checkers, NoRetryOfDefinitiveFailsWhenA400IsRetried) {
 TEST_F(Checkers, NoRetryOfDefinitivePassesWhenOnlyALaterInvocationSendsAgain) {
   const auto record = run(
       {invocation(1, 1, failed(), 0, kOp42, drifted_42()), invocation(2, 2, succeeded("job_1"), 1)},
-      {post({.seq = 1,
-             .payload = drifted_42(),
-             .outcome = "rejected",
-             .status = 422,
-             .job = "job_0"}),
-       post({.seq = 2, .at = 900, .job = "job_1"})},
+      {rejected_drift(1, 0, "job_0"), post({.seq = 2, .at = 900, .job = "job_1"})},
       {job("job_1", "k42")});
   expect_pass(check_no_retry_of_definitive(record));
 }
@@ -660,11 +669,8 @@ TEST_F(Checkers, TruthfulOutcomeFailsForAJobTheProviderDoesNotHold) {
 
 TEST_F(Checkers, TruthfulOutcomeFailsForAJobHeldForAnotherOperation) {
   const auto record =
-      run({invocation(1, 1, succeeded("job_1")),
-           invocation(2, 2, succeeded("job_1"), 1, kOp43, payload_43())},
-          {post({.seq = 1, .job = "job_1"}),
-           post({.seq = 2, .at = 300, .key = "k43", .payload = payload_43(), .job = "job_2"})},
-          {job("job_1", "k42"), job("job_2", "k43", "order-43")});
+      run({invocation(1, 1, succeeded("job_1")), invocation_43(2, 2, succeeded("job_1"))},
+          {post({.seq = 1, .job = "job_1"}), post_43(2, 300)}, {job("job_1", "k42"), job_43()});
   const Verdict verdict = check_truthful_outcome(record);
   EXPECT_EQ(to_string(verdict.status), "fail") << verdict.explanation;
   EXPECT_MENTIONS(verdict, "invocation 2 (" + kOp43 + ") reported succeeded with job_1");
@@ -682,15 +688,7 @@ TEST_F(Checkers, TruthfulOutcomeFailsWhenFailedIsReportedForAJobCreatedWithThisP
 }
 
 TEST_F(Checkers, TruthfulOutcomeAcceptsFailedWhenTheOnlyJobWasCreatedWithAnotherPayload) {
-  const auto record = run(
-      {invocation(1, 1, succeeded("job_1")), invocation(2, 2, failed(), 1, kOp42, drifted_42())},
-      {post({.seq = 1, .job = "job_1"}), post({.seq = 2,
-                                               .at = 500,
-                                               .payload = drifted_42(),
-                                               .outcome = "rejected",
-                                               .status = 422,
-                                               .job = "job_1"})},
-      {job("job_1", "k42")});
+  const auto record = payload_change();
   expect_pass(check_truthful_outcome(record));
 }
 
@@ -699,9 +697,7 @@ TEST_F(Checkers, TruthfulOutcomeAcceptsFailedWhenOnlyALaterRunCreatedTheJob) {
   // the same operation created the job with the same payload.
   const auto record =
       run({invocation(1, 3, failed()), invocation(4, 4, succeeded("job_1"), 1)},
-          {post({.seq = 1, .fault = "fail-before-commit", .status = 503}),
-           post({.seq = 2, .at = 200, .fault = "fail-before-commit", .status = 503}),
-           post({.seq = 3, .at = 600, .fault = "fail-before-commit", .status = 503}),
+          {fail_before_commit(1), fail_before_commit(2, 200), fail_before_commit(3, 600),
            post({.seq = 4, .at = 2000, .job = "job_1"})},
           {job("job_1", "k42")});
   expect_pass(check_truthful_outcome(record));
@@ -721,9 +717,7 @@ TEST_F(Checkers, TruthfulOutcomeAllowsUnknownAndCountsIt) {
 TEST_F(Checkers, TruthfulOutcomeIgnoresInvocationsWithoutAnOutcome) {
   auto killed = invocation(1, 1, nullptr);
   killed.killed = true;
-  const auto record =
-      run({killed}, {post({.seq = 1, .fault = "commit-then-delay:10s", .job = "job_1"})},
-          {job("job_1", "k42")});
+  const auto record = run({killed}, {commit_then_delay_10s()}, {job("job_1", "k42")});
   expect_pass(check_truthful_outcome(record));
 }
 
@@ -732,9 +726,7 @@ TEST_F(Checkers, TruthfulOutcomeIgnoresInvocationsWithoutAnOutcome) {
 TEST_F(Checkers, CrashRecoveryIsNotApplicableWithoutAKill) {
   const auto record =
       run({invocation(1, 1, succeeded("job_1")), invocation(2, 2, succeeded("job_1"), 1)},
-          {post({.seq = 1, .job = "job_1"}),
-           post({.seq = 2, .at = 500, .outcome = "replay", .status = 200, .job = "job_1"})},
-          {job("job_1", "k42")});
+          {post({.seq = 1, .job = "job_1"}), replay(2, 500)}, {job("job_1", "k42")});
   const Verdict verdict = check_crash_recovery(record);
   EXPECT_EQ(verdict.id, "crash-recovery");
   expect_not_applicable(verdict);
@@ -748,11 +740,8 @@ InvocationResult killed_first() {
 }
 
 TEST_F(Checkers, CrashRecoveryFailsWhenTheRerunStartsWithAPost) {
-  const auto record =
-      run({killed_first(), invocation(2, 2, succeeded("job_1"), 1)},
-          {post({.seq = 1, .fault = "commit-then-delay:10s", .job = "job_1"}),
-           post({.seq = 2, .at = 200, .outcome = "replay", .status = 200, .job = "job_1"})},
-          {job("job_1", "k42")});
+  const auto record = run({killed_first(), invocation(2, 2, succeeded("job_1"), 1)},
+                          {commit_then_delay_10s(), replay(2, 200)}, {job("job_1", "k42")});
   const Verdict verdict = check_crash_recovery(record);
   expect_fail(verdict, {2});
   EXPECT_MENTIONS(verdict, "the first request for " + kOp42 + " was POST /jobs (seq 2)");
@@ -760,18 +749,17 @@ TEST_F(Checkers, CrashRecoveryFailsWhenTheRerunStartsWithAPost) {
 
 TEST_F(Checkers, CrashRecoveryPassesWhenTheRerunLooksUpFirst) {
   const auto record = run({killed_first(), invocation(2, 2, succeeded("job_1"), 1)},
-                          {post({.seq = 1, .fault = "commit-then-delay:10s", .job = "job_1"}),
-                           lookup({.seq = 2, .at = 200, .job = "job_1"})},
+                          {commit_then_delay_10s(), lookup({.seq = 2, .at = 200, .job = "job_1"})},
                           {job("job_1", "k42")});
   expect_pass(check_crash_recovery(record));
 }
 
 TEST_F(Checkers, CrashRecoveryFailsOnASecondJobAfterTheRestart) {
   // The memory-only-intent mutant: the rerun derives a new key and creates a second job.
-  const auto record = run({killed_first(), invocation(2, 2, succeeded("job_2"), 1)},
-                          {post({.seq = 1, .fault = "commit-then-delay:10s", .job = "job_1"}),
-                           post({.seq = 2, .at = 200, .key = "k42-new", .job = "job_2"})},
-                          {job("job_1", "k42"), job("job_2", "k42-new")});
+  const auto record =
+      run({killed_first(), invocation(2, 2, succeeded("job_2"), 1)},
+          {commit_then_delay_10s(), post({.seq = 2, .at = 200, .key = "k42-new", .job = "job_2"})},
+          {job("job_1", "k42"), job("job_2", "k42-new")});
   const Verdict verdict = check_crash_recovery(record);
   expect_fail(verdict, {1, 2});
   EXPECT_MENTIONS(verdict, "POST /jobs (seq 2)");
@@ -781,7 +769,7 @@ TEST_F(Checkers, CrashRecoveryFailsOnASecondJobAfterTheRestart) {
 TEST_F(Checkers, CrashRecoveryFailsOnASecondJobEvenAfterALookup) {
   const auto record =
       run({killed_first(), invocation(2, 3, succeeded("job_2"), 1)},
-          {post({.seq = 1, .fault = "commit-then-delay:10s", .job = "job_1"}),
+          {commit_then_delay_10s(),
            lookup({.seq = 2, .at = 200, .key = "k42-new", .outcome = "lookup_miss"}),
            post({.seq = 3, .at = 300, .key = "k42-new", .job = "job_2"})},
           {job("job_1", "k42"), job("job_2", "k42-new")});
@@ -792,24 +780,21 @@ TEST_F(Checkers, CrashRecoveryFailsOnASecondJobEvenAfterALookup) {
 }
 
 TEST_F(Checkers, CrashRecoveryPassesWhenNothingRunsAfterTheKill) {
-  const auto record =
-      run({killed_first()}, {post({.seq = 1, .fault = "commit-then-delay:10s", .job = "job_1"})},
-          {job("job_1", "k42")});
+  const auto record = run({killed_first()}, {commit_then_delay_10s()}, {job("job_1", "k42")});
   expect_pass(check_crash_recovery(record));
 }
 
 // --- client-error ---
 
 TEST_F(Checkers, ClientErrorPassesWhenEveryInvocationPrintedAnOutcome) {
-  const auto record = run({invocation(1, 1, succeeded("job_1"))},
-                          {post({.seq = 1, .job = "job_1"})}, {job("job_1", "k42")});
+  const auto record = one_post_job_1();
   const Verdict verdict = check_client_error(record);
   EXPECT_EQ(verdict.id, "client-error");
   expect_pass(verdict);
 }
 
 TEST_F(Checkers, ClientErrorNamesTheInvocationAndWhatWentWrong) {
-  auto broken = invocation(2, 1, nullptr, 1, kOp43, payload_43());
+  auto broken = invocation_43(2, 1, nullptr);
   broken.client_error = "printed \"garbage\", which is not a JSON object (exit code 0)";
   const auto record = run({invocation(1, 1, succeeded("job_1")), broken},
                           {post({.seq = 1, .job = "job_1"})}, {job("job_1", "k42")});
@@ -822,17 +807,14 @@ TEST_F(Checkers, ClientErrorNamesTheInvocationAndWhatWentWrong) {
 TEST_F(Checkers, ClientErrorIgnoresAnInvocationKilledOnPurpose) {
   auto killed = killed_first();
   killed.client_error = "killed";
-  const auto record =
-      run({killed}, {post({.seq = 1, .fault = "commit-then-delay:10s", .job = "job_1"})},
-          {job("job_1", "k42")});
+  const auto record = run({killed}, {commit_then_delay_10s()}, {job("job_1", "k42")});
   expect_pass(check_client_error(record));
 }
 
 // --- judge ---
 
 TEST_F(Checkers, JudgeReturnsEveryVerdictInReportOrder) {
-  const auto record = run({invocation(1, 1, succeeded("job_1"))},
-                          {post({.seq = 1, .job = "job_1"})}, {job("job_1", "k42")});
+  const auto record = one_post_job_1();
   const auto verdicts = judge(record);
   std::vector<std::string> ids;
   for (const auto& verdict : verdicts) {
@@ -844,11 +826,7 @@ TEST_F(Checkers, JudgeReturnsEveryVerdictInReportOrder) {
 }
 
 TEST_F(Checkers, JudgeFlagsTheFreshKeyAntiPattern) {
-  const auto record =
-      run({invocation(1, 2, succeeded("job_2"))},
-          {post({.seq = 1, .fault = "commit-then-error", .status = 503, .job = "job_1"}),
-           post({.seq = 2, .at = 300, .key = "k42-fresh", .job = "job_2"})},
-          {job("job_1", "k42"), job("job_2", "k42-fresh")});
+  const auto record = fresh_key_retry();
   std::vector<std::string> failing;
   for (const auto& verdict : judge(record)) {
     if (verdict.status == VerdictStatus::fail) failing.push_back(verdict.id);
