@@ -8,7 +8,7 @@
 int main(int argc, char** argv) {
   const int wanted = argc > 1 ? std::atoi(argv[1]) : 0;  // 0: a free port
   httplib::Server server;
-  server.set_tcp_nodelay(true);  // as the provider
+  server.set_tcp_nodelay(true);                                        // as the provider
   server.new_task_queue = [] { return new httplib::ThreadPool(64); };  // the library's API
   const auto answer = [](const httplib::Request&, httplib::Response& response) {
     response.set_content(R"({"id":"job_00000000","orderId":"order-42"})", "application/json");

@@ -35,8 +35,8 @@ double baseline_creates_per_second(int iterations) {
 
 // Complete client runs: plan, three attempts with backoff in virtual time, confirmation.
 double client_runs_per_second(int iterations) {
-  const auto plan = provider::FaultPlan::from_json(
-      {{"faults", {"fail-before-commit", "fail-before-commit"}}});
+  const auto plan =
+      provider::FaultPlan::from_json({{"faults", {"fail-before-commit", "fail-before-commit"}}});
   const auto start = Clock::now();
   int succeeded = 0;
   for (int i = 0; i < iterations; ++i) {
@@ -46,11 +46,13 @@ double client_runs_per_second(int iterations) {
     client::SeededRandom random(static_cast<std::uint64_t>(i));
     client::InMemoryIntentLedger ledger;
     client::RetryingClient retrying({}, {transport, clock, clock, random, ledger});
-    const auto result = retrying.run({"fulfillment:order-42", {{"orderId", "order-42"}, {"amount", 120}}});
+    const auto result =
+        retrying.run({"fulfillment:order-42", {{"orderId", "order-42"}, {"amount", 120}}});
     succeeded += result.outcome == client::Outcome::succeeded && result.attempts == 3;
   }
   if (succeeded != iterations) {
-    std::fprintf(stderr, "only %d of %d runs took three attempts and succeeded\n", succeeded, iterations);
+    std::fprintf(stderr, "only %d of %d runs took three attempts and succeeded\n", succeeded,
+                 iterations);
     std::exit(1);
   }
   return iterations / seconds_since(start);

@@ -235,9 +235,11 @@ TEST(ChaosOverHttp, ConcurrentRunsInDifferentOrdersAreReproducible) {
     const json journal = server.core().journal_json();
     const json jobs = server.core().jobs_json();
     std::map<std::string, std::string> fault_by_key;
-    for (const auto& entry : journal["entries"]) fault_by_key[entry["key"]] = entry["fault"];
+    for (const auto& entry : journal["entries"])
+      fault_by_key[entry["key"]] = entry["fault"];
     std::set<std::string> stored;
-    for (const auto& job : jobs["jobs"]) stored.insert(job["key"]);
+    for (const auto& job : jobs["jobs"])
+      stored.insert(job["key"]);
     return std::pair(fault_by_key, stored);
   };
 
