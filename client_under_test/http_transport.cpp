@@ -2,8 +2,6 @@
 
 #include <httplib.h>
 
-#include <algorithm>
-#include <cctype>
 #include <chrono>
 
 namespace retryproof::client {
@@ -41,12 +39,8 @@ TransportResponse HttpTransport::send(const TransportRequest& request) {
   if (ok) {
     response.status = incoming.status;
     response.body = std::move(incoming.body);
-    for (const auto& [name, value] : incoming.headers) {
-      std::string lower = name;
-      std::transform(lower.begin(), lower.end(), lower.begin(),
-                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-      response.headers[lower] = value;
-    }
+    for (const auto& [name, value] : incoming.headers)
+      response.set_header(name, value);
     return response;
   }
   switch (error) {

@@ -1,7 +1,6 @@
 #include "simulated_transport.hpp"
 
 #include <algorithm>
-#include <cctype>
 
 namespace retryproof::client {
 namespace {
@@ -28,12 +27,8 @@ TransportResponse to_transport(const provider::Decision& decision) {
   }
   response.status = decision.status;
   response.body = decision.body;
-  for (const auto& [name, value] : decision.headers) {
-    std::string lower = name;
-    std::transform(lower.begin(), lower.end(), lower.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    response.headers[lower] = value;
-  }
+  for (const auto& [name, value] : decision.headers)
+    response.set_header(name, value);
   response.headers["content-type"] = decision.content_type;
   return response;
 }

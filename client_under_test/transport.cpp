@@ -1,5 +1,6 @@
 #include "transport.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 
@@ -24,6 +25,13 @@ std::string to_string(TransportFailure failure) {
 std::string TransportResponse::header(const std::string& lower_case_name) const {
   const auto found = headers.find(lower_case_name);
   return found == headers.end() ? std::string() : found->second;
+}
+
+void TransportResponse::set_header(const std::string& name, const std::string& value) {
+  std::string lower = name;
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  headers[lower] = value;
 }
 
 std::string percent_encode(const std::string& text) {

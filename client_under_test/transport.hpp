@@ -35,6 +35,8 @@ struct TransportResponse {
 
   bool ok() const { return failure == TransportFailure::none; }
   std::string header(const std::string& lower_case_name) const;
+  // Stores a header under its lower-case name: HTTP header names are case-insensitive.
+  void set_header(const std::string& name, const std::string& value);
 };
 
 class Transport {

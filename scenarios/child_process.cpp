@@ -49,6 +49,10 @@ class SpawnActions {
 
 }  // namespace
 
+std::filesystem::path this_executable() {
+  return std::filesystem::read_symlink("/proc/self/exe");
+}
+
 std::string ExitStatus::describe() const {
   if (exited()) return "exit code " + std::to_string(code);
   const char* name = sigabbrev_np(signal);

@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
@@ -19,6 +20,9 @@ struct ExitStatus {
   bool exited() const { return signal == 0; }
   std::string describe() const;  // "exit code 3", "killed by SIGKILL"
 };
+
+// This program's own executable, to run its subcommands as separate processes.
+std::filesystem::path this_executable();
 
 class ChildProcess {
  public:

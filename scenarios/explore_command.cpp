@@ -6,6 +6,7 @@
 #include <iostream>
 #include <memory>
 
+#include "child_process.hpp"
 #include "duration.hpp"
 #include "reports.hpp"
 #include "runner.hpp"
@@ -41,8 +42,7 @@ int explore(const ExploreOptions& options) {
     return 2;
   }
   const FaultMenu menu = options.with_delays ? FaultMenu::all : FaultMenu::instant;
-  RunOptions run_options{.client = client,
-                         .executable = std::filesystem::read_symlink("/proc/self/exe")};
+  RunOptions run_options{.client = client, .executable = this_executable()};
   const auto violates = [&](const Schedule& schedule, std::uint64_t seed, ScenarioResult* keep) {
     run_options.seed = seed;
     ScenarioResult result = run_scenario(to_scenario(schedule, "explored"), run_options);

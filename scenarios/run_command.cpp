@@ -8,6 +8,7 @@
 #include <memory>
 #include <thread>
 
+#include "child_process.hpp"
 #include "mutant_matrix.hpp"
 #include "reports.hpp"
 #include "runner.hpp"
@@ -100,7 +101,7 @@ int run(const RunCommandOptions& command) {
     }
   }
   options.seed = command.seed;
-  options.executable = std::filesystem::read_symlink("/proc/self/exe");
+  options.executable = this_executable();
 
   try {
     if (command.mutants) return run_mutant_matrix(scenarios, options, command.jobs, command);
