@@ -8,9 +8,9 @@
 #include <cstdlib>
 #include <string>
 
-#include "provider_core.hpp"
-#include "retrying_client.hpp"
-#include "simulated_transport.hpp"
+#include "client_under_test/retrying_client.hpp"
+#include "client_under_test/simulated_transport.hpp"
+#include "provider/provider_core.hpp"
 
 namespace {
 
@@ -28,7 +28,7 @@ double baseline_creates_per_second(int iterations) {
   const auto start = Clock::now();
   for (int i = 0; i < iterations; ++i) {
     core.handle({"POST", "/jobs", {{"Idempotency-Key", "k-" + std::to_string(i)}}, body},
-                provider::Millis(0));
+                Millis(0));
   }
   return iterations / seconds_since(start);
 }

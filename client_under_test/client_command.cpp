@@ -1,13 +1,13 @@
-#include "client_command.hpp"
+#include "client_under_test/client_command.hpp"
 
 #include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <random>
 
-#include "duration.hpp"
-#include "http_transport.hpp"
-#include "retrying_client.hpp"
+#include "client_under_test/http_transport.hpp"
+#include "client_under_test/retrying_client.hpp"
+#include "common/duration.hpp"
 
 namespace retryproof::client {
 namespace {
@@ -85,9 +85,9 @@ int run_client(const ClientOptions& options) {
     state_dir = from_environment(options.state_dir, "RETRYPROOF_STATE_DIR");
     operation = read_operation(options);
     settings.attempts = options.attempts;
-    settings.base_delay = provider::parse_duration(options.base_delay);
-    settings.max_delay = provider::parse_duration(options.max_delay);
-    settings.timeout = provider::parse_duration(options.timeout);
+    settings.base_delay = parse_duration(options.base_delay);
+    settings.max_delay = parse_duration(options.max_delay);
+    settings.timeout = parse_duration(options.timeout);
     if (!options.mutant.empty()) mutant = parse_mutant(options.mutant);
   } catch (const std::exception& error) {
     std::cerr << "retryproof client: " << error.what() << '\n';

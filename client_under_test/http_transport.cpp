@@ -1,4 +1,4 @@
-#include "http_transport.hpp"
+#include "client_under_test/http_transport.hpp"
 
 #include <httplib.h>
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "transport.hpp"
+#include "client_under_test/transport.hpp"
 
 namespace retryproof::client {
 

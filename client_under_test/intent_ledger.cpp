@@ -1,4 +1,4 @@
-#include "intent_ledger.hpp"
+#include "client_under_test/intent_ledger.hpp"
 
 #include <sqlite3.h>
 

@@ -1,4 +1,4 @@
-#include "mutant.hpp"
+#include "client_under_test/mutant.hpp"
 
 #include <array>
 #include <stdexcept>

@@ -1,10 +1,10 @@
-#include "retrying_client.hpp"
+#include "client_under_test/retrying_client.hpp"
 
 #include <algorithm>
 #include <charconv>
 #include <stdexcept>
 
-#include "fingerprint.hpp"
+#include "common/fingerprint.hpp"
 
 namespace retryproof::client {
 namespace {
@@ -100,7 +100,7 @@ RetryingClient::RetryingClient(ClientSettings settings, ClientParts parts, Mutan
 }
 
 ClientResult RetryingClient::run(const Operation& operation) {
-  Run run{operation, provider::fingerprint(operation.payload)};
+  Run run{operation, retryproof::fingerprint(operation.payload)};
   Next next = plan(run);
   while (next != Next::done)
     next = next == Next::attempt ? attempt(run) : reconcile(run);

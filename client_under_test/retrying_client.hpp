@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "intent_ledger.hpp"
-#include "mutant.hpp"
-#include "time_and_chance.hpp"
-#include "transport.hpp"
+#include "client_under_test/intent_ledger.hpp"
+#include "client_under_test/mutant.hpp"
+#include "client_under_test/time_and_chance.hpp"
+#include "client_under_test/transport.hpp"
 
 namespace retryproof::client {
 

@@ -1,4 +1,4 @@
-#include "simulated_transport.hpp"
+#include "client_under_test/simulated_transport.hpp"
 
 #include <algorithm>
 

@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "provider_core.hpp"
-#include "transport.hpp"
+#include "client_under_test/transport.hpp"
+#include "provider/provider_core.hpp"
 
 namespace retryproof::client {
 

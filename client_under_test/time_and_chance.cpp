@@ -1,4 +1,4 @@
-#include "time_and_chance.hpp"
+#include "client_under_test/time_and_chance.hpp"
 
 #include <thread>
 

@@ -5,11 +5,10 @@
 #include <chrono>
 #include <cstdint>
 
-#include "splitmix64.hpp"
+#include "common/millis.hpp"
+#include "common/splitmix64.hpp"
 
 namespace retryproof::client {
-
-using Millis = std::chrono::milliseconds;
 
 class Clock {
  public:

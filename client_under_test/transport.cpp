@@ -1,4 +1,4 @@
-#include "transport.hpp"
+#include "client_under_test/transport.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -5,7 +5,7 @@
 #include <map>
 #include <string>
 
-#include "time_and_chance.hpp"
+#include "client_under_test/time_and_chance.hpp"
 
 namespace retryproof::client {
 

@@ -7,8 +7,8 @@
 #include <iostream>
 #include <sstream>
 
-#include "generators.hpp"
-#include "simulation.hpp"
+#include "property_tests/generators.hpp"
+#include "scenarios/simulation.hpp"
 
 namespace retryproof::scenarios {
 namespace {

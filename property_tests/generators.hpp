@@ -7,7 +7,7 @@
 
 #include <ostream>
 
-#include "schedule.hpp"
+#include "scenarios/schedule.hpp"
 
 namespace retryproof::scenarios {
 

@@ -4,9 +4,9 @@
 // real thing. (Delays are left out: over a real network their outcome depends on speed.)
 #include <gtest/gtest.h>
 
-#include "runner.hpp"
-#include "schedule.hpp"
-#include "simulation.hpp"
+#include "scenarios/runner.hpp"
+#include "scenarios/schedule.hpp"
+#include "scenarios/simulation.hpp"
 
 namespace retryproof::scenarios {
 namespace {

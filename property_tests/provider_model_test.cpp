@@ -10,7 +10,7 @@
 #include <map>
 #include <optional>
 
-#include "provider_core.hpp"
+#include "provider/provider_core.hpp"
 
 namespace retryproof::provider {
 namespace {

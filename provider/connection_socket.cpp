@@ -1,4 +1,4 @@
-#include "connection_socket.hpp"
+#include "provider/connection_socket.hpp"
 
 #include <netdb.h>
 #include <sys/socket.h>

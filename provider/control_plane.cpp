@@ -4,10 +4,10 @@
 
 #include <stdexcept>
 
-#include "duration.hpp"
-#include "json_body.hpp"
-#include "provider_core.hpp"
-#include "responses.hpp"
+#include "common/duration.hpp"
+#include "provider/json_body.hpp"
+#include "provider/provider_core.hpp"
+#include "provider/responses.hpp"
 
 namespace retryproof::provider {
 

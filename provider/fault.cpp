@@ -1,11 +1,11 @@
-#include "fault.hpp"
+#include "provider/fault.hpp"
 
 #include <array>
 #include <charconv>
 #include <stdexcept>
 #include <utility>
 
-#include "duration.hpp"
+#include "common/duration.hpp"
 
 namespace retryproof::provider {
 namespace {

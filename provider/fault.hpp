@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-#include "http_types.hpp"
+#include "provider/http_types.hpp"
 
 namespace retryproof::provider {
 

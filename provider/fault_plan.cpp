@@ -1,11 +1,12 @@
-#include "fault_plan.hpp"
+#include "provider/fault_plan.hpp"
 
 #include <algorithm>
 #include <map>
 #include <stdexcept>
 #include <string>
 
-#include "splitmix64.hpp"
+#include "common/splitmix64.hpp"
+#include "common/stable_hash.hpp"
 
 namespace retryproof::provider {
 namespace {
@@ -105,16 +106,6 @@ ChaosPolicy parse_chaos(const json& chaos) {
     fail(where + ".rates", "the rates of faults for new operations add up to more than 1");
   }
   return policy;
-}
-
-// FNV-1a: a stable hash of the key, the same on every platform (std::hash is not).
-std::uint64_t stable_hash(const std::string& text) {
-  std::uint64_t hash = 0xcbf29ce484222325ULL;
-  for (const char c : text) {
-    hash ^= static_cast<unsigned char>(c);
-    hash *= 0x100000001b3ULL;
-  }
-  return hash;
 }
 
 }  // namespace

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "fault.hpp"
+#include "provider/fault.hpp"
 
 namespace retryproof::provider {
 

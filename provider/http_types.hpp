@@ -10,9 +10,9 @@
 #include <optional>
 #include <string>
 
-namespace retryproof::provider {
+#include "common/millis.hpp"
 
-using Millis = std::chrono::milliseconds;
+namespace retryproof::provider {
 
 struct CaseInsensitiveLess {
   bool operator()(const std::string& a, const std::string& b) const {

@@ -1,4 +1,4 @@
-#include "idempotency_store.hpp"
+#include "provider/idempotency_store.hpp"
 
 #include <cassert>
 

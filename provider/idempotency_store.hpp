@@ -8,7 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "http_types.hpp"
+#include "provider/http_types.hpp"
 
 namespace retryproof::provider {
 

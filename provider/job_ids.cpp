@@ -1,4 +1,4 @@
-#include "job_ids.hpp"
+#include "provider/job_ids.hpp"
 
 #include <array>
 #include <cstdio>

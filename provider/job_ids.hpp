@@ -6,7 +6,7 @@
 #include <string>
 #include <unordered_set>
 
-#include "splitmix64.hpp"
+#include "common/splitmix64.hpp"
 
 namespace retryproof::provider {
 

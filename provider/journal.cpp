@@ -1,4 +1,4 @@
-#include "journal.hpp"
+#include "provider/journal.hpp"
 
 namespace retryproof::provider {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "http_types.hpp"
+#include "provider/http_types.hpp"
 
 namespace retryproof::provider {
 

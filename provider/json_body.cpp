@@ -1,17 +1,10 @@
-#include "json_body.hpp"
+#include "provider/json_body.hpp"
 
 #include <stdexcept>
 
-namespace retryproof::provider {
-std::string json_error_message(const nlohmann::json::exception& error) {
-  std::string message = error.what();
-  if (message.starts_with("[json.exception.")) {
-    const auto end = message.find("] ");
-    if (end != std::string::npos) message.erase(0, end + 2);
-  }
-  return message;
-}
+#include "common/json_text.hpp"
 
+namespace retryproof::provider {
 nlohmann::json parse_object_body(const std::string& body) {
   if (body.empty()) return nlohmann::json::object();
   const auto limit_depth = [](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {

@@ -10,9 +10,6 @@ namespace retryproof::provider {
 // level, and a 1 MiB body of brackets would otherwise overflow the stack.
 inline constexpr int kMaxJsonDepth = 128;
 
-// nlohmann's message without its "[json.exception.parse_error.101] " tag: where, and what.
-std::string json_error_message(const nlohmann::json::exception& error);
-
 // Parses a body that must be a JSON object; an empty body counts as {}. Throws
 // std::invalid_argument saying what is wrong, with line and column for syntax errors.
 nlohmann::json parse_object_body(const std::string& body);

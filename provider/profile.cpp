@@ -1,4 +1,4 @@
-#include "profile.hpp"
+#include "provider/profile.hpp"
 
 #include <stdexcept>
 

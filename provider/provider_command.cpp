@@ -1,4 +1,4 @@
-#include "provider_command.hpp"
+#include "provider/provider_command.hpp"
 
 #include <pthread.h>
 #include <signal.h>
@@ -8,9 +8,9 @@
 #include <memory>
 #include <sstream>
 
-#include "duration.hpp"
-#include "json_body.hpp"
-#include "provider_server.hpp"
+#include "common/duration.hpp"
+#include "common/json_text.hpp"
+#include "provider/provider_server.hpp"
 
 namespace retryproof::provider {
 namespace {

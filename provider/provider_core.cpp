@@ -1,11 +1,13 @@
-#include "provider_core.hpp"
+#include "provider/provider_core.hpp"
 
 #include <algorithm>
 #include <string_view>
 
-#include "fingerprint.hpp"
-#include "json_body.hpp"
-#include "responses.hpp"
+#include "common/fingerprint.hpp"
+#include "common/json_text.hpp"
+#include "common/utf8.hpp"
+#include "provider/json_body.hpp"
+#include "provider/responses.hpp"
 
 namespace retryproof::provider {
 namespace {
@@ -24,26 +26,6 @@ bool has_control_character(std::string_view text) {
     const auto byte = static_cast<unsigned char>(c);
     return byte < 0x20 || byte == 0x7f;
   });
-}
-
-// Characters, for a key that is UTF-8; bytes otherwise, so that bytes which are not
-// UTF-8 can never make a long key look short.
-std::size_t key_length_in_characters(std::string_view text) {
-  std::size_t characters = 0;
-  for (std::size_t i = 0; i < text.size(); ++characters) {
-    const auto lead = static_cast<unsigned char>(text[i]);
-    const std::size_t length = lead < 0x80           ? 1
-                               : (lead >> 5) == 0x6  ? 2
-                               : (lead >> 4) == 0xe  ? 3
-                               : (lead >> 3) == 0x1e ? 4
-                                                     : 0;
-    if (length == 0 || i + length > text.size()) return text.size();
-    for (std::size_t k = 1; k < length; ++k) {
-      if ((static_cast<unsigned char>(text[i + k]) & 0xc0) != 0x80) return text.size();
-    }
-    i += length;
-  }
-  return characters;
 }
 
 // A structured-field string ("abc", with \" and \\ escapes), as the IETF draft sends
@@ -83,8 +65,9 @@ KeyReading read_key(const Headers& headers, Profile profile) {
       return reading;
     }
   }
-  const std::size_t length =
-      profile == Profile::stripe ? key_length_in_characters(reading.key) : reading.key.size();
+  const std::size_t length = profile == Profile::stripe
+                                 ? utf8_length(reading.key).value_or(reading.key.size())
+                                 : reading.key.size();
   if (reading.key.empty() || length > kMaxKeyLength || has_control_character(reading.key)) {
     reading.problem = profile == Profile::stripe
                           ? "an Idempotency-Key has 1 to 255 characters and no control characters"
@@ -269,7 +252,7 @@ Decision ProviderCore::complete(std::uint64_t pending_commit, Millis now) {
   const std::uint64_t seq = held->second.seq;
   in_flight_.erase(held);
   job.created_at = now;
-  job.first_body = to_wire(job.job);
+  job.first_body = compact_json(job.job);
   const StoredJob& stored = store_.insert(std::move(job));
   job_stored_.notify_all();
   if (JournalEntry* entry = journal_entry(seq)) {

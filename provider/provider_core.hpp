@@ -17,12 +17,12 @@
 #include <unordered_map>
 #include <vector>
 
-#include "fault_plan.hpp"
-#include "http_types.hpp"
-#include "idempotency_store.hpp"
-#include "job_ids.hpp"
-#include "journal.hpp"
-#include "profile.hpp"
+#include "provider/fault_plan.hpp"
+#include "provider/http_types.hpp"
+#include "provider/idempotency_store.hpp"
+#include "provider/job_ids.hpp"
+#include "provider/journal.hpp"
+#include "provider/profile.hpp"
 
 namespace retryproof::provider {
 

@@ -1,9 +1,9 @@
-#include "provider_server.hpp"
+#include "provider/provider_server.hpp"
 
 #include <stdexcept>
 
-#include "connection_socket.hpp"
-#include "responses.hpp"
+#include "provider/connection_socket.hpp"
+#include "provider/responses.hpp"
 
 namespace retryproof::provider {
 namespace {

@@ -11,7 +11,7 @@
 #include <string>
 #include <thread>
 
-#include "provider_core.hpp"
+#include "provider/provider_core.hpp"
 
 namespace retryproof::provider {
 

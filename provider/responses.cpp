@@ -1,7 +1,9 @@
-#include "responses.hpp"
+#include "provider/responses.hpp"
 
 #include <array>
 #include <utility>
+
+#include "common/json_text.hpp"
 
 namespace retryproof::provider {
 namespace {
@@ -36,14 +38,10 @@ std::string_view title_of(std::string_view code) {
 
 }  // namespace
 
-std::string to_wire(const nlohmann::json& value) {
-  return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
 Decision json_response(int status, const nlohmann::json& body) {
   Decision decision;
   decision.status = status;
-  decision.body = to_wire(body);
+  decision.body = compact_json(body);
   return decision;
 }
 

@@ -7,14 +7,10 @@
 #include <string>
 #include <string_view>
 
-#include "http_types.hpp"
-#include "profile.hpp"
+#include "provider/http_types.hpp"
+#include "provider/profile.hpp"
 
 namespace retryproof::provider {
-
-// Compact JSON; bytes that are not UTF-8 (a key sent in Latin-1, say) become U+FFFD
-// instead of throwing.
-std::string to_wire(const nlohmann::json& value);
 
 Decision json_response(int status, const nlohmann::json& body);
 

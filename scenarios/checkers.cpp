@@ -3,9 +3,9 @@
 #include <map>
 #include <set>
 
-#include "duration.hpp"
-#include "fingerprint.hpp"
-#include "verdicts.hpp"
+#include "common/duration.hpp"
+#include "common/fingerprint.hpp"
+#include "scenarios/verdicts.hpp"
 
 namespace retryproof::scenarios {
 namespace {
@@ -133,7 +133,7 @@ Millis held_for(const std::string& fault) {
   for (const std::string prefix : {"commit-then-delay:", "delay-before-commit:"}) {
     if (fault.starts_with(prefix)) {
       try {
-        return provider::parse_duration(fault.substr(prefix.size()));
+        return parse_duration(fault.substr(prefix.size()));
       } catch (const std::invalid_argument&) {
         return Millis(0);
       }
@@ -226,7 +226,7 @@ Verdict check_key_stability(const RunRecord& run) {
 Verdict check_payload_stability(const RunRecord& run) {
   Violations violations{"payload-stability"};
   for (const auto& invocation : run.invocations) {
-    const std::string expected = provider::fingerprint(invocation.payload);
+    const std::string expected = retryproof::fingerprint(invocation.payload);
     for (const json* post : posts_of(run, invocation)) {
       // A POST refused before its body was read (no key, say) carried no payload to judge.
       if ((*post)["fingerprint"].is_null() || (*post)["fingerprint"] == expected) continue;
@@ -373,7 +373,7 @@ Verdict check_truthful_outcome(const RunRecord& run) {
     } else if (outcome == "failed") {
       // A job created with exactly the payload this invocation was asked to send, by a
       // request that arrived before the invocation ended (a later run's job is not its).
-      const std::string fingerprint = provider::fingerprint(invocation.payload);
+      const std::string fingerprint = retryproof::fingerprint(invocation.payload);
       for (const auto& job : run.jobs) {
         const auto owner = owners.find(job["key"]);
         const json* created = creation_of(run, job["id"]);

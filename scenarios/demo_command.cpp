@@ -1,4 +1,4 @@
-#include "demo_command.hpp"
+#include "scenarios/demo_command.hpp"
 
 #include <httplib.h>
 
@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "provider_server.hpp"
+#include "provider/provider_server.hpp"
 
 namespace retryproof::scenarios {
 namespace {

@@ -1,4 +1,4 @@
-#include "explore_command.hpp"
+#include "scenarios/explore_command.hpp"
 
 #include <unistd.h>
 
@@ -6,11 +6,11 @@
 #include <iostream>
 #include <memory>
 
-#include "child_process.hpp"
-#include "duration.hpp"
-#include "reports.hpp"
-#include "runner.hpp"
-#include "schedule.hpp"
+#include "common/duration.hpp"
+#include "scenarios/child_process.hpp"
+#include "scenarios/reports.hpp"
+#include "scenarios/runner.hpp"
+#include "scenarios/schedule.hpp"
 
 namespace retryproof::scenarios {
 namespace {
@@ -36,7 +36,7 @@ int explore(const ExploreOptions& options) {
   Clock::time_point deadline;
   try {
     client = parse_client_choice(options.client);
-    deadline = Clock::now() + provider::parse_duration(options.time_limit);
+    deadline = Clock::now() + parse_duration(options.time_limit);
   } catch (const std::exception& error) {
     std::cerr << "retryproof explore: " << error.what() << '\n';
     return 2;

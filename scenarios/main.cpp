@@ -2,11 +2,11 @@
 // Exit status: 0 success, 1 the job found a problem (or could not run), 2 a usage error.
 #include <CLI/CLI.hpp>
 
-#include "client_command.hpp"
-#include "demo_command.hpp"
-#include "explore_command.hpp"
-#include "provider_command.hpp"
-#include "run_command.hpp"
+#include "client_under_test/client_command.hpp"
+#include "provider/provider_command.hpp"
+#include "scenarios/demo_command.hpp"
+#include "scenarios/explore_command.hpp"
+#include "scenarios/run_command.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{

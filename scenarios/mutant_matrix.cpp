@@ -1,4 +1,4 @@
-#include "mutant_matrix.hpp"
+#include "scenarios/mutant_matrix.hpp"
 
 #include <algorithm>
 #include <iomanip>

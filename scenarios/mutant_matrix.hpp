@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "runner.hpp"
+#include "scenarios/runner.hpp"
 
 namespace retryproof::scenarios {
 

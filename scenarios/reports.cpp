@@ -1,4 +1,4 @@
-#include "reports.hpp"
+#include "scenarios/reports.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -13,6 +13,9 @@
 #include <string_view>
 #include <vector>
 
+#include "common/json_text.hpp"
+#include "common/utf8.hpp"
+
 namespace retryproof::scenarios {
 namespace {
 
@@ -25,58 +28,6 @@ constexpr std::size_t kDiagramEntries = 150;           // arrows a Mermaid diagr
 // ---------------------------------------------------------------------------------------------
 // Text hygiene. Clients write what they like to standard error, and keys come from clients, so
 // every string that reaches a report is treated as untrusted bytes.
-
-// Calls visit(code_point, bytes) for each code point of `text`; a byte that does not start a
-// valid UTF-8 sequence (overlong forms and surrogates included) comes as U+FFFD.
-template <typename Visit>
-void for_each_code_point(std::string_view text, Visit visit) {
-  static constexpr std::string_view kReplacement = "\xEF\xBF\xBD";
-  std::size_t i = 0;
-  while (i < text.size()) {
-    const auto lead = static_cast<unsigned char>(text[i]);
-    std::size_t length = 0;
-    std::uint32_t code_point = 0;
-    std::uint32_t smallest = 0;
-    if (lead < 0x80) {
-      length = 1;
-      code_point = lead;
-    } else if ((lead & 0xE0u) == 0xC0u) {
-      length = 2;
-      code_point = lead & 0x1Fu;
-      smallest = 0x80;
-    } else if ((lead & 0xF0u) == 0xE0u) {
-      length = 3;
-      code_point = lead & 0x0Fu;
-      smallest = 0x800;
-    } else if ((lead & 0xF8u) == 0xF0u) {
-      length = 4;
-      code_point = lead & 0x07u;
-      smallest = 0x10000;
-    }
-    bool valid = length != 0 && i + length <= text.size();
-    for (std::size_t k = 1; valid && k < length; ++k) {
-      const auto next = static_cast<unsigned char>(text[i + k]);
-      valid = (next & 0xC0u) == 0x80u;
-      code_point = (code_point << 6) | (next & 0x3Fu);
-    }
-    valid = valid && code_point >= smallest && code_point <= 0x10FFFF &&
-            (code_point < 0xD800 || code_point > 0xDFFF);
-    if (!valid) {
-      visit(std::uint32_t{0xFFFD}, kReplacement);
-      ++i;
-      continue;
-    }
-    visit(code_point, text.substr(i, length));
-    i += length;
-  }
-}
-
-std::string valid_utf8(std::string_view text) {
-  std::string result;
-  result.reserve(text.size());
-  for_each_code_point(text, [&](std::uint32_t, std::string_view bytes) { result += bytes; });
-  return result;
-}
 
 // The same JSON with every string (and key) made valid UTF-8, so that dump() cannot throw.
 json clean_json(const json& value) {
@@ -94,10 +45,6 @@ json clean_json(const json& value) {
     return result;
   }
   return value;
-}
-
-std::string compact(const json& value) {
-  return value.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 bool is_control(std::uint32_t code_point) {
@@ -334,7 +281,7 @@ std::string field_text(const json& entry, const char* name, std::string_view abs
   const auto field = entry.find(name);
   if (field == entry.end() || field->is_null()) return std::string(absent);
   if (field->is_string()) return valid_utf8(field->get_ref<const std::string&>());
-  return compact(*field);
+  return compact_json(*field);
 }
 
 std::optional<std::uint64_t> seq_of(const json& entry) {
@@ -410,13 +357,13 @@ std::string outcome_text(const InvocationResult& invocation) {
     std::string text = valid_utf8(outcome["outcome"].get_ref<const std::string&>());
     for (const auto& [key, value] : outcome.items()) {
       if (key == "outcome") continue;
-      text +=
-          " " + valid_utf8(key) + "=" +
-          (value.is_string() ? valid_utf8(value.get_ref<const std::string&>()) : compact(value));
+      text += " " + valid_utf8(key) + "=" +
+              (value.is_string() ? valid_utf8(value.get_ref<const std::string&>())
+                                 : compact_json(value));
     }
     return text;
   }
-  return compact(outcome);
+  return compact_json(outcome);
 }
 
 std::string seq_range(const InvocationResult& invocation) {

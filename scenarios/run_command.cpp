@@ -1,4 +1,4 @@
-#include "run_command.hpp"
+#include "scenarios/run_command.hpp"
 
 #include <unistd.h>
 
@@ -8,10 +8,10 @@
 #include <memory>
 #include <thread>
 
-#include "child_process.hpp"
-#include "mutant_matrix.hpp"
-#include "reports.hpp"
-#include "runner.hpp"
+#include "scenarios/child_process.hpp"
+#include "scenarios/mutant_matrix.hpp"
+#include "scenarios/reports.hpp"
+#include "scenarios/runner.hpp"
 
 namespace retryproof::scenarios {
 namespace {

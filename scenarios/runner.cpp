@@ -1,4 +1,4 @@
-#include "runner.hpp"
+#include "scenarios/runner.hpp"
 
 #include <signal.h>
 #include <stdlib.h>
@@ -6,37 +6,16 @@
 #include <algorithm>
 #include <sstream>
 
-#include "child_process.hpp"
-#include "duration.hpp"
-#include "fingerprint.hpp"
-#include "provider_server.hpp"
+#include "common/duration.hpp"
+#include "common/fingerprint.hpp"
+#include "common/temp_dir.hpp"
+#include "provider/provider_server.hpp"
+#include "scenarios/child_process.hpp"
 
 namespace retryproof::scenarios {
 namespace {
 
 using nlohmann::json;
-
-// A fresh directory for one scenario's client state, removed with it.
-class StateDirectory {
- public:
-  StateDirectory() {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "retryproof-run-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr)
-      throw std::runtime_error("cannot create a state directory");
-    path_ = pattern;
-  }
-  ~StateDirectory() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  StateDirectory(const StateDirectory&) = delete;
-  StateDirectory& operator=(const StateDirectory&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
 
 std::vector<std::string> client_argv(const ClientChoice& choice, const Scenario& scenario,
                                      const RunOptions& options, std::uint64_t seed) {
@@ -47,11 +26,11 @@ std::vector<std::string> client_argv(const ClientChoice& choice, const Scenario&
                                    "--attempts",
                                    std::to_string(settings.attempts),
                                    "--base-delay",
-                                   provider::format_duration(settings.base_delay),
+                                   format_duration(settings.base_delay),
                                    "--max-delay",
-                                   provider::format_duration(settings.max_delay),
+                                   format_duration(settings.max_delay),
                                    "--timeout",
-                                   provider::format_duration(settings.timeout),
+                                   format_duration(settings.timeout),
                                    "--seed",
                                    std::to_string(seed)};
   if (choice.kind == ClientChoice::Kind::mutant) {
@@ -91,7 +70,7 @@ std::string last_lines(const std::string& text, std::size_t count) {
 
 InvocationResult invoke(const Scenario& scenario, const Invocation& invocation, int index,
                         const ClientChoice& choice, const RunOptions& options,
-                        provider::ProviderServer& server, const StateDirectory& state) {
+                        provider::ProviderServer& server, const TempDir& state) {
   InvocationResult result;
   result.index = index;
   result.operation = invocation.operation;
@@ -131,8 +110,8 @@ InvocationResult invoke(const Scenario& scenario, const Invocation& invocation, 
   if (!status) {
     child.send_signal(SIGKILL);
     status = child.wait(std::chrono::seconds(10));
-    result.client_error = "no outcome within the time limit of " +
-                          provider::format_duration(scenario.time_limit) + "; killed";
+    result.client_error =
+        "no outcome within the time limit of " + format_duration(scenario.time_limit) + "; killed";
   }
   result.exit = status ? status->describe() : "still running";
   result.standard_error = last_lines(child.standard_error(), 40);
@@ -173,7 +152,7 @@ ScenarioResult run_scenario(const Scenario& scenario, const RunOptions& options)
                                    .profile = scenario.profile,
                                    .initial_plan = provider::FaultPlan::from_json(scenario.plan)},
                                   {.host = "127.0.0.1", .port = 0, .workers = 16});
-  const StateDirectory state;
+  const TempDir state("retryproof-run");
   for (std::size_t i = 0; i < scenario.invocations.size(); ++i) {
     result.invocations.push_back(invoke(scenario, scenario.invocations[i], static_cast<int>(i),
                                         choice, options, server, state));

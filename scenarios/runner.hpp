@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "scenario.hpp"
-#include "verdicts.hpp"
+#include "scenarios/scenario.hpp"
+#include "scenarios/verdicts.hpp"
 
 namespace retryproof::scenarios {
 

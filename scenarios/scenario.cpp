@@ -1,12 +1,12 @@
-#include "scenario.hpp"
+#include "scenarios/scenario.hpp"
 
 #include <algorithm>
 #include <fstream>
 #include <set>
 #include <sstream>
 
-#include "duration.hpp"
-#include "json_body.hpp"
+#include "common/duration.hpp"
+#include "common/json_text.hpp"
 
 namespace retryproof::scenarios {
 namespace {
@@ -55,7 +55,7 @@ struct Node {
   }
   Millis duration() const {
     try {
-      return provider::parse_duration(string());
+      return parse_duration(string());
     } catch (const std::invalid_argument& error) {
       fail(error.what());
     }
@@ -262,7 +262,7 @@ Scenario load_scenario(const std::filesystem::path& file) {
   try {
     document = json::parse(text.str());
   } catch (const json::exception& error) {
-    throw ScenarioError(file.string() + ": not valid JSON: " + provider::json_error_message(error));
+    throw ScenarioError(file.string() + ": not valid JSON: " + json_error_message(error));
   }
   return scenario_from_json(document, file);
 }

@@ -9,13 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "fault_plan.hpp"
-#include "profile.hpp"
-#include "retrying_client.hpp"
+#include "client_under_test/retrying_client.hpp"
+#include "common/millis.hpp"
+#include "provider/fault_plan.hpp"
+#include "provider/profile.hpp"
 
 namespace retryproof::scenarios {
-
-using Millis = std::chrono::milliseconds;
 
 struct ScenarioOperation {
   std::string id;          // business identity: the operation id clients derive keys from

@@ -1,4 +1,4 @@
-#include "schedule.hpp"
+#include "scenarios/schedule.hpp"
 
 #include <algorithm>
 #include <array>

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "scenario.hpp"
-#include "splitmix64.hpp"
+#include "common/splitmix64.hpp"
+#include "scenarios/scenario.hpp"
 
 namespace retryproof::scenarios {
 

@@ -1,8 +1,8 @@
-#include "simulation.hpp"
+#include "scenarios/simulation.hpp"
 
 #include <stdexcept>
 
-#include "simulated_transport.hpp"
+#include "client_under_test/simulated_transport.hpp"
 
 namespace retryproof::scenarios {
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "runner.hpp"
+#include "scenarios/runner.hpp"
 
 namespace retryproof::scenarios {
 

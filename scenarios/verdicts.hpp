@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "scenario.hpp"
+#include "scenarios/scenario.hpp"
 
 namespace retryproof::scenarios {
 

@@ -8,9 +8,10 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "child_process.hpp"
-#include "intent_ledger.hpp"
-#include "provider_server.hpp"
+#include "client_under_test/intent_ledger.hpp"
+#include "common/temp_dir.hpp"
+#include "provider/provider_server.hpp"
+#include "scenarios/child_process.hpp"
 
 namespace retryproof::client {
 namespace {
@@ -19,22 +20,8 @@ using nlohmann::json;
 using scenarios::ChildProcess;
 using namespace std::chrono_literals;
 
-class StateDirectory {
- public:
-  StateDirectory() {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "retryproof-state-XXXXXX").string();
-    path_ = mkdtemp(pattern.data());
-  }
-  ~StateDirectory() { std::filesystem::remove_all(path_); }
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
-
 std::vector<std::string> client_command(const provider::ProviderServer& server,
-                                        const StateDirectory& state, const std::string& mutant) {
+                                        const TempDir& state, const std::string& mutant) {
   std::vector<std::string> argv = {RETRYPROOF_BINARY, "client",
                                    "--base-url",      server.base_url(),
                                    "--operation-id",  "fulfillment:order-42",
@@ -48,7 +35,7 @@ std::vector<std::string> client_command(const provider::ProviderServer& server,
 }
 
 // Runs the client until the provider has committed its job, then kills it with SIGKILL.
-void run_and_kill_after_commit(provider::ProviderServer& server, const StateDirectory& state,
+void run_and_kill_after_commit(provider::ProviderServer& server, const TempDir& state,
                                const std::string& mutant) {
   ChildProcess first(client_command(server, state, mutant));
   const auto deadline = std::chrono::steady_clock::now() + 30s;
@@ -62,8 +49,7 @@ void run_and_kill_after_commit(provider::ProviderServer& server, const StateDire
   ASSERT_EQ(status->signal, SIGKILL);
 }
 
-json rerun(provider::ProviderServer& server, const StateDirectory& state,
-           const std::string& mutant) {
+json rerun(provider::ProviderServer& server, const TempDir& state, const std::string& mutant) {
   ChildProcess second(client_command(server, state, mutant));
   const auto line = second.read_line(30s);
   EXPECT_TRUE(line) << second.standard_error();
@@ -75,7 +61,7 @@ TEST(CrashRecovery, TheRerunLooksUpBeforeSendingAndFindsTheOneJob) {
   provider::ProviderServer server(
       {.initial_plan = provider::FaultPlan::from_json({{"faults", {"commit-then-delay:60s"}}})},
       {.port = 0});
-  StateDirectory state;
+  TempDir state;
   run_and_kill_after_commit(server, state, "");
 
   // The intent survived the kill, marked as sent.
@@ -96,7 +82,7 @@ TEST(CrashRecovery, TheRerunLooksUpBeforeSendingAndFindsTheOneJob) {
 
 TEST(CrashRecovery, AConfirmedIntentIsReportedWithoutARequest) {
   provider::ProviderServer server({}, {.port = 0});
-  StateDirectory state;
+  TempDir state;
   EXPECT_EQ(rerun(server, state, "")["outcome"], "succeeded");
   EXPECT_EQ(rerun(server, state, "")["outcome"], "succeeded");
   EXPECT_EQ(server.core().journal_json()["count"], 1);  // the second run sent nothing
@@ -106,7 +92,7 @@ TEST(CrashRecovery, TheMemoryOnlyMutantDuplicatesTheJobAfterTheSameKill) {
   provider::ProviderServer server(
       {.initial_plan = provider::FaultPlan::from_json({{"faults", {"commit-then-delay:60s"}}})},
       {.port = 0});
-  StateDirectory state;
+  TempDir state;
   run_and_kill_after_commit(server, state, "memory-only-intent");
   const json outcome = rerun(server, state, "memory-only-intent");
   EXPECT_EQ(outcome["outcome"], "succeeded");

@@ -4,9 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "http_transport.hpp"
-#include "provider_server.hpp"
-#include "retrying_client.hpp"
+#include "client_under_test/http_transport.hpp"
+#include "client_under_test/retrying_client.hpp"
+#include "provider/provider_server.hpp"
 
 namespace retryproof::client {
 namespace {

@@ -1,6 +1,6 @@
 // The intent ledger: the same contract in memory and in SQLite, and for SQLite, what a
 // crash, a second process and a bad file do to it.
-#include "intent_ledger.hpp"
+#include "client_under_test/intent_ledger.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -22,33 +22,13 @@
 #include <utility>
 #include <vector>
 
+#include "common/temp_dir.hpp"
+
 namespace retryproof::client {
 namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
-
-// A fresh directory per test, removed with everything in it when the test ends.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "intent_ledger_test.XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::permissions(path_, fs::perms::owner_all, fs::perm_options::add, ignored);
-    fs::remove_all(path_, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 Intent full_intent(const std::string& operation_id) {
   Intent intent;

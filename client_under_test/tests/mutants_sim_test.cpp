@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "sim_harness.hpp"
+#include "client_under_test/tests/sim_harness.hpp"
 
 namespace retryproof::client {
 namespace {

@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "fingerprint.hpp"
-#include "sim_harness.hpp"
+#include "client_under_test/tests/sim_harness.hpp"
+#include "common/fingerprint.hpp"
 
 namespace retryproof::client {
 namespace {
@@ -501,7 +501,7 @@ TEST(ReferenceClientSim, ALongBackoffPassesInVirtualTime) {
 Intent earlier_intent(IntentStatus status, std::string job_id = {}) {
   return Intent{.operation_id = kKey,
                 .idempotency_key = kKey,
-                .payload_fingerprint = provider::fingerprint(order_operation().payload),
+                .payload_fingerprint = retryproof::fingerprint(order_operation().payload),
                 .status = status,
                 .job_id = std::move(job_id),
                 .attempts = 1};

@@ -13,14 +13,14 @@
 #include <utility>
 #include <vector>
 
-#include "fault_plan.hpp"
-#include "intent_ledger.hpp"
-#include "mutant.hpp"
-#include "provider_core.hpp"
-#include "retrying_client.hpp"
-#include "simulated_transport.hpp"
-#include "time_and_chance.hpp"
-#include "transport.hpp"
+#include "client_under_test/intent_ledger.hpp"
+#include "client_under_test/mutant.hpp"
+#include "client_under_test/retrying_client.hpp"
+#include "client_under_test/simulated_transport.hpp"
+#include "client_under_test/time_and_chance.hpp"
+#include "client_under_test/transport.hpp"
+#include "provider/fault_plan.hpp"
+#include "provider/provider_core.hpp"
 
 namespace retryproof::client {
 

@@ -13,8 +13,8 @@
 #include <utility>
 #include <vector>
 
-#include "http_types.hpp"
-#include "provider_core.hpp"
+#include "provider/http_types.hpp"
+#include "provider/provider_core.hpp"
 
 namespace retryproof::provider::testing {
 

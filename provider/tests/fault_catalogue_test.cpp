@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "fault.hpp"
-#include "http_types.hpp"
+#include "provider/fault.hpp"
+#include "provider/http_types.hpp"
 
 namespace retryproof::provider {
 namespace {

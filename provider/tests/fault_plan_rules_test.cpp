@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "fault.hpp"
-#include "fault_plan.hpp"
+#include "provider/fault.hpp"
+#include "provider/fault_plan.hpp"
 
 namespace retryproof::provider {
 namespace {

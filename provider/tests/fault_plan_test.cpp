@@ -1,5 +1,5 @@
 // The fault script: parsed strictly, consumed first in first out, `none` when empty.
-#include "fault_plan.hpp"
+#include "provider/fault_plan.hpp"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "fault.hpp"
+#include "provider/fault.hpp"
 
 namespace retryproof::provider {
 namespace {

@@ -7,7 +7,7 @@
 #include <thread>
 #include <vector>
 
-#include "provider_server.hpp"
+#include "provider/provider_server.hpp"
 
 namespace retryproof::provider {
 namespace {

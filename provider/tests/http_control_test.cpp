@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "provider_server.hpp"
+#include "provider/provider_server.hpp"
 
 namespace retryproof::provider {
 namespace {

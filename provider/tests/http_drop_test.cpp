@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
-#include "provider_server.hpp"
-#include "raw_http.hpp"
+#include "provider/provider_server.hpp"
+#include "provider/tests/raw_http.hpp"
 
 namespace retryproof::provider {
 namespace {

@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "provider_server.hpp"
-#include "raw_http.hpp"
+#include "provider/provider_server.hpp"
+#include "provider/tests/raw_http.hpp"
 
 namespace retryproof::provider {
 namespace {

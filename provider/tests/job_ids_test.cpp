@@ -1,5 +1,5 @@
 // Job ids: "job_" and 8 lower-case hex digits, a pure function of the seed, never repeated.
-#include "job_ids.hpp"
+#include "provider/job_ids.hpp"
 
 #include <gtest/gtest.h>
 

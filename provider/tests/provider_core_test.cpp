@@ -1,6 +1,6 @@
 // ProviderCore through handle() only: one test per rule of the wire contract
 // (/work/shared/spec/PROVIDER.md, the *baseline* rows) and of the control plane.
-#include "provider_core.hpp"
+#include "provider/provider_core.hpp"
 
 #include <gtest/gtest.h>
 
@@ -15,9 +15,9 @@
 #include <string_view>
 #include <vector>
 
-#include "core_test_support.hpp"
-#include "fingerprint.hpp"
-#include "http_types.hpp"
+#include "common/fingerprint.hpp"
+#include "provider/http_types.hpp"
+#include "provider/tests/core_test_support.hpp"
 
 namespace retryproof::provider {
 namespace {

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "core_test_support.hpp"
-#include "fingerprint.hpp"
-#include "http_types.hpp"
-#include "provider_core.hpp"
+#include "common/fingerprint.hpp"
+#include "provider/http_types.hpp"
+#include "provider/provider_core.hpp"
+#include "provider/tests/core_test_support.hpp"
 
 namespace retryproof::provider {
 namespace {

@@ -7,10 +7,10 @@
 #include <stdexcept>
 #include <string>
 
-#include "core_test_support.hpp"
-#include "http_types.hpp"
-#include "profile.hpp"
-#include "provider_core.hpp"
+#include "provider/http_types.hpp"
+#include "provider/profile.hpp"
+#include "provider/provider_core.hpp"
+#include "provider/tests/core_test_support.hpp"
 
 namespace retryproof::provider {
 namespace {

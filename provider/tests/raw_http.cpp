@@ -1,4 +1,4 @@
-#include "raw_http.hpp"
+#include "provider/tests/raw_http.hpp"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "fingerprint.hpp"
-#include "verdicts.hpp"
+#include "common/fingerprint.hpp"
+#include "scenarios/verdicts.hpp"
 
 namespace retryproof::scenarios {
 namespace {
@@ -47,17 +47,18 @@ struct Post {
 json post(const Post& p) {
   json fault = p.fault;
   if (fault.is_null() && p.outcome == "new") fault = "none";
-  return {{"seq", p.seq},
-          {"atMs", p.at},
-          {"method", "POST"},
-          {"path", "/jobs"},
-          {"key", p.key.empty() ? json(nullptr) : json(p.key)},
-          {"fingerprint", p.fingerprint ? *p.fingerprint : json(provider::fingerprint(p.payload))},
-          {"outcome", p.outcome},
-          {"fault", fault},
-          {"status", p.status},
-          {"delivered", !p.status.is_null()},
-          {"jobId", p.job}};
+  return {
+      {"seq", p.seq},
+      {"atMs", p.at},
+      {"method", "POST"},
+      {"path", "/jobs"},
+      {"key", p.key.empty() ? json(nullptr) : json(p.key)},
+      {"fingerprint", p.fingerprint ? *p.fingerprint : json(retryproof::fingerprint(p.payload))},
+      {"outcome", p.outcome},
+      {"fault", fault},
+      {"status", p.status},
+      {"delivered", !p.status.is_null()},
+      {"jobId", p.job}};
 }
 
 struct Lookup {

@@ -3,7 +3,7 @@
 // Skipped where the interpreter is not installed.
 #include <gtest/gtest.h>
 
-#include "child_process.hpp"
+#include "scenarios/child_process.hpp"
 
 namespace retryproof::scenarios {
 namespace {

@@ -1,6 +1,6 @@
 // The report writers on a run summary built by hand: one scenario that met its expectations,
 // one that did not (a duplicate effect after a dropped response, and a client error).
-#include "reports.hpp"
+#include "scenarios/reports.hpp"
 
 #include <gtest/gtest.h>
 

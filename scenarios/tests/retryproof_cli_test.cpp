@@ -9,11 +9,23 @@
 #include <regex>
 #include <sstream>
 
-#include "child_process.hpp"
-#include "provider_server.hpp"
+#include "common/temp_dir.hpp"
+#include "provider/provider_server.hpp"
+#include "scenarios/child_process.hpp"
 
 namespace retryproof::scenarios {
 namespace {
+
+// A file in a fresh temporary directory, removed with it.
+class TempFile {
+ public:
+  explicit TempFile(const std::string& content) : file_(dir_.write("plan.json", content)) {}
+  std::string path() const { return file_.string(); }
+
+ private:
+  TempDir dir_;
+  std::filesystem::path file_;
+};
 
 using std::chrono::seconds;
 
@@ -85,21 +97,6 @@ TEST(RetryproofCommand, ProviderRefusesAnOutOfRangePort) {
   EXPECT_NE(status.code, 0);
   EXPECT_NE(child.standard_error().find("--port"), std::string::npos) << child.standard_error();
 }
-
-// A file in a fresh temporary directory, removed with it.
-class TempFile {
- public:
-  explicit TempFile(const std::string& content) {
-    std::string pattern = (std::filesystem::temp_directory_path() / "retryproof-XXXXXX").string();
-    dir_ = mkdtemp(pattern.data());
-    std::ofstream(dir_ / "plan.json") << content;
-  }
-  ~TempFile() { std::filesystem::remove_all(dir_); }
-  std::string path() const { return (dir_ / "plan.json").string(); }
-
- private:
-  std::filesystem::path dir_;
-};
 
 TEST(RetryproofCommand, ProviderStartsWithThePlanFileInForce) {
   TempFile plan(R"({"faults":[{"fault":"commit-then-error","key":"planned"}]})");

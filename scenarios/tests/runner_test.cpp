@@ -1,6 +1,6 @@
 // Real runs: run_scenario starts a provider in-process and runs the retryproof binary (or
 // a shell command) as the client under the external-client contract, then judges it.
-#include "runner.hpp"
+#include "scenarios/runner.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,8 +12,8 @@
 #include <sstream>
 #include <thread>
 
-#include "child_process.hpp"
-#include "mutant_matrix.hpp"
+#include "scenarios/child_process.hpp"
+#include "scenarios/mutant_matrix.hpp"
 
 namespace retryproof::scenarios {
 namespace {

@@ -9,42 +9,14 @@
 #include <set>
 #include <string>
 
-#include "scenario.hpp"
+#include "common/temp_dir.hpp"
+#include "scenarios/scenario.hpp"
 
 namespace retryproof::scenarios {
 namespace {
 
 using namespace std::chrono_literals;
 using nlohmann::json;
-
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "scenario-loader-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  const std::filesystem::path& path() const { return path_; }
-
-  std::filesystem::path write(const std::string& name, const std::string& text) const {
-    const std::filesystem::path file = path_ / name;
-    std::filesystem::create_directories(file.parent_path());
-    std::ofstream out(file);
-    out << text;
-    return file;
-  }
-
- private:
-  std::filesystem::path path_;
-};
 
 const std::string kMinimal = R"({
   "name": "minimal",

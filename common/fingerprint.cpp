@@ -1,4 +1,4 @@
-#include "fingerprint.hpp"
+#include "common/fingerprint.hpp"
 
 #include <openssl/evp.h>
 
@@ -9,7 +9,9 @@
 #include <memory>
 #include <stdexcept>
 
-namespace retryproof::provider {
+#include "common/json_text.hpp"
+
+namespace retryproof {
 
 namespace {
 
@@ -43,13 +45,10 @@ void integral_floats_to_integers(nlohmann::json& value) {
 std::string canonical_json(const nlohmann::json& payload) {
   // nlohmann::json stores objects in a std::map, so dump() already emits keys sorted;
   // no indent means no insignificant white space.
-  const auto dump = [](const nlohmann::json& value) {
-    return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  };
-  if (!has_integral_float(payload)) return dump(payload);  // the common case: no copy
+  if (!has_integral_float(payload)) return compact_json(payload);  // the common case: no copy
   nlohmann::json normalised = payload;
   integral_floats_to_integers(normalised);
-  return dump(normalised);
+  return compact_json(normalised);
 }
 
 std::string sha256_hex(std::string_view bytes) {
@@ -76,4 +75,4 @@ std::string fingerprint(const nlohmann::json& payload) {
   return sha256_hex(canonical_json(payload));
 }
 
-}  // namespace retryproof::provider
+}  // namespace retryproof

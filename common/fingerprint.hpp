@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-namespace retryproof::provider {
+namespace retryproof {
 
 // Compact JSON with object keys sorted, and integral numbers written as integers
 // (120.0 and 1.2e2 as 120), as JavaScript's JSON.stringify writes them.
@@ -18,4 +18,4 @@ std::string sha256_hex(std::string_view bytes);
 // sha256_hex(canonical_json(payload)).
 std::string fingerprint(const nlohmann::json& payload);
 
-}  // namespace retryproof::provider
+}  // namespace retryproof

@@ -1,4 +1,4 @@
-#include "duration.hpp"
+#include "common/duration.hpp"
 
 #include <array>
 #include <charconv>
@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <utility>
 
-namespace retryproof::provider {
+namespace retryproof {
 namespace {
 
 // Largest first, so format_duration picks the largest unit that divides exactly.
@@ -43,4 +43,4 @@ std::string format_duration(Millis duration) {
   return "0ms";
 }
 
-}  // namespace retryproof::provider
+}  // namespace retryproof

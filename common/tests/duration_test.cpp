@@ -1,14 +1,14 @@
 // Durations as plans and control calls write them: parse_duration and format_duration.
-#include "duration.hpp"
+#include "common/duration.hpp"
 
 #include <gtest/gtest.h>
 
 #include <stdexcept>
 #include <string>
 
-#include "http_types.hpp"
+#include "common/millis.hpp"
 
-namespace retryproof::provider {
+namespace retryproof {
 namespace {
 
 // The message of the std::invalid_argument that parse_duration throws, or a failure.
@@ -99,4 +99,4 @@ TEST(FormatDuration, RoundTripsThroughParse) {
 }
 
 }  // namespace
-}  // namespace retryproof::provider
+}  // namespace retryproof

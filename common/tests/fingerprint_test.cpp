@@ -1,12 +1,12 @@
 // The payload fingerprint: canonical JSON (sorted keys, no white space), then SHA-256.
-#include "fingerprint.hpp"
+#include "common/fingerprint.hpp"
 
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 #include <string>
 
-namespace retryproof::provider {
+namespace retryproof {
 namespace {
 
 using nlohmann::json;
@@ -80,4 +80,4 @@ TEST(Sha256Hex, HashesEmbeddedNulBytes) {
 }
 
 }  // namespace
-}  // namespace retryproof::provider
+}  // namespace retryproof

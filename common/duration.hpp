@@ -4,9 +4,9 @@
 #include <string>
 #include <string_view>
 
-#include "http_types.hpp"
+#include "common/millis.hpp"
 
-namespace retryproof::provider {
+namespace retryproof {
 
 // A whole number followed by ms, s, m or h. Throws std::invalid_argument that quotes the
 // text and shows the accepted forms.
@@ -15,4 +15,4 @@ Millis parse_duration(std::string_view text);
 // The shortest exact spelling: 120000ms is "2m", 1500ms is "1500ms".
 std::string format_duration(Millis duration);
 
-}  // namespace retryproof::provider
+}  // namespace retryproof
