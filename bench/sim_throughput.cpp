@@ -9,8 +9,8 @@
 #include <string>
 
 #include "client_under_test/retrying_client.hpp"
-#include "client_under_test/simulated_transport.hpp"
 #include "provider/provider_core.hpp"
+#include "scenarios/simulation/simulated_transport.hpp"
 
 namespace {
 
@@ -42,7 +42,7 @@ double client_runs_per_second(int iterations) {
   for (int i = 0; i < iterations; ++i) {
     provider::ProviderCore core({.initial_plan = plan});
     client::VirtualClock clock;
-    client::SimulatedTransport transport(core, clock);
+    scenarios::SimulatedTransport transport(core, clock);
     client::SeededRandom random(static_cast<std::uint64_t>(i));
     client::InMemoryIntentLedger ledger;
     client::RetryingClient retrying({}, {transport, clock, clock, random, ledger});

@@ -8,21 +8,21 @@
 #include <sstream>
 
 #include "property_tests/generators.hpp"
-#include "scenarios/simulation.hpp"
+#include "scenarios/simulation/simulated_world.hpp"
 
 namespace retryproof::scenarios {
 namespace {
 
 // Fails the property with the first failed verdict's id and explanation.
-void assert_every_verdict_holds(const SimulatedRun& run) {
-  for (const Verdict& verdict : run.verdicts) {
+void assert_every_verdict_holds(const SimulationResult& run) {
+  for (const Verdict& verdict : run.result.verdicts) {
     if (verdict.status == VerdictStatus::fail) RC_FAIL(verdict.id + ": " + verdict.explanation);
   }
 }
 
-nlohmann::json histories(const SimulatedRun& run) {
+nlohmann::json histories(const SimulationResult& run) {
   nlohmann::json steps = nlohmann::json::array();
-  for (const auto& result : run.results) {
+  for (const auto& result : run.clients) {
     for (const client::Step& step : result.history) {
       steps.push_back({step.attempt, step.at.count(), step.request, step.key, step.result,
                        step.classification, step.decision, step.wait.count()});
@@ -45,21 +45,21 @@ RC_GTEST_PROP(ReferenceClient, SucceedsWithTheRightJobWhenFaultsEndBeforeTheBudg
       std::min(schedule.faults.size(), static_cast<std::size_t>(schedule.attempts - 1)));
   const auto seed = *rc::gen::arbitrary<std::uint32_t>();
 
-  const SimulatedRun run = simulate(to_scenario(schedule), ClientChoice{}, seed);
+  const SimulationResult run = simulate(to_scenario(schedule), ClientChoice{}, seed);
 
-  RC_ASSERT(run.jobs.size() == 1u);
-  const client::ClientResult& result = run.results.front();
+  RC_ASSERT(run.result.jobs.size() == 1u);
+  const client::ClientResult& result = run.clients.front();
   RC_ASSERT(client::to_string(result.outcome) == std::string("succeeded"));
-  RC_ASSERT(result.job_id == run.jobs[0]["id"].get<std::string>());
+  RC_ASSERT(result.job_id == run.result.jobs[0].id);
 }
 
 RC_GTEST_PROP(Simulation, TheSameSeedGivesTheSameJournalAndHistory, ()) {
   const Schedule schedule = *generators::schedule(FaultMenu::all);
   const auto seed = *rc::gen::arbitrary<std::uint32_t>();
   const Scenario scenario = to_scenario(schedule);
-  const SimulatedRun first = simulate(scenario, ClientChoice{}, seed);
-  const SimulatedRun second = simulate(scenario, ClientChoice{}, seed);
-  RC_ASSERT(first.journal.dump() == second.journal.dump());
+  const SimulationResult first = simulate(scenario, ClientChoice{}, seed);
+  const SimulationResult second = simulate(scenario, ClientChoice{}, seed);
+  RC_ASSERT(first.result.journal == second.result.journal);
   RC_ASSERT(histories(first).dump() == histories(second).dump());
 }
 
@@ -78,10 +78,10 @@ TEST_P(Teeth, RapidcheckFindsAScheduleThatExposesTheMutantAndShrinksIt) {
   const bool held = rc::check("mutant " + client::to_string(mutant) + " passes every verdict", [&] {
     const Schedule schedule = *generators::schedule(FaultMenu::all);
     const auto seed = *rc::gen::arbitrary<std::uint32_t>();
-    const SimulatedRun run =
+    const SimulationResult run =
         simulate(to_scenario(schedule), ClientChoice{ClientChoice::Kind::mutant, mutant, {}}, seed);
     const bool violated =
-        std::any_of(run.verdicts.begin(), run.verdicts.end(),
+        std::any_of(run.result.verdicts.begin(), run.result.verdicts.end(),
                     [](const Verdict& v) { return v.status == VerdictStatus::fail; });
     if (violated) smallest = schedule;  // the last failure rapidcheck sees is its shrunk one
     RC_ASSERT(!violated);

@@ -18,7 +18,7 @@ inline void showValue(const Schedule& schedule, std::ostream& out) {
 namespace generators {
 
 inline rc::Gen<Schedule> schedule(FaultMenu menu) {
-  const std::vector<std::string>& faults = faults_in(menu);
+  const std::vector<std::string> faults = faults_in(menu);
   return rc::gen::apply(
       [](int operations, std::vector<std::string> script, int attempts, int base, int factor,
          int timeout, bool stripe, int rerun) {

@@ -31,7 +31,7 @@ Decision ProviderCore::control(const HttpRequest& request) {
   const auto only = [&](const char* allowed, auto&& handler) -> Decision {
     const bool head_as_get = method == "HEAD" && std::string_view(allowed) == "GET";
     return method == allowed || head_as_get ? handler()
-                                            : method_not_allowed(allowed, config_.profile);
+                                            : method_not_allowed(allowed, rules_.errors);
   };
 
   if (path == "/_test/faults") return only("POST", [&] { return install_plan(request.body); });

@@ -14,7 +14,7 @@ namespace {
 using nlohmann::json;
 
 bool is_lookup_fault(const Fault& fault) {
-  return fault.kind == FaultKind::lookup_unavailable;
+  return row_of(fault.kind).target == FaultTarget::lookup;
 }
 
 [[noreturn]] void fail(const std::string& where, const std::string& what) {

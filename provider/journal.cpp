@@ -1,48 +1,185 @@
 #include "provider/journal.hpp"
 
-namespace retryproof::provider {
+#include <algorithm>
+#include <array>
+#include <stdexcept>
+#include <type_traits>
+#include <utility>
 
-std::string to_string(Outcome outcome) {
-  switch (outcome) {
-    case Outcome::new_operation:
-      return "new";
-    case Outcome::replay:
-      return "replay";
-    case Outcome::rejected:
-      return "rejected";
-    case Outcome::conflict:
-      return "conflict";
-    case Outcome::missing_key:
-      return "missing_key";
-    case Outcome::invalid:
-      return "invalid";
-    case Outcome::lookup_hit:
-      return "lookup_hit";
-    case Outcome::lookup_miss:
-      return "lookup_miss";
-    case Outcome::lookup_failed:
-      return "lookup_failed";
+namespace retryproof::provider {
+namespace {
+
+using nlohmann::json;
+
+template <typename Enum, std::size_t N>
+using Names = std::array<std::pair<Enum, std::string_view>, N>;
+
+constexpr Names<RequestKind, 4> kKinds{{
+    {RequestKind::create, "create"},
+    {RequestKind::lookup, "lookup"},
+    {RequestKind::control, "control"},
+    {RequestKind::other, "other"},
+}};
+
+constexpr Names<Outcome, 9> kOutcomes{{
+    {Outcome::new_operation, "new"},
+    {Outcome::replay, "replay"},
+    {Outcome::rejected, "rejected"},
+    {Outcome::conflict, "conflict"},
+    {Outcome::missing_key, "missing_key"},
+    {Outcome::invalid, "invalid"},
+    {Outcome::lookup_hit, "lookup_hit"},
+    {Outcome::lookup_miss, "lookup_miss"},
+    {Outcome::lookup_failed, "lookup_failed"},
+}};
+
+constexpr Names<Delivery, 4> kDeliveries{{
+    {Delivery::respond, "respond"},
+    {Delivery::drop, "drop"},
+    {Delivery::reset, "reset"},
+    {Delivery::truncate, "truncate"},
+}};
+
+template <typename Enum, std::size_t N>
+std::string name_of(const Names<Enum, N>& names, Enum value) {
+  for (const auto& [known, name] : names) {
+    if (known == value) return std::string(name);
   }
-  return "invalid";
+  throw std::logic_error("an enumerator without a name");
 }
 
-nlohmann::json to_json(const JournalEntry& entry) {
-  const auto or_null = [](const auto& optional) -> nlohmann::json {
-    return optional ? nlohmann::json(*optional) : nlohmann::json(nullptr);
-  };
-  return {
+template <typename Enum, std::size_t N>
+Enum parse_name(const Names<Enum, N>& names, const std::string& text, const char* field) {
+  for (const auto& [value, name] : names) {
+    if (name == text) return value;
+  }
+  std::string known;
+  for (const auto& [value, name] : names)
+    known += (known.empty() ? "" : ", ") + std::string(name);
+  throw std::invalid_argument("\"" + std::string(field) + "\": unknown value \"" + text +
+                              "\"; expected one of " + known);
+}
+
+json or_null(const auto& optional) {
+  return optional ? json(*optional) : json(nullptr);
+}
+
+// Readers that say which field is wrong.
+const json& field(const json& object, const char* name) {
+  const auto found = object.find(name);
+  if (found == object.end())
+    throw std::invalid_argument("missing field \"" + std::string(name) + "\"");
+  return *found;
+}
+
+std::string text_of(const json& object, const char* name) {
+  const json& value = field(object, name);
+  if (!value.is_string())
+    throw std::invalid_argument("\"" + std::string(name) + "\": expected a string");
+  return value.get<std::string>();
+}
+
+std::optional<std::string> optional_text(const json& object, const char* name) {
+  const auto found = object.find(name);
+  if (found == object.end() || found->is_null()) return std::nullopt;
+  if (!found->is_string())
+    throw std::invalid_argument("\"" + std::string(name) + "\": expected a string or null");
+  return found->get<std::string>();
+}
+
+template <typename Number>
+std::optional<Number> optional_number(const json& object, const char* name) {
+  const auto found = object.find(name);
+  if (found == object.end() || found->is_null()) return std::nullopt;
+  const bool fits =
+      std::is_unsigned_v<Number> ? found->is_number_unsigned() : found->is_number_integer();
+  if (!fits) {
+    throw std::invalid_argument("\"" + std::string(name) + "\": expected a whole number or null");
+  }
+  return found->get<Number>();
+}
+
+}  // namespace
+
+std::string to_string(RequestKind kind) {
+  return name_of(kKinds, kind);
+}
+
+std::string to_string(Outcome outcome) {
+  return name_of(kOutcomes, outcome);
+}
+
+void to_json(json& out, const JournalEntry& entry) {
+  out = {
       {"seq", entry.seq},
       {"atMs", entry.at.count()},
       {"method", entry.method},
       {"path", entry.path},
+      {"kind", to_string(entry.kind)},
       {"key", or_null(entry.key)},
       {"fingerprint", or_null(entry.fingerprint)},
       {"outcome", to_string(entry.outcome)},
-      {"fault", or_null(entry.fault)},
+      {"fault", entry.fault ? json(to_string(*entry.fault)) : json(nullptr)},
+      {"answeredAtMs", entry.answered_at ? json(entry.answered_at->count()) : json(nullptr)},
+      {"delivery", name_of(kDeliveries, entry.delivery)},
       {"status", or_null(entry.status)},
-      {"delivered", entry.delivered},
+      {"delivered", entry.delivered()},
+      {"retryAfter", or_null(entry.retry_after_seconds)},
       {"jobId", or_null(entry.job_id)},
   };
+}
+
+void from_json(const json& in, JournalEntry& entry) {
+  if (!in.is_object()) throw std::invalid_argument("expected a journal entry object");
+  const auto seq = optional_number<std::uint64_t>(in, "seq");
+  const auto at = optional_number<std::int64_t>(in, "atMs");
+  if (!seq || *seq == 0) throw std::invalid_argument("\"seq\": expected a whole number from 1");
+  if (!at) throw std::invalid_argument("\"atMs\": expected a whole number");
+  entry.seq = *seq;
+  entry.at = Millis(*at);
+  entry.method = text_of(in, "method");
+  entry.path = text_of(in, "path");
+  entry.kind = parse_name(kKinds, text_of(in, "kind"), "kind");
+  entry.key = optional_text(in, "key");
+  entry.fingerprint = optional_text(in, "fingerprint");
+  entry.outcome = parse_name(kOutcomes, text_of(in, "outcome"), "outcome");
+  entry.fault.reset();
+  if (const auto fault = optional_text(in, "fault")) {
+    try {
+      entry.fault = parse_fault(*fault);
+    } catch (const std::invalid_argument& error) {
+      throw std::invalid_argument(std::string("\"fault\": ") + error.what());
+    }
+  }
+  const auto answered = optional_number<std::int64_t>(in, "answeredAtMs");
+  entry.answered_at = answered ? std::optional<Millis>(Millis(*answered)) : std::nullopt;
+  entry.delivery = parse_name(kDeliveries, text_of(in, "delivery"), "delivery");
+  entry.status = optional_number<int>(in, "status");
+  entry.retry_after_seconds = optional_number<int>(in, "retryAfter");
+  entry.job_id = optional_text(in, "jobId");
+}
+
+std::vector<JournalEntry> journal_from_json(const json& document) {
+  const json* entries = &document;
+  if (document.is_object()) {
+    const auto found = document.find("entries");
+    if (found == document.end()) {
+      throw std::invalid_argument(
+          "expected {\"count\": N, \"entries\": [...]} or an array of entries");
+    }
+    entries = &*found;
+  }
+  if (!entries->is_array()) throw std::invalid_argument("\"entries\": expected an array");
+  std::vector<JournalEntry> journal;
+  journal.reserve(entries->size());
+  for (std::size_t i = 0; i < entries->size(); ++i) {
+    try {
+      journal.push_back((*entries)[i].get<JournalEntry>());
+    } catch (const std::invalid_argument& error) {
+      throw std::invalid_argument("entries[" + std::to_string(i) + "]: " + error.what());
+    }
+  }
+  return journal;
 }
 
 }  // namespace retryproof::provider

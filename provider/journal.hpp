@@ -1,45 +1,78 @@
-// Every data-plane request the provider saw, in arrival order: the evidence verdicts
-// are built from.
+// Every data-plane request the provider saw, in arrival order: the evidence verdicts are
+// built from. An entry records facts about what the client was sent — whether a status
+// line went out, whether the response was whole, when it ended — so that a checker never
+// has to know which fault produced them. JSON exists only at the edges (the control plane,
+// reports, a saved journal); to_json and from_json are exact inverses.
 #pragma once
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "common/millis.hpp"
+#include "provider/fault.hpp"
 #include "provider/http_types.hpp"
 
 namespace retryproof::provider {
+
+// What a request is, by its route.
+enum class RequestKind {
+  create,   // a request to the create route (POST /jobs), valid or not
+  lookup,   // a reconciliation lookup by key
+  control,  // /_test/ (never journaled: the journal is the evidence of what clients did)
+  other,    // anything else: an unknown path, a known path with the wrong method
+};
 
 enum class Outcome {
   new_operation,  // a new key: a fault was taken and applied
   replay,         // a known key with the same payload
   rejected,       // a known key with a different payload (422)
   conflict,       // the key's first request is still in flight (409)
-  missing_key,    // POST /jobs without an Idempotency-Key
+  missing_key,    // a create without an Idempotency-Key
   invalid,        // malformed key or body, wrong method, unknown path
   lookup_hit,     // reconciliation found the job
   lookup_miss,    // reconciliation found nothing
   lookup_failed,  // reconciliation was made to fail
 };
 
+std::string to_string(RequestKind kind);
 std::string to_string(Outcome outcome);
 
 struct JournalEntry {
-  std::uint64_t seq = 0;
-  Millis at{0};
+  std::uint64_t seq = 0;  // from 1, in arrival order
+  Millis at{0};           // arrival, on the provider's clock
   std::string method;
   std::string path;
+  RequestKind kind = RequestKind::other;
   std::optional<std::string> key;
-  std::optional<std::string> fingerprint;
+  std::optional<std::string> fingerprint;  // of the payload, once it was read
   Outcome outcome = Outcome::invalid;
-  std::optional<std::string> fault;
-  std::optional<int> status;  // empty when no status line was sent
-  bool delivered = false;     // whether a complete response reached the socket
+  std::optional<Fault> fault;  // taken by a new operation, or by a failed lookup
+  // What reached the client. Empty while a request is held in flight.
+  std::optional<Millis> answered_at;  // when the response was complete or the connection ended
+  Delivery delivery = Delivery::respond;
+  std::optional<int> status;               // empty when no status line was sent
+  std::optional<int> retry_after_seconds;  // the Retry-After the response carried
   std::optional<std::string> job_id;
+
+  bool answered() const { return answered_at.has_value(); }
+  // A complete response was sent: a status line, headers and the whole body.
+  bool delivered() const { return answered() && delivery == Delivery::respond; }
+
+  friend bool operator==(const JournalEntry&, const JournalEntry&) = default;
 };
 
-nlohmann::json to_json(const JournalEntry& entry);
+// {"seq","atMs","method","path","kind","key","fingerprint","outcome","fault",
+//  "answeredAtMs","delivery","status","delivered","retryAfter","jobId"}; absent values are null.
+void to_json(nlohmann::json& json, const JournalEntry& entry);
+// The inverse. Throws std::invalid_argument naming the field that is missing or wrong.
+void from_json(const nlohmann::json& json, JournalEntry& entry);
+
+// A journal as GET /_test/journal serves it ({"count", "entries"}), or a bare array of
+// entries. Throws std::invalid_argument naming the entry and field that is wrong.
+std::vector<JournalEntry> journal_from_json(const nlohmann::json& document);
 
 }  // namespace retryproof::provider

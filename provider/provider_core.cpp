@@ -49,15 +49,15 @@ struct KeyReading {
   std::string problem;  // why the key is refused, or empty
 };
 
-KeyReading read_key(const Headers& headers, Profile profile) {
+KeyReading read_key(const Headers& headers, const ProfileRules& rules) {
   const auto [first, last] = headers.equal_range("Idempotency-Key");
   if (first == last || first->second.empty()) return {};
   KeyReading reading{first->second, {}};
-  if (profile == Profile::ietf) {
-    if (std::next(first) != last) {
-      reading.problem = "send exactly one Idempotency-Key header";
-      return reading;
-    }
+  if (rules.refuses_repeated_key_header && std::next(first) != last) {
+    reading.problem = "send exactly one Idempotency-Key header";
+    return reading;
+  }
+  if (rules.reads_quoted_key) {
     const std::string& raw = first->second;
     if (raw.size() >= 2 && raw.front() == '"' && raw.back() == '"' &&
         !unquote_structured_string(reading.key)) {
@@ -65,21 +65,36 @@ KeyReading read_key(const Headers& headers, Profile profile) {
       return reading;
     }
   }
-  const std::size_t length = profile == Profile::stripe
-                                 ? utf8_length(reading.key).value_or(reading.key.size())
-                                 : reading.key.size();
+  const bool in_characters = rules.key_length == KeyLength::characters;
+  const std::size_t length =
+      in_characters ? utf8_length(reading.key).value_or(reading.key.size()) : reading.key.size();
   if (reading.key.empty() || length > kMaxKeyLength || has_control_character(reading.key)) {
-    reading.problem = profile == Profile::stripe
-                          ? "an Idempotency-Key has 1 to 255 characters and no control characters"
-                          : "an Idempotency-Key has 1 to 255 bytes and no control characters";
+    reading.problem = std::string("an Idempotency-Key has 1 to 255 ") +
+                      (in_characters ? "characters" : "bytes") + " and no control characters";
   }
   return reading;
+}
+
+// What reached the client, as the journal records it. Both interpreters of a decision
+// (the HTTP server and the simulation) carry it out as decided, so the core can say when
+// the answer ends: now, or after the decision's delay.
+void record_answer(JournalEntry& entry, const Decision& decision, Millis now) {
+  entry.answered_at = now + decision.delay;
+  entry.delivery = decision.delivery;
+  const bool status_line_sent =
+      decision.delivery == Delivery::respond || decision.delivery == Delivery::truncate;
+  if (status_line_sent) entry.status = decision.status;
+  const auto retry_after = decision.headers.find("Retry-After");
+  if (retry_after != decision.headers.end()) {
+    entry.retry_after_seconds = std::stoi(retry_after->second);
+  }
 }
 
 }  // namespace
 
 ProviderCore::ProviderCore(ProviderConfig config)
     : config_(std::move(config)),
+      rules_(rules_of(config_.profile)),
       seed_(config_.seed),
       store_(config_.key_ttl),
       plan_(config_.initial_plan),
@@ -90,37 +105,31 @@ Decision ProviderCore::handle(const HttpRequest& request, Millis now) {
   if (request.path.starts_with(kControlPrefix)) return control(request);
   now += clock_offset_;
 
-  JournalEntry entry;
-  entry.seq = journal_.size() + 1;
-  entry.at = now;
-  entry.method = request.method;
-  entry.path = request.path;
-
-  Decision decision;
-  if (request.path == kJobsPath) {
-    decision = request.method == "POST" ? create_job(request, entry, now)
-                                        : method_not_allowed("POST", config_.profile);
-  } else if (request.path.starts_with(kLookupPrefix) &&
-             request.path.size() > kLookupPrefix.size()) {
-    decision = is_get(request.method)
-                   ? lookup_job(request.path.substr(kLookupPrefix.size()), entry, now)
-                   : method_not_allowed("GET", config_.profile);
-  } else {
-    decision = error(404, "not_found");
-  }
-
-  // A held request is journaled now, in arrival order, and completed by complete().
-  entry.delivered = decision.delivery == Delivery::respond && !decision.pending_commit;
-  if (decision.delivery != Delivery::drop && decision.delivery != Delivery::reset &&
-      !decision.pending_commit) {
-    entry.status = decision.status;
-  }
+  JournalEntry entry{
+      .seq = journal_.size() + 1, .at = now, .method = request.method, .path = request.path};
+  const Decision decision = route(request, entry, now);
+  // A held request is journaled now, in arrival order, and answered by complete().
+  if (!decision.pending_commit) record_answer(entry, decision, now);
   journal_.push_back(std::move(entry));
   return decision;
 }
 
+Decision ProviderCore::route(const HttpRequest& request, JournalEntry& entry, Millis now) {
+  if (request.path == kJobsPath) {
+    if (request.method != "POST") return method_not_allowed("POST", rules_.errors);
+    entry.kind = RequestKind::create;
+    return create_job(request, entry, now);
+  }
+  if (request.path.starts_with(kLookupPrefix) && request.path.size() > kLookupPrefix.size()) {
+    if (!is_get(request.method)) return method_not_allowed("GET", rules_.errors);
+    entry.kind = RequestKind::lookup;
+    return lookup_job(request.path.substr(kLookupPrefix.size()), entry, now);
+  }
+  return error(404, "not_found");
+}
+
 Decision ProviderCore::create_job(const HttpRequest& request, JournalEntry& entry, Millis now) {
-  const KeyReading reading = read_key(request.headers, config_.profile);
+  const KeyReading reading = read_key(request.headers, rules_);
   if (reading.key.empty() && reading.problem.empty()) {
     entry.outcome = Outcome::missing_key;
     log("[provider] REJECTED (missing Idempotency-Key)");
@@ -171,68 +180,47 @@ Decision ProviderCore::create_job(const HttpRequest& request, JournalEntry& entr
 
   entry.outcome = Outcome::new_operation;
   const Fault fault = plan_.take_for_create(key, payload, creates_by_key_[key]++);
-  entry.fault = to_string(fault);
-  log("[provider] key=" + key + " NEW fault=" + *entry.fault);
+  entry.fault = fault;
+  log("[provider] key=" + key + " NEW fault=" + to_string(fault));
 
   nlohmann::json job = {{"id", job_ids_.next()}};
   if (payload.contains("orderId")) job["orderId"] = payload["orderId"];
   return apply_fault(fault, StoredJob{key, *entry.fingerprint, std::move(job), now}, entry);
 }
 
-Decision ProviderCore::apply_fault(const Fault& fault, StoredJob job, JournalEntry& entry) {
-  // Faults that store nothing.
-  switch (fault.kind) {
-    case FaultKind::fail_before_commit:
-      return error(503, "temporarily_unavailable");
-    case FaultKind::drop_before_commit:
-      return Decision{.delivery = Delivery::drop};
-    case FaultKind::rate_limited: {
-      Decision limited =
-          error(429, "rate_limited", "slow down and retry after the Retry-After delay");
-      limited.headers.emplace("Retry-After", std::to_string(fault.retry_after_seconds));
-      return limited;
-    }
-    case FaultKind::delay_before_commit: {
-      entry.job_id = job.id();
-      const std::string key = job.key;
-      const std::uint64_t hold = next_hold_++;
-      in_flight_.emplace(key, InFlight{std::move(job), entry.seq, hold});
-      return Decision{.delay = fault.duration, .pending_commit = hold};
-    }
-    default:
-      break;
+Decision ProviderCore::answer_of(const FaultRow& row, const Fault& fault,
+                                 const nlohmann::json& job) const {
+  Decision answer;
+  if (row.status == 201) {
+    answer = json_response(201, job);
+  } else if (row.status != 0) {
+    answer = error(row.status, row.error_code, row.error_detail);
   }
+  answer.delivery = row.delivery;
+  if (row.parameter == FaultParameter::hold) answer.delay = fault.duration;
+  if (row.parameter == FaultParameter::retry_after) {
+    answer.headers.emplace("Retry-After", std::to_string(fault.retry_after_seconds));
+  }
+  return answer;
+}
 
-  // The job is committed; what follows decides only what the client sees.
-  Decision created = json_response(201, job.job);
-  Decision answer = created;
-  switch (fault.kind) {
-    case FaultKind::commit_then_error:
-      answer = error(503, "temporarily_unavailable");
-      break;
-    case FaultKind::commit_then_500:
-      answer = error(500, "internal_error");
-      break;
-    case FaultKind::commit_then_drop:
-      answer.delivery = Delivery::drop;
-      break;
-    case FaultKind::commit_then_reset:
-      answer.delivery = Delivery::reset;
-      break;
-    case FaultKind::commit_then_truncate:
-      answer.delivery = Delivery::truncate;
-      break;
-    case FaultKind::commit_then_delay:
-      answer.delay = fault.duration;
-      break;
-    default:
-      break;
+Decision ProviderCore::apply_fault(const Fault& fault, StoredJob job, JournalEntry& entry) {
+  const FaultRow& row = row_of(fault.kind);
+  if (row.commit == Commit::after_hold) {
+    entry.job_id = job.id();
+    const std::string key = job.key;
+    const std::uint64_t hold = next_hold_++;
+    in_flight_.emplace(key, InFlight{std::move(job), entry.seq, hold});
+    return Decision{.delay = fault.duration, .pending_commit = hold};
   }
-  // What a Stripe-like provider records: the response execution produced, whatever
-  // the network then did to it.
+  Decision answer = answer_of(row, fault, job.job);
+  if (row.commit == Commit::never) return answer;
+
+  // What a Stripe-like provider records: the response execution produced, whatever the
+  // network then did to it.
   const bool sent_error = answer.status >= 500;
-  job.first_status = sent_error ? answer.status : created.status;
-  job.first_body = sent_error ? answer.body : created.body;
+  job.first_status = sent_error ? answer.status : 201;
+  job.first_body = sent_error ? answer.body : compact_json(job.job);
   entry.job_id = store_.insert(std::move(job)).id();
   job_stored_.notify_all();
   return answer;
@@ -255,16 +243,14 @@ Decision ProviderCore::complete(std::uint64_t pending_commit, Millis now) {
   job.first_body = compact_json(job.job);
   const StoredJob& stored = store_.insert(std::move(job));
   job_stored_.notify_all();
-  if (JournalEntry* entry = journal_entry(seq)) {
-    entry->status = 201;
-    entry->delivered = true;
-  }
+  const Decision created = json_response(201, stored.job);
+  if (JournalEntry* entry = journal_entry(seq)) record_answer(*entry, created, now);
   log("[provider] key=" + stored.key + " COMMITTED job=" + stored.id() + " (after delay)");
-  return json_response(201, stored.job);
+  return created;
 }
 
 Decision ProviderCore::replay(const StoredJob& stored) const {
-  Decision replayed = config_.profile == Profile::stripe
+  Decision replayed = rules_.replays_first_response
                           ? Decision{.status = stored.first_status, .body = stored.first_body}
                           : json_response(200, stored.job);
   replayed.headers.emplace("Idempotent-Replayed", "true");
@@ -274,11 +260,12 @@ Decision ProviderCore::replay(const StoredJob& stored) const {
 Decision ProviderCore::lookup_job(const std::string& key, JournalEntry& entry, Millis now) {
   entry.key = key;
   const Fault fault = plan_.take_for_lookup(key, lookups_by_key_[key]++);
-  if (fault.kind == FaultKind::lookup_unavailable) {
+  if (fault.kind != FaultKind::none) {
+    const FaultRow& row = row_of(fault.kind);
     entry.outcome = Outcome::lookup_failed;
-    entry.fault = to_string(fault);
-    log("[provider] key=" + key + " LOOKUP failed (lookup-unavailable)");
-    return error(503, "temporarily_unavailable");
+    entry.fault = fault;
+    log("[provider] key=" + key + " LOOKUP failed (" + std::string(row.name) + ")");
+    return answer_of(row, fault, nullptr);
   }
   const StoredJob* stored = store_.find(key, now);
   if (stored == nullptr) {
@@ -293,7 +280,7 @@ Decision ProviderCore::lookup_job(const std::string& key, JournalEntry& entry, M
 }
 
 Decision ProviderCore::error(int status, std::string_view code, std::string_view detail) const {
-  return error_response(status, code, detail, config_.profile);
+  return error_response(status, code, detail, rules_.errors);
 }
 
 Decision ProviderCore::library_error(int status) const {
@@ -324,9 +311,14 @@ bool ProviderCore::wait_for_jobs(std::size_t count,
   return job_stored_.wait_until(lock, deadline, [&] { return store_.jobs().size() >= count; });
 }
 
-nlohmann::json ProviderCore::jobs_json() const {
+std::vector<JournalEntry> ProviderCore::journal() const {
   std::lock_guard lock(mutex_);
-  return jobs_json_locked();
+  return journal_;
+}
+
+std::vector<JobRecord> ProviderCore::jobs() const {
+  std::lock_guard lock(mutex_);
+  return jobs_locked();
 }
 
 std::size_t ProviderCore::journal_size() const {
@@ -339,21 +331,25 @@ nlohmann::json ProviderCore::journal_json() const {
   return journal_json_locked();
 }
 
+nlohmann::json ProviderCore::jobs_json() const {
+  std::lock_guard lock(mutex_);
+  return jobs_json_locked();
+}
+
+std::vector<JobRecord> ProviderCore::jobs_locked() const {
+  std::vector<JobRecord> records;
+  records.reserve(store_.jobs().size());
+  for (const auto& stored : store_.jobs())
+    records.push_back({stored.id(), stored.key, stored.job});
+  return records;
+}
+
 nlohmann::json ProviderCore::journal_json_locked() const {
-  auto entries = nlohmann::json::array();
-  for (const auto& entry : journal_)
-    entries.push_back(to_json(entry));
-  return {{"count", journal_.size()}, {"entries", entries}};
+  return {{"count", journal_.size()}, {"entries", journal_}};
 }
 
 nlohmann::json ProviderCore::jobs_json_locked() const {
-  auto jobs = nlohmann::json::array();
-  for (const auto& stored : store_.jobs()) {
-    nlohmann::json listed = stored.job;
-    listed["key"] = stored.key;
-    jobs.push_back(std::move(listed));
-  }
-  return {{"count", store_.jobs().size()}, {"jobs", jobs}};
+  return {{"count", store_.jobs().size()}, {"jobs", jobs_locked()}};
 }
 
 void ProviderCore::log(const std::string& line) const {

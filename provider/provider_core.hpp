@@ -21,6 +21,7 @@
 #include "provider/http_types.hpp"
 #include "provider/idempotency_store.hpp"
 #include "provider/job_ids.hpp"
+#include "provider/job_record.hpp"
 #include "provider/journal.hpp"
 #include "provider/profile.hpp"
 
@@ -56,9 +57,11 @@ class ProviderCore {
   std::size_t job_count() const;
   // Waits until the provider holds at least `count` jobs; false if `deadline` passes first.
   bool wait_for_jobs(std::size_t count, std::chrono::steady_clock::time_point deadline) const;
-  nlohmann::json jobs_json() const;     // the body of GET /_test/jobs
-  nlohmann::json journal_json() const;  // the body of GET /_test/journal
-  std::size_t journal_size() const;     // its entries, without building the JSON
+  std::vector<JournalEntry> journal() const;  // every entry, by seq
+  std::vector<JobRecord> jobs() const;        // in creation order
+  nlohmann::json jobs_json() const;           // the body of GET /_test/jobs
+  nlohmann::json journal_json() const;        // the body of GET /_test/journal
+  std::size_t journal_size() const;           // its entries, without building the JSON
   const ProviderConfig& config() const { return config_; }
 
  private:
@@ -69,8 +72,11 @@ class ProviderCore {
     std::uint64_t hold;  // its Decision::pending_commit
   };
 
+  Decision route(const HttpRequest& request, JournalEntry& entry, Millis now);
   Decision create_job(const HttpRequest& request, JournalEntry& entry, Millis now);
   Decision apply_fault(const Fault& fault, StoredJob job, JournalEntry& entry);
+  // The answer a fault's row prescribes (the job, for a 201).
+  Decision answer_of(const FaultRow& row, const Fault& fault, const nlohmann::json& job) const;
   Decision replay(const StoredJob& stored) const;
   Decision lookup_job(const std::string& key, JournalEntry& entry, Millis now);
   Decision control(const HttpRequest& request);
@@ -80,11 +86,13 @@ class ProviderCore {
 
   Decision error(int status, std::string_view code, std::string_view detail = {}) const;
   JournalEntry* journal_entry(std::uint64_t seq);
+  std::vector<JobRecord> jobs_locked() const;
   nlohmann::json jobs_json_locked() const;
   nlohmann::json journal_json_locked() const;
   void log(const std::string& line) const;
 
   const ProviderConfig config_;
+  const ProfileRules& rules_;
   mutable std::mutex mutex_;
   mutable std::condition_variable job_stored_;
   std::uint64_t seed_;

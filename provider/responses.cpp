@@ -46,8 +46,8 @@ Decision json_response(int status, const nlohmann::json& body) {
 }
 
 Decision error_response(int status, std::string_view code, std::string_view detail,
-                        Profile profile) {
-  if (profile == Profile::ietf) {
+                        ErrorFormat format) {
+  if (format == ErrorFormat::problem_json) {
     const std::string_view title = title_of(code);
     Decision problem =
         json_response(status, {{"type", "urn:retryproof:problem:" + std::string(code)},
@@ -63,9 +63,9 @@ Decision error_response(int status, std::string_view code, std::string_view deta
   return json_response(status, body);
 }
 
-Decision method_not_allowed(std::string_view allowed, Profile profile) {
+Decision method_not_allowed(std::string_view allowed, ErrorFormat format) {
   Decision decision =
-      error_response(405, "method_not_allowed", "use " + std::string(allowed), profile);
+      error_response(405, "method_not_allowed", "use " + std::string(allowed), format);
   decision.headers.emplace(std::string("Allow"), std::string(allowed));
   return decision;
 }

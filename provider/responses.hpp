@@ -16,9 +16,9 @@ Decision json_response(int status, const nlohmann::json& body);
 
 // `detail` is omitted when empty (the problem form always has one).
 Decision error_response(int status, std::string_view code, std::string_view detail = {},
-                        Profile profile = Profile::baseline);
+                        ErrorFormat format = ErrorFormat::plain_json);
 
 // 405 with an Allow header naming the one method the path accepts.
-Decision method_not_allowed(std::string_view allowed, Profile profile = Profile::baseline);
+Decision method_not_allowed(std::string_view allowed, ErrorFormat format = ErrorFormat::plain_json);
 
 }  // namespace retryproof::provider

@@ -8,8 +8,9 @@
 
 #include "common/duration.hpp"
 #include "scenarios/child_process.hpp"
-#include "scenarios/reports.hpp"
-#include "scenarios/runner.hpp"
+#include "scenarios/process_world.hpp"
+#include "scenarios/reports/reports.hpp"
+#include "scenarios/reports/text.hpp"
 #include "scenarios/schedule.hpp"
 
 namespace retryproof::scenarios {
@@ -68,7 +69,7 @@ int explore(const ExploreOptions& options) {
     std::cout << "\nschedule " << run + 1 << " (seed " << seed << ") exposes a violation:\n"
               << to_scenario_json(schedule, "explored").dump(2) << "\n\n";
     write_terminal_report(std::cout, RunSummary{seed, client.describe(), {result}},
-                          isatty(STDOUT_FILENO) != 0);
+                          isatty(STDOUT_FILENO) != 0 ? Colour::on : Colour::off);
 
     std::cout << "\nshrinking..." << std::endl;
     const Schedule smallest = shrink(
@@ -78,12 +79,17 @@ int explore(const ExploreOptions& options) {
     violates(smallest, seed, &smallest_result);
     std::cout << "\nthe smallest schedule found that still fails:\n";
     write_terminal_report(std::cout, RunSummary{seed, client.describe(), {smallest_result}},
-                          isatty(STDOUT_FILENO) != 0);
-    std::ofstream(options.save) << to_scenario_json(smallest, "explored-counterexample").dump(2)
-                                << '\n';
+                          isatty(STDOUT_FILENO) != 0 ? Colour::on : Colour::off);
+    std::ofstream saved(options.save);
+    saved << to_scenario_json(smallest, "explored-counterexample").dump(2) << '\n';
+    if (!saved.flush()) {
+      std::cerr << "retryproof explore: cannot write the counterexample to " << options.save
+                << "; it is printed above\n";
+      return 1;
+    }
     std::cout << "\nsaved to " << options.save << "; replay it with:\n  retryproof run "
-              << shell_quote(options.save) << " --client " << shell_quote(client.describe())
-              << " --seed " << seed << '\n';
+              << reports::shell_quote(options.save) << " --client "
+              << reports::shell_quote(client.describe()) << " --seed " << seed << '\n';
     return 1;
   }
   std::cout << options.runs << " schedules: no violation found\n";

@@ -3,15 +3,19 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <exception>
 #include <fstream>
+#include <functional>
 #include <iostream>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <thread>
 
 #include "scenarios/child_process.hpp"
-#include "scenarios/mutant_matrix.hpp"
-#include "scenarios/reports.hpp"
-#include "scenarios/runner.hpp"
+#include "scenarios/process_world.hpp"
+#include "scenarios/reports/matrix.hpp"
+#include "scenarios/reports/reports.hpp"
 
 namespace retryproof::scenarios {
 namespace {
@@ -22,41 +26,63 @@ struct RunCommandOptions {
   std::uint64_t seed = 0;
   int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   std::string filter;
-  std::string junit;
-  std::string json;
-  std::string markdown;
+  std::map<std::string, std::string> reports;  // format option -> file
   bool mutants = false;
 };
 
-// Runs every scenario on `jobs` threads; results keep the catalog's order.
+Colour terminal_colour() {
+  return isatty(STDOUT_FILENO) != 0 ? Colour::on : Colour::off;
+}
+
+// Runs every scenario on `jobs` threads; results keep the catalog's order. A scenario that
+// cannot run (its provider cannot listen, say) stops the run with an error naming it,
+// once every worker has finished.
 std::vector<ScenarioResult> run_all(const std::vector<Scenario>& scenarios,
                                     const RunOptions& options, int jobs) {
   std::vector<ScenarioResult> results(scenarios.size());
   std::atomic<std::size_t> next{0};
+  std::mutex failure_mutex;
+  std::exception_ptr failure;
   {
     std::vector<std::jthread> workers;
     for (int i = 0; i < std::max(1, jobs); ++i) {
       workers.emplace_back([&] {
         for (std::size_t at = next++; at < scenarios.size(); at = next++) {
-          results[at] = run_scenario(scenarios[at], options);
+          try {
+            results[at] = run_scenario(scenarios[at], options);
+          } catch (const std::exception& error) {
+            std::lock_guard lock(failure_mutex);
+            if (!failure) {
+              failure = std::make_exception_ptr(std::runtime_error(
+                  "scenario " + scenarios[at].name + " could not run: " + error.what()));
+            }
+            next = scenarios.size();  // start nothing more
+          }
         }
       });
     }
   }
+  if (failure) std::rethrow_exception(failure);
   return results;
 }
 
-void write_file(const std::string& path, const std::function<void(std::ostream&)>& write) {
-  if (path.empty()) return;
-  std::ofstream file(path);
-  if (!file) throw std::runtime_error("cannot write " + path);
-  write(file);
+// Opens every report file before anything runs: a path that cannot be written is an error
+// now, not after the whole catalog.
+std::map<std::string, std::ofstream> open_reports(const std::map<std::string, std::string>& paths) {
+  std::map<std::string, std::ofstream> files;
+  for (const auto& [format, path] : paths) {
+    if (path.empty()) continue;
+    std::ofstream file(path);
+    if (!file) throw std::runtime_error("--" + format + " " + path + ": cannot be written");
+    files.emplace(format, std::move(file));
+  }
+  return files;
 }
 
 // The reference client and every mutant over the catalog: the reference must meet every
 // expectation, and each mutant must miss at least one.
 int run_mutant_matrix(const std::vector<Scenario>& catalog, RunOptions options, int jobs,
-                      const RunCommandOptions& command) {
+                      std::map<std::string, std::ofstream>& reports) {
   std::vector<Scenario> scenarios;
   for (const auto& scenario : catalog) {
     if (!scenario.pinned_client) scenarios.push_back(scenario);  // those judge their own client
@@ -72,9 +98,10 @@ int run_mutant_matrix(const std::vector<Scenario>& catalog, RunOptions options, 
               << "\n";
     rows.push_back(matrix_row(choice.describe(), run_all(scenarios, options, jobs)));
   }
-  write_mutant_matrix(std::cout, options.seed, rows, isatty(STDOUT_FILENO) != 0);
-  write_file(command.markdown,
-             [&](std::ostream& out) { write_mutant_matrix_markdown(out, options.seed, rows); });
+  write_mutant_matrix(std::cout, options.seed, rows, terminal_colour());
+  if (const auto markdown = reports.find("markdown"); markdown != reports.end()) {
+    write_mutant_matrix_markdown(markdown->second, options.seed, rows);
+  }
   return matrix_holds(rows) ? 0 : 1;
 }
 
@@ -83,9 +110,11 @@ int run(const RunCommandOptions& command) {
   if (paths.empty()) paths.emplace_back(RETRYPROOF_CATALOG_DIR);
   std::vector<Scenario> scenarios;
   RunOptions options;
+  std::map<std::string, std::ofstream> reports;
   try {
     scenarios = load_catalog(paths);
     options.client = parse_client_choice(command.client);
+    reports = open_reports(command.reports);
   } catch (const std::exception& error) {
     std::cerr << "retryproof run: " << error.what()
               << (std::string(error.what()).ends_with("\n") ? "" : "\n");
@@ -104,13 +133,20 @@ int run(const RunCommandOptions& command) {
   options.executable = this_executable();
 
   try {
-    if (command.mutants) return run_mutant_matrix(scenarios, options, command.jobs, command);
+    if (command.mutants) return run_mutant_matrix(scenarios, options, command.jobs, reports);
     const RunSummary summary{command.seed, options.client.describe(),
                              run_all(scenarios, options, command.jobs)};
-    write_terminal_report(std::cout, summary, isatty(STDOUT_FILENO) != 0);
-    write_file(command.json, [&](std::ostream& out) { out << to_json(summary).dump(2) << '\n'; });
-    write_file(command.junit, [&](std::ostream& out) { write_junit(out, summary); });
-    write_file(command.markdown, [&](std::ostream& out) { write_markdown(out, summary); });
+    write_terminal_report(std::cout, summary, terminal_colour());
+    for (const ReportFormat& format : report_formats()) {
+      const auto file = reports.find(std::string(format.option));
+      if (file == reports.end()) continue;
+      format.write(file->second, summary);
+      if (!file->second.flush()) {
+        throw std::runtime_error("--" + std::string(format.option) + " " +
+                                 command.reports.at(std::string(format.option)) +
+                                 ": writing failed");
+      }
+    }
     const bool all_met = std::all_of(summary.results.begin(), summary.results.end(),
                                      [](const ScenarioResult& result) { return result.met(); });
     return all_met ? 0 : 1;
@@ -145,11 +181,10 @@ void add_run_command(CLI::App& app, int& exit_code) {
       ->capture_default_str()
       ->check(CLI::Range(1, 64));
   command->add_option("--filter", options->filter, "Only scenarios whose name contains this text");
-  command->add_option("--junit", options->junit, "Also write a JUnit XML report to this file");
-  command->add_option("--json", options->json, "Also write the whole result as JSON to this file");
-  command->add_option(
-      "--markdown", options->markdown,
-      "Also write a Markdown report (with sequence diagrams of failures) to this file");
+  for (const ReportFormat& format : report_formats()) {
+    command->add_option("--" + std::string(format.option),
+                        options->reports[std::string(format.option)], std::string(format.help));
+  }
   command->add_flag(
       "--mutants", options->mutants,
       "Run the reference client and every mutant, and print the matrix of what "

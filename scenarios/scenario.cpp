@@ -7,6 +7,7 @@
 
 #include "common/duration.hpp"
 #include "common/json_text.hpp"
+#include "scenarios/verdicts.hpp"
 
 namespace retryproof::scenarios {
 namespace {
@@ -128,11 +129,9 @@ void read_expectations(const Node& node, Expectations& expect) {
   if (node.has("outcomes")) {
     const Node outcomes = node.field("outcomes");
     for (std::size_t i = 0; i < outcomes.array().size(); ++i) {
-      const std::string outcome = outcomes.item(i).string();
-      if (outcome != "succeeded" && outcome != "failed" && outcome != "unknown") {
-        outcomes.item(i).fail("expected succeeded, failed or unknown");
-      }
-      expect.outcomes.push_back(outcome);
+      const auto outcome = parse_reported(outcomes.item(i).string());
+      if (!outcome) outcomes.item(i).fail("expected succeeded, failed or unknown");
+      expect.outcomes.push_back(*outcome);
     }
   }
   if (node.has("violations")) {
@@ -207,14 +206,6 @@ Scenario read_scenario(const json& document, const std::filesystem::path& file) 
 }
 
 }  // namespace
-
-const std::vector<std::string>& verdict_ids() {
-  static const std::vector<std::string> ids = {
-      "no-duplicate-effect", "key-stability",  "payload-stability", "fail-closed",
-      "attempt-budget",      "backoff",        "retry-after",       "no-retry-of-definitive",
-      "truthful-outcome",    "crash-recovery", "client-error"};
-  return ids;
-}
 
 std::string ClientChoice::describe() const {
   switch (kind) {

@@ -13,6 +13,7 @@
 #include "common/millis.hpp"
 #include "provider/fault_plan.hpp"
 #include "provider/profile.hpp"
+#include "scenarios/outcome_line.hpp"
 
 namespace retryproof::scenarios {
 
@@ -47,7 +48,7 @@ ClientChoice parse_client_choice(const std::string& text);
 
 struct Expectations {
   std::optional<int> jobs;              // jobs the provider holds at the end
-  std::vector<std::string> outcomes;    // allowed final outcomes; empty: any
+  std::vector<Reported> outcomes;       // allowed final outcomes; empty: any
   std::vector<std::string> violations;  // verdict ids expected to fail; others must pass
 };
 
@@ -69,9 +70,6 @@ struct Scenario {
 
   const ScenarioOperation& operation(const std::string& id) const;
 };
-
-// Every verdict id, in report order (checked when a file names expected violations).
-const std::vector<std::string>& verdict_ids();
 
 // A scenario file that breaks the format: where and what.
 struct ScenarioError : std::runtime_error {

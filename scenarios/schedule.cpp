@@ -21,42 +21,9 @@ const std::string kSimplest = "none";
 
 }  // namespace
 
-const std::vector<std::string>& faults_in(FaultMenu menu) {
-  static const std::vector<std::string> recoverable = {"none",
-                                                       "fail-before-commit",
-                                                       "commit-then-error",
-                                                       "commit-then-drop",
-                                                       "commit-then-reset",
-                                                       "drop-before-commit",
-                                                       "commit-then-truncate",
-                                                       "commit-then-500",
-                                                       "rate-limited:0",
-                                                       "rate-limited:1"};
-  static const std::vector<std::string> instant = [] {
-    std::vector<std::string> faults = recoverable;
-    faults.push_back("lookup-unavailable");
-    return faults;
-  }();
-  static const std::vector<std::string> all = [] {
-    std::vector<std::string> faults = instant;
-    faults.insert(faults.end(), {"commit-then-delay:200ms", "commit-then-delay:5s",
-                                 "delay-before-commit:200ms", "delay-before-commit:5s"});
-    return faults;
-  }();
-  switch (menu) {
-    case FaultMenu::all:
-      return all;
-    case FaultMenu::instant:
-      return instant;
-    case FaultMenu::recoverable:
-      return recoverable;
-  }
-  return all;
-}
-
 Schedule random_schedule(SplitMix64& random, FaultMenu menu) {
   const auto below = [&](std::uint64_t n) { return static_cast<int>(random.next() % n); };
-  const auto& faults = faults_in(menu);
+  const std::vector<std::string> faults = faults_in(menu);
   Schedule schedule;
   schedule.operations = 1 + below(3);
   const int length = below(7);

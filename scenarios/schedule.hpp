@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/splitmix64.hpp"
+#include "provider/fault.hpp"
 #include "scenarios/scenario.hpp"
 
 namespace retryproof::scenarios {
@@ -34,11 +35,9 @@ struct Schedule {
   friend bool operator==(const Schedule&, const Schedule&) = default;
 };
 
-// Faults a schedule may draw. `instant` leaves out the delays (whose outcome over real
-// HTTP depends on how fast the machine is); `recoverable` also leaves out what can make
-// a correct client end unknown (a failing lookup, a key held past the budget).
-enum class FaultMenu { all, instant, recoverable };
-const std::vector<std::string>& faults_in(FaultMenu menu);
+// Faults a schedule may draw: the provider's menus (provider/fault.hpp).
+using provider::FaultMenu;
+using provider::faults_in;
 
 // A schedule drawn from a seeded generator: the same generator state, the same schedule.
 Schedule random_schedule(SplitMix64& random, FaultMenu menu);

@@ -17,10 +17,10 @@ using namespace sim;  // sim_harness.hpp
 using Json = nlohmann::json;
 
 std::vector<std::string> job_keys(const SimHarness& sim) {
-  const Json jobs = sim.jobs();
+  const auto jobs = sim.jobs();
   std::vector<std::string> keys;
   for (const auto& job : jobs)
-    keys.push_back(job["key"].get<std::string>());
+    keys.push_back(job.key);
   return keys;
 }
 
@@ -126,9 +126,9 @@ TEST(Mutants, PayloadDriftGetsA422OnTheRetryAfterCommitThenError) {
   const ClientResult result = sim.run(order_operation(), {}, Mutant::payload_drift);
 
   EXPECT_EQ(sim.requests(), (std::vector<std::string>{kPost + "new 503", kPost + "rejected 422"}));
-  const Json posts = sim.posts();
+  const auto posts = sim.posts();
   ASSERT_EQ(posts.size(), 2u);
-  EXPECT_NE(posts[0]["fingerprint"], posts[1]["fingerprint"]);
+  EXPECT_NE(posts[0].fingerprint, posts[1].fingerprint);
   EXPECT_EQ(result.outcome, Outcome::failed);
   EXPECT_EQ(result.reason, "rejected: 422 idempotency_key_reused_with_different_payload");
   EXPECT_EQ(sim.job_count(), 1u);
@@ -137,8 +137,8 @@ TEST(Mutants, PayloadDriftGetsA422OnTheRetryAfterCommitThenError) {
   const ClientResult kept = reference.run(order_operation());
   EXPECT_EQ(reference.requests(),
             (std::vector<std::string>{kPost + "new 503", kPost + "replay 200"}));
-  const Json reference_posts = reference.posts();
-  EXPECT_EQ(reference_posts[0]["fingerprint"], reference_posts[1]["fingerprint"]);
+  const auto reference_posts = reference.posts();
+  EXPECT_EQ(reference_posts[0].fingerprint, reference_posts[1].fingerprint);
   EXPECT_EQ(kept.outcome, Outcome::succeeded);
 }
 
@@ -157,8 +157,8 @@ TEST(Mutants, TimeoutIsFailureReportsFailedAlthoughTheJobExists) {
   SimHarness reference(with_plan({"commit-then-drop"}));
   const ClientResult kept = reference.run(order_operation());
   EXPECT_EQ(kept.outcome, Outcome::succeeded);
-  const Json jobs = reference.jobs();
-  EXPECT_EQ(kept.job_id, jobs[0]["id"]);
+  const auto jobs = reference.jobs();
+  EXPECT_EQ(kept.job_id, jobs[0].id);
 }
 
 // --- retries-4xx --------------------------------------------------------------------------

@@ -24,8 +24,8 @@ using Json = nlohmann::json;
 const std::string kLookupStep = "GET /jobs/by-idempotency-key/" + percent_encode(kKey) + " " + kKey;
 
 std::string only_job_id(const SimHarness& sim) {
-  const Json jobs = sim.jobs();
-  return jobs.size() == 1 ? jobs[0]["id"].get<std::string>() : std::string("<not one job>");
+  const auto jobs = sim.jobs();
+  return jobs.size() == 1 ? jobs[0].id : std::string("<not one job>");
 }
 
 std::string wait_of(std::int64_t ms) {
@@ -58,8 +58,8 @@ TEST(ReferenceClientSim, CommitThenErrorUnderBaselineIsAnsweredByAReplayOfTheSam
   EXPECT_EQ(sim.job_count(), 1u);
   EXPECT_EQ(result.outcome, Outcome::succeeded);
   EXPECT_EQ(result.job_id, only_job_id(sim));
-  const Json entries = sim.journal();
-  EXPECT_EQ(entries[1]["jobId"], result.job_id);  // the replay named the job the 503 hid
+  const auto entries = sim.journal();
+  EXPECT_EQ(entries[1].job_id, result.job_id);  // the replay named the job the 503 hid
   EXPECT_EQ(result.attempts, 2);
 }
 
@@ -137,9 +137,9 @@ TEST(ReferenceClientSim, DropBeforeCommitIsLookedUpThenResubmittedWithTheSameKey
   EXPECT_EQ(result.job_id, only_job_id(sim));
   EXPECT_EQ(result.attempts, 2);
   // The resubmission waits its backoff after the miss, never immediately.
-  const Json entries = sim.journal();
-  const std::int64_t lookup_at = entries[1]["atMs"].get<std::int64_t>();
-  const std::int64_t resubmit_at = entries[2]["atMs"].get<std::int64_t>();
+  const auto entries = sim.journal();
+  const std::int64_t lookup_at = entries[1].at.count();
+  const std::int64_t resubmit_at = entries[2].at.count();
   EXPECT_GE(resubmit_at - lookup_at, 100);
   EXPECT_LT(resubmit_at - lookup_at, 200);
 }
@@ -158,9 +158,9 @@ TEST(ReferenceClientSim, CommitThenDelayLongerThanTheTimeoutIsResolvedByTheLooku
   EXPECT_EQ(result.history[0].result, "timeout");
   EXPECT_EQ(result.history[0].classification, "ambiguous");
   // The lookup went out when the client's 2 s timeout ended.
-  const Json entries = sim.journal();
-  EXPECT_EQ(entries[0]["atMs"], 0);
-  EXPECT_EQ(entries[1]["atMs"], 2000);
+  const auto entries = sim.journal();
+  EXPECT_EQ(entries[0].at.count(), 0);
+  EXPECT_EQ(entries[1].at.count(), 2000);
 }
 
 // --- Held in flight: delay-before-commit --------------------------------------------------
@@ -264,7 +264,7 @@ TEST(ReferenceClientSim, ChangedPayloadUnderAKnownKeyIsRejectedAndNotRetried) {
   // The key already names a job created with amount 120 (an earlier run elsewhere).
   SimHarness sim;
   ASSERT_EQ(sim.post_directly(kKey, order_operation().payload).status, 201);
-  const Json jobs_before = sim.jobs();
+  const auto jobs_before = sim.jobs();
 
   const ClientResult result = sim.run(order_operation("order-42", 999));
 
@@ -357,12 +357,11 @@ TEST(ReferenceClientSim, EveryRecordedWaitIsTheGapBeforeTheNextRequest) {
   SimHarness sim(with_plan({"commit-then-error"}, provider::Profile::stripe));
   const ClientResult result = sim.run(order_operation(), settings_with(3));
 
-  const Json entries = sim.journal();
+  const auto entries = sim.journal();
   ASSERT_EQ(entries.size(), 4u);
   ASSERT_EQ(result.history.size(), 4u);
   for (std::size_t i = 0; i + 1 < entries.size(); ++i) {
-    const std::int64_t gap =
-        entries[i + 1]["atMs"].get<std::int64_t>() - entries[i]["atMs"].get<std::int64_t>();
+    const std::int64_t gap = entries[i + 1].at.count() - entries[i].at.count();
     EXPECT_EQ(result.history[i].wait.count(), gap)
         << "step " << i + 1 << " (" << describe(result.history[i]) << ") recorded a wait of "
         << result.history[i].wait.count() << " ms; the next request came " << gap << " ms later";
@@ -432,10 +431,10 @@ TEST(ReferenceClientSim, HistoryRecordsEveryRequestWithItsClassificationAndDecis
               wait_of(0),
           "2 " + kLookupStep + " 200 found | done: the provider holds the job" + wait_of(0)}));
   // Each step's time is when the provider saw the request.
-  const Json entries = sim.journal();
+  const auto entries = sim.journal();
   ASSERT_EQ(entries.size(), result.history.size());
   for (std::size_t i = 0; i < entries.size(); ++i)
-    EXPECT_EQ(entries[i]["atMs"].get<std::int64_t>(), result.history[i].at.count()) << "step " << i;
+    EXPECT_EQ(entries[i].at.count(), result.history[i].at.count()) << "step " << i;
 }
 
 // --- Determinism and virtual time ---------------------------------------------------------

@@ -16,11 +16,11 @@
 #include "client_under_test/intent_ledger.hpp"
 #include "client_under_test/mutant.hpp"
 #include "client_under_test/retrying_client.hpp"
-#include "client_under_test/simulated_transport.hpp"
 #include "client_under_test/time_and_chance.hpp"
 #include "client_under_test/transport.hpp"
 #include "provider/fault_plan.hpp"
 #include "provider/provider_core.hpp"
+#include "scenarios/simulation/simulated_transport.hpp"
 
 namespace retryproof::client {
 
@@ -87,17 +87,21 @@ inline provider::ProviderConfig provider_config(const SimOptions& options) {
 class SimHarness {
  public:
   explicit SimHarness(const SimOptions& options = SimOptions())
-      : core(provider_config(options)), transport(core, clock), random(options.client_seed) {}
+      : core(provider_config(options)),
+        transport(core, clock),
+        sleeper(transport),
+        random(options.client_seed) {}
 
   // The provider, the clock, the transport over them, and the client's parts.
   provider::ProviderCore core;
   VirtualClock clock;
-  SimulatedTransport transport;
+  scenarios::SimulatedTransport transport;
+  scenarios::SimulatedSleeper sleeper;  // sleeping lets the transport's time pass
   SeededRandom random;
   InMemoryIntentLedger ledger;  // stands for the durable ledger: it outlives client instances
 
-  // The parts of one client process: VirtualClock is both its clock and its sleeper.
-  ClientParts parts() { return ClientParts{transport, clock, clock, random, ledger}; }
+  // The parts of one client process.
+  ClientParts parts() { return ClientParts{transport, clock, sleeper, random, ledger}; }
 
   // Replaces the provider's plan, as POST /_test/faults would (through FaultPlan::from_json).
   void install_plan(const nlohmann::json& plan) {
@@ -139,58 +143,42 @@ class SimHarness {
          .timeout = timeout});
   }
 
-  // The provider's evidence. Returned by value: hold the json in a variable before
-  // iterating over it.
-  nlohmann::json journal() const {
-    nlohmann::json all = core.journal_json();
-    return all["entries"];
-  }
-  nlohmann::json jobs() const {
-    nlohmann::json all = core.jobs_json();
-    return all["jobs"];
-  }
-  std::size_t job_count() const {
-    const nlohmann::json all = core.jobs_json();
-    return all["count"].get<std::size_t>();
-  }
+  // The provider's evidence.
+  std::vector<provider::JournalEntry> journal() const { return core.journal(); }
+  std::vector<provider::JobRecord> jobs() const { return core.jobs(); }
+  std::size_t job_count() const { return core.job_count(); }
 
   // Every request the provider saw, in arrival order: "METHOD PATH KEY OUTCOME STATUS",
   // the status "-" when nothing was sent back (a drop, a reset).
   std::vector<std::string> requests() const {
-    const nlohmann::json entries = journal();
     std::vector<std::string> lines;
-    for (const auto& entry : entries) {
-      lines.push_back(
-          entry["method"].get<std::string>() + " " + entry["path"].get<std::string>() + " " +
-          (entry["key"].is_null() ? "-" : entry["key"].get<std::string>()) + " " +
-          entry["outcome"].get<std::string>() + " " +
-          (entry["status"].is_null() ? "-" : std::to_string(entry["status"].get<int>())));
+    for (const auto& entry : journal()) {
+      lines.push_back(entry.method + " " + entry.path + " " + entry.key.value_or("-") + " " +
+                      provider::to_string(entry.outcome) + " " +
+                      (entry.status ? std::to_string(*entry.status) : "-"));
     }
     return lines;
   }
 
-  // The POSTs alone: how many, their keys, when they arrived (virtual ms).
-  nlohmann::json posts() const {
-    const nlohmann::json entries = journal();
-    nlohmann::json found = nlohmann::json::array();
-    for (const auto& entry : entries) {
-      if (entry["method"] == "POST") found.push_back(entry);
+  // The creates alone: how many, their keys, when they arrived (virtual ms).
+  std::vector<provider::JournalEntry> posts() const {
+    std::vector<provider::JournalEntry> found;
+    for (const auto& entry : journal()) {
+      if (entry.kind == provider::RequestKind::create) found.push_back(entry);
     }
     return found;
   }
   std::size_t post_count() const { return posts().size(); }
   std::vector<std::string> post_keys() const {
-    const nlohmann::json found = posts();
     std::vector<std::string> keys;
-    for (const auto& entry : found)
-      keys.push_back(entry["key"].get<std::string>());
+    for (const auto& entry : posts())
+      keys.push_back(entry.key.value_or(""));
     return keys;
   }
   std::vector<std::int64_t> post_times() const {
-    const nlohmann::json found = posts();
     std::vector<std::int64_t> times;
-    for (const auto& entry : found)
-      times.push_back(entry["atMs"].get<std::int64_t>());
+    for (const auto& entry : posts())
+      times.push_back(entry.at.count());
     return times;
   }
   // The gap between each POST and the one before it.

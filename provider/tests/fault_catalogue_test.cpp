@@ -2,6 +2,7 @@
 // mistake is reported.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -138,15 +139,77 @@ TEST(FaultCatalogue, FaultsWithoutAParameterRefuseOne) {
 TEST(FaultCatalogue, UnknownNameListsTheCatalogue) {
   const std::string catalogue =
       "known faults: none, fail-before-commit, commit-then-error, commit-then-drop, "
-      "commit-then-reset, drop-before-commit, commit-then-delay:<duration>, "
-      "delay-before-commit:<duration>, rate-limited[:<seconds>], commit-then-truncate, "
-      "commit-then-500, lookup-unavailable";
+      "commit-then-reset, drop-before-commit, commit-then-truncate, commit-then-500, "
+      "rate-limited[:<seconds>], lookup-unavailable, commit-then-delay:<duration>, "
+      "delay-before-commit:<duration>";
   EXPECT_EQ(rejection_of("explode"), "unknown fault \"explode\"; " + catalogue);
   EXPECT_EQ(rejection_of("commit-then-delay-2s"),
             "unknown fault \"commit-then-delay-2s\"; " + catalogue);
   EXPECT_EQ(rejection_of("Rate-Limited:5"), "unknown fault \"Rate-Limited:5\"; " + catalogue);
   EXPECT_EQ(rejection_of(""), "unknown fault \"\"; " + catalogue);
   EXPECT_EQ(rejection_of(":2s"), "unknown fault \":2s\"; " + catalogue);
+}
+
+// ---- the table itself ---------------------------------------------------------------------
+
+TEST(FaultCatalogue, EveryKindHasExactlyOneRowAndNoneComesFirst) {
+  const auto& catalogue = fault_catalogue();
+  ASSERT_FALSE(catalogue.empty());
+  EXPECT_EQ(catalogue.front().kind, FaultKind::none);
+  for (const FaultRow& row : catalogue) {
+    SCOPED_TRACE(std::string(row.name));
+    EXPECT_EQ(&row_of(row.kind), &row);
+    EXPECT_EQ(std::count_if(catalogue.begin(), catalogue.end(),
+                            [&](const FaultRow& other) { return other.name == row.name; }),
+              1);
+  }
+}
+
+TEST(FaultCatalogue, EveryRowIsCoherent) {
+  for (const FaultRow& row : fault_catalogue()) {
+    SCOPED_TRACE(std::string(row.name));
+    // A fault that hides the outcome sends no whole definitive answer.
+    if (row.hides == Hides::always) {
+      EXPECT_TRUE(row.delivery != Delivery::respond || row.status == 500);
+    }
+    // A hold is what makes an outcome depend on the client's patience.
+    EXPECT_EQ(row.hides == Hides::past_timeout, row.parameter == FaultParameter::hold);
+    // Only a create can store a job.
+    if (row.target == FaultTarget::lookup) {
+      EXPECT_EQ(row.commit, Commit::never);
+    }
+    // An answer with a status other than the created job names its error code.
+    if (row.status != 201 && row.status != 0) {
+      EXPECT_FALSE(row.error_code.empty());
+    }
+    EXPECT_FALSE(row.client_sees.empty());
+  }
+}
+
+TEST(FaultCatalogue, EverySpellingASchedulesMayDrawParsesToItsRow) {
+  for (const FaultRow& row : fault_catalogue()) {
+    ASSERT_FALSE(row.drawn_as.empty()) << row.name;
+    for (const auto spelling : row.drawn_as) {
+      SCOPED_TRACE(std::string(spelling));
+      EXPECT_EQ(parse_fault(spelling).kind, row.kind);
+    }
+  }
+}
+
+TEST(FaultCatalogue, MenusAreNestedAndALargerMenuOnlyAppends) {
+  const auto recoverable = faults_in(FaultMenu::recoverable);
+  const auto instant = faults_in(FaultMenu::instant);
+  const auto all = faults_in(FaultMenu::all);
+  EXPECT_EQ(recoverable.front(), "none");  // what shrinking replaces a fault with
+  ASSERT_LT(recoverable.size(), instant.size());
+  ASSERT_LT(instant.size(), all.size());
+  EXPECT_TRUE(std::equal(recoverable.begin(), recoverable.end(), instant.begin()));
+  EXPECT_TRUE(std::equal(instant.begin(), instant.end(), all.begin()));
+  // Schedules replay from their seed: the draw order is part of the contract.
+  EXPECT_EQ(recoverable, (std::vector<std::string>{
+                             "none", "fail-before-commit", "commit-then-error", "commit-then-drop",
+                             "commit-then-reset", "drop-before-commit", "commit-then-truncate",
+                             "commit-then-500", "rate-limited:0", "rate-limited:1"}));
 }
 
 }  // namespace

@@ -524,34 +524,53 @@ TEST_F(ProviderCoreTest, JournalRecordsEveryDataPlaneRequest) {
   call(core_, "GET", "/elsewhere", {}, Millis{1100});
   call(core_, "DELETE", "/jobs", {}, Millis{1200});
 
+  // Every request here is answered at once, so answeredAtMs is atMs; the drop sends no
+  // status line.
   const auto entry = [](std::uint64_t seq, std::int64_t at, const char* method, const char* path,
-                        json key, json fp, const char* outcome, json fault, json status,
-                        bool delivered, json job_id) {
-    return json{{"seq", seq},         {"atMs", at},
-                {"method", method},   {"path", path},
-                {"key", key},         {"fingerprint", fp},
-                {"outcome", outcome}, {"fault", fault},
-                {"status", status},   {"delivered", delivered},
+                        const char* kind, json key, json fp, const char* outcome, json fault,
+                        json status, const char* delivery, json job_id) {
+    return json{{"seq", seq},
+                {"atMs", at},
+                {"method", method},
+                {"path", path},
+                {"kind", kind},
+                {"key", key},
+                {"fingerprint", fp},
+                {"outcome", outcome},
+                {"fault", fault},
+                {"answeredAtMs", at},
+                {"delivery", delivery},
+                {"status", status},
+                {"delivered", std::string(delivery) == "respond"},
+                {"retryAfter", nullptr},
                 {"jobId", job_id}};
   };
   const json null = nullptr;
   const char* lookup_a = "/jobs/by-idempotency-key/key-A";
   const json expected = json::array({
-      entry(1, 100, "POST", "/jobs", "key-A", fp_a, "new", "none", 201, true, id_a),
-      entry(2, 200, "POST", "/jobs", "key-A", fp_a, "replay", null, 200, true, id_a),
-      entry(3, 300, "POST", "/jobs", "key-A", fp_b, "rejected", null, 422, true, id_a),
-      entry(4, 400, "POST", "/jobs", null, null, "missing_key", null, 400, true, null),
-      entry(5, 500, "POST", "/jobs", null, null, "invalid", null, 400, true, null),
-      entry(6, 550, "POST", "/jobs", "key-J", null, "invalid", null, 400, true, null),
-      entry(7, 600, "GET", lookup_a, "key-A", null, "lookup_hit", null, 200, true, id_a),
-      entry(8, 700, "GET", "/jobs/by-idempotency-key/key-Z", "key-Z", null, "lookup_miss", null,
-            404, true, null),
-      entry(9, 800, "POST", "/jobs", "key-B", fp_b, "new", "commit-then-drop", null, false, id_b),
-      entry(10, 900, "GET", "/jobs/by-idempotency-key/key-B", "key-B", null, "lookup_hit", null,
-            200, true, id_b),
-      entry(11, 1000, "POST", "/jobs", "key-F", fp_a, "new", "fail-before-commit", 503, true, null),
-      entry(12, 1100, "GET", "/elsewhere", null, null, "invalid", null, 404, true, null),
-      entry(13, 1200, "DELETE", "/jobs", null, null, "invalid", null, 405, true, null),
+      entry(1, 100, "POST", "/jobs", "create", "key-A", fp_a, "new", "none", 201, "respond", id_a),
+      entry(2, 200, "POST", "/jobs", "create", "key-A", fp_a, "replay", null, 200, "respond", id_a),
+      entry(3, 300, "POST", "/jobs", "create", "key-A", fp_b, "rejected", null, 422, "respond",
+            id_a),
+      entry(4, 400, "POST", "/jobs", "create", null, null, "missing_key", null, 400, "respond",
+            null),
+      entry(5, 500, "POST", "/jobs", "create", null, null, "invalid", null, 400, "respond", null),
+      entry(6, 550, "POST", "/jobs", "create", "key-J", null, "invalid", null, 400, "respond",
+            null),
+      entry(7, 600, "GET", lookup_a, "lookup", "key-A", null, "lookup_hit", null, 200, "respond",
+            id_a),
+      entry(8, 700, "GET", "/jobs/by-idempotency-key/key-Z", "lookup", "key-Z", null, "lookup_miss",
+            null, 404, "respond", null),
+      entry(9, 800, "POST", "/jobs", "create", "key-B", fp_b, "new", "commit-then-drop", null,
+            "drop", id_b),
+      entry(10, 900, "GET", "/jobs/by-idempotency-key/key-B", "lookup", "key-B", null, "lookup_hit",
+            null, 200, "respond", id_b),
+      entry(11, 1000, "POST", "/jobs", "create", "key-F", fp_a, "new", "fail-before-commit", 503,
+            "respond", null),
+      entry(12, 1100, "GET", "/elsewhere", "other", null, null, "invalid", null, 404, "respond",
+            null),
+      entry(13, 1200, "DELETE", "/jobs", "other", null, null, "invalid", null, 405, "respond",
+            null),
   });
 
   const json journal = journal_of(core_);
@@ -560,6 +579,8 @@ TEST_F(ProviderCoreTest, JournalRecordsEveryDataPlaneRequest) {
   for (std::size_t i = 0; i < expected.size(); ++i) {
     EXPECT_EQ(journal["entries"][i], expected[i]) << "entry " << i;
   }
+  // The JSON edge is exact: reading it back gives the journal the core holds.
+  EXPECT_EQ(journal_from_json(journal), core_.journal());
 }
 
 TEST_F(ProviderCoreTest, ControlCallsAreNotJournaled) {

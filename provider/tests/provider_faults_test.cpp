@@ -26,15 +26,27 @@ using namespace provider::testing;
 
 const std::string kFingerprint42 = fingerprint(json::parse(kOrder42));
 
-// The journal entry of a POST /jobs with kOrder42 at time 0.
-json create_entry(std::uint64_t seq, const std::string& key, const char* outcome, json fault,
-                  json status, bool delivered, json job_id) {
-  return {{"seq", seq},         {"atMs", 0},
-          {"method", "POST"},   {"path", "/jobs"},
-          {"key", key},         {"fingerprint", kFingerprint42},
-          {"outcome", outcome}, {"fault", fault},
-          {"status", status},   {"delivered", delivered},
-          {"jobId", job_id}};
+// The journal entry of a POST /jobs with kOrder42 at time 0, answered at once.
+JournalEntry create_entry(std::uint64_t seq, const std::string& key, Outcome outcome,
+                          std::optional<std::string> fault, std::optional<int> status,
+                          Delivery delivery, std::optional<std::string> job_id) {
+  return {.seq = seq,
+          .at = Millis{0},
+          .method = "POST",
+          .path = "/jobs",
+          .kind = RequestKind::create,
+          .key = key,
+          .fingerprint = kFingerprint42,
+          .outcome = outcome,
+          .fault = fault ? std::optional<Fault>(parse_fault(*fault)) : std::nullopt,
+          .answered_at = Millis{0},
+          .delivery = delivery,
+          .status = status,
+          .job_id = std::move(job_id)};
+}
+
+std::string id_of(const json& job) {
+  return job.at("id").get<std::string>();
 }
 
 class ProviderFaultsTest : public ::testing::Test {
@@ -56,8 +68,9 @@ TEST_F(ProviderFaultsTest, CommitThenResetResetsTheConnectionButStoresTheJob) {
   ASSERT_EQ(found.status, 200);
   json job = body_of(found);
   EXPECT_EQ(job["orderId"], "order-42");
-  EXPECT_EQ(journal_entries(core_)[0],
-            create_entry(1, "key-A", "new", "commit-then-reset", nullptr, false, job["id"]));
+  EXPECT_EQ(core_.journal()[0],
+            create_entry(1, "key-A", Outcome::new_operation, "commit-then-reset", std::nullopt,
+                         Delivery::reset, id_of(job)));
 
   const Decision retry = post(core_, "key-A", kOrder42);
   EXPECT_EQ(retry.delivery, Delivery::respond);
@@ -81,8 +94,11 @@ TEST_F(ProviderFaultsTest, CommitThenDelayAnswers201AfterTheDelayAndStoresAtOnce
   const Decision found = lookup(core_, "key-A", Millis{500});
   EXPECT_EQ(found.status, 200);
   EXPECT_EQ(body_of(found), job);
-  EXPECT_EQ(journal_entries(core_)[0],
-            create_entry(1, "key-A", "new", "commit-then-delay:2s", 201, true, job["id"]));
+  JournalEntry delayed_entry =
+      create_entry(1, "key-A", Outcome::new_operation, "commit-then-delay:2s", 201,
+                   Delivery::respond, id_of(job));
+  delayed_entry.answered_at = Millis{2'000};  // the answer ends after the hold
+  EXPECT_EQ(core_.journal()[0], delayed_entry);
   const Decision retry = post(core_, "key-A", kOrder42, Millis{600});
   EXPECT_EQ(retry.status, 200);
   EXPECT_EQ(retry.delay, Millis{0});
@@ -99,8 +115,9 @@ TEST_F(ProviderFaultsTest, CommitThenTruncateSendsPartOfA201AndStoresTheJob) {
 
   ASSERT_EQ(stored_count(core_), 1U);
   EXPECT_EQ(body_of(lookup(core_, "key-A")), job);
-  EXPECT_EQ(journal_entries(core_)[0],
-            create_entry(1, "key-A", "new", "commit-then-truncate", 201, false, job["id"]));
+  EXPECT_EQ(core_.journal()[0],
+            create_entry(1, "key-A", Outcome::new_operation, "commit-then-truncate", 201,
+                         Delivery::truncate, id_of(job)));
 }
 
 TEST_F(ProviderFaultsTest, CommitThen500Is500InternalErrorAndTheRetryReplays) {
@@ -117,9 +134,11 @@ TEST_F(ProviderFaultsTest, CommitThen500Is500InternalErrorAndTheRetryReplays) {
   EXPECT_EQ(header_of(retry, "Idempotent-Replayed"), std::optional<std::string>("true"));
   EXPECT_EQ(body_of(retry), job);
   EXPECT_EQ(stored_count(core_), 1U);
-  json entries = journal_entries(core_);
-  EXPECT_EQ(entries[0], create_entry(1, "key-A", "new", "commit-then-500", 500, true, job["id"]));
-  EXPECT_EQ(entries[2], create_entry(3, "key-A", "replay", nullptr, 200, true, job["id"]));
+  const auto entries = core_.journal();
+  EXPECT_EQ(entries[0], create_entry(1, "key-A", Outcome::new_operation, "commit-then-500", 500,
+                                     Delivery::respond, id_of(job)));
+  EXPECT_EQ(entries[2], create_entry(3, "key-A", Outcome::replay, std::nullopt, 200,
+                                     Delivery::respond, id_of(job)));
 }
 
 // ---- faults that store nothing -----------------------------------------------------------
@@ -139,11 +158,12 @@ TEST_F(ProviderFaultsTest, DropBeforeCommitDropsAndStoresNothing) {
   json job = body_of(retry);
   EXPECT_EQ(stored_count(core_), 1U);
 
-  json entries = journal_entries(core_);
+  const auto entries = core_.journal();
   ASSERT_EQ(entries.size(), 3U);
-  EXPECT_EQ(entries[0],
-            create_entry(1, "key-A", "new", "drop-before-commit", nullptr, false, nullptr));
-  EXPECT_EQ(entries[2], create_entry(3, "key-A", "new", "none", 201, true, job["id"]));
+  EXPECT_EQ(entries[0], create_entry(1, "key-A", Outcome::new_operation, "drop-before-commit",
+                                     std::nullopt, Delivery::drop, std::nullopt));
+  EXPECT_EQ(entries[2], create_entry(3, "key-A", Outcome::new_operation, "none", 201,
+                                     Delivery::respond, id_of(job)));
 }
 
 TEST_F(ProviderFaultsTest, RateLimitedIs429WithRetryAfterAndStoresNothing) {
@@ -165,9 +185,15 @@ TEST_F(ProviderFaultsTest, RateLimitedIs429WithRetryAfterAndStoresNothing) {
 
   const Decision created = post(core_, "key-A", kOrder42);
   EXPECT_EQ(created.status, 201);
-  json entries = journal_entries(core_);
-  EXPECT_EQ(entries[0], create_entry(1, "key-A", "new", "rate-limited:7", 429, true, nullptr));
-  EXPECT_EQ(entries[2], create_entry(3, "key-A", "new", "rate-limited", 429, true, nullptr));
+  const auto entries = core_.journal();
+  JournalEntry limited_entry = create_entry(1, "key-A", Outcome::new_operation, "rate-limited:7",
+                                            429, Delivery::respond, std::nullopt);
+  limited_entry.retry_after_seconds = 7;  // what the client was told
+  EXPECT_EQ(entries[0], limited_entry);
+  JournalEntry default_entry = create_entry(3, "key-A", Outcome::new_operation, "rate-limited", 429,
+                                            Delivery::respond, std::nullopt);
+  default_entry.retry_after_seconds = 1;
+  EXPECT_EQ(entries[2], default_entry);
 }
 
 // ---- delay-before-commit -----------------------------------------------------------------
@@ -193,20 +219,25 @@ TEST_F(ProviderFaultsTest, DelayBeforeCommitHoldsTheKeyInFlightThenCommits) {
   EXPECT_EQ(body_of(miss), json({{"error", "not_found"}}));
   EXPECT_EQ(stored_count(core_), 0U);
 
-  json entries = journal_entries(core_);
+  auto entries = core_.journal();
   ASSERT_EQ(entries.size(), 4U);
-  json job_id = entries[0]["jobId"];
-  ASSERT_TRUE(job_id.is_string()) << entries[0];
-  json first = create_entry(1, "key-A", "new", "delay-before-commit:1s", nullptr, false, job_id);
-  first["atMs"] = 100;
+  ASSERT_TRUE(entries[0].job_id.has_value());
+  const std::string job_id = *entries[0].job_id;
+  JournalEntry first = create_entry(1, "key-A", Outcome::new_operation, "delay-before-commit:1s",
+                                    std::nullopt, Delivery::respond, job_id);
+  first.at = Millis{100};
+  first.answered_at.reset();  // held: nothing has reached the client yet
   EXPECT_EQ(entries[0], first);
-  json conflict = create_entry(2, "key-A", "conflict", nullptr, 409, true, nullptr);
-  conflict["atMs"] = 200;
+  EXPECT_FALSE(entries[0].delivered());
+  JournalEntry conflict = create_entry(2, "key-A", Outcome::conflict, std::nullopt, 409,
+                                       Delivery::respond, std::nullopt);
+  conflict.at = Millis{200};
+  conflict.answered_at = Millis{200};
   EXPECT_EQ(entries[1], conflict);
-  EXPECT_EQ(entries[2]["outcome"], "conflict");
-  EXPECT_EQ(entries[2]["fingerprint"], fingerprint(json::parse(R"({"orderId":"order-43"})")));
-  EXPECT_EQ(entries[3]["outcome"], "lookup_miss");
-  EXPECT_EQ(entries[3]["status"], 404);
+  EXPECT_EQ(entries[2].outcome, Outcome::conflict);
+  EXPECT_EQ(entries[2].fingerprint, fingerprint(json::parse(R"({"orderId":"order-43"})")));
+  EXPECT_EQ(entries[3].outcome, Outcome::lookup_miss);
+  EXPECT_EQ(entries[3].status, 404);
 
   // The wait ends: 201 with the job, now stored, and the first entry says so.
   const Decision committed = core_.complete(*held.pending_commit, Millis{1'100});
@@ -219,11 +250,12 @@ TEST_F(ProviderFaultsTest, DelayBeforeCommitHoldsTheKeyInFlightThenCommits) {
   EXPECT_EQ(jobs_of(core_),
             json({{"count", 1},
                   {"jobs", {{{"key", "key-A"}, {"id", job_id}, {"orderId", "order-42"}}}}}));
-  entries = journal_entries(core_);
+  entries = core_.journal();
   ASSERT_EQ(entries.size(), 4U);  // complete() adds no entry
-  first["status"] = 201;
-  first["delivered"] = true;
+  first.status = 201;
+  first.answered_at = Millis{1'100};
   EXPECT_EQ(entries[0], first);
+  EXPECT_TRUE(entries[0].delivered());
 
   // Afterwards the key replays, and the 409s consumed no fault.
   const Decision replay = post(core_, "key-A", kOrder42, Millis{1'200});
@@ -281,7 +313,7 @@ TEST_F(ProviderFaultsTest, ResetWhileARequestIsHeldAnswers503AndStoresNothing) {
   EXPECT_EQ(after_reset.status, 503);
   EXPECT_EQ(body_of(after_reset)["error"], "temporarily_unavailable");
   EXPECT_EQ(stored_count(core_), 0U);
-  EXPECT_EQ(journal_entries(core_), json::array());
+  EXPECT_TRUE(core_.journal().empty());
   EXPECT_EQ(lookup(core_, "key-A").status, 404);
   EXPECT_EQ(post(core_, "key-A", kOrder42).status, 201);  // no longer in flight
 }
@@ -328,23 +360,22 @@ TEST_F(ProviderFaultsTest, LookupUnavailableFailsTheNextLookupOnly) {
   EXPECT_EQ(found.status, 200);
   EXPECT_EQ(body_of(found)["orderId"], "order-42");
 
-  json entries = journal_entries(core_);
+  const auto entries = core_.journal();
   ASSERT_EQ(entries.size(), 4U);
-  EXPECT_EQ(entries[1]["fault"], "none");
-  EXPECT_EQ(entries[2], json({{"seq", 3},
-                              {"atMs", 0},
-                              {"method", "GET"},
-                              {"path", "/jobs/by-idempotency-key/key-A"},
-                              {"key", "key-A"},
-                              {"fingerprint", nullptr},
-                              {"outcome", "lookup_failed"},
-                              {"fault", "lookup-unavailable"},
-                              {"status", 503},
-                              {"delivered", true},
-                              {"jobId", nullptr}}));
-  EXPECT_EQ(entries[3]["outcome"], "lookup_hit");
-  EXPECT_EQ(entries[3]["fault"], nullptr);
-  EXPECT_EQ(entries[3]["jobId"], body_of(found)["id"]);
+  EXPECT_EQ(entries[1].fault, Fault{FaultKind::none});
+  EXPECT_EQ(entries[2], (JournalEntry{.seq = 3,
+                                      .at = Millis{0},
+                                      .method = "GET",
+                                      .path = "/jobs/by-idempotency-key/key-A",
+                                      .kind = RequestKind::lookup,
+                                      .key = "key-A",
+                                      .outcome = Outcome::lookup_failed,
+                                      .fault = Fault{FaultKind::lookup_unavailable},
+                                      .answered_at = Millis{0},
+                                      .status = 503}));
+  EXPECT_EQ(entries[3].outcome, Outcome::lookup_hit);
+  EXPECT_EQ(entries[3].fault, std::nullopt);
+  EXPECT_EQ(entries[3].job_id, id_of(body_of(found)));
 }
 
 TEST_F(ProviderFaultsTest, LookupUnavailableAlsoFailsALookupThatWouldMiss) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/fingerprint.hpp"
+#include "scenarios/evidence.hpp"
 #include "scenarios/verdicts.hpp"
 
 namespace retryproof::scenarios {
@@ -30,123 +31,150 @@ json drifted_42() {
   return {{"orderId", "order-42"}, {"paymentId", "pay-42"}, {"amount", 120}, {"attemptAt", 250}};
 }
 
-// A POST /jobs entry as the provider journals it. The fault defaults to "none" on a new
-// operation and to null otherwise; `fingerprint` overrides the payload's.
+using provider::Delivery;
+using provider::Outcome;
+
+// A create as the provider journals it. For a new operation, what the client was sent —
+// status line, whole or not, when it ended, Retry-After — follows from the fault's row in
+// the provider's catalogue, as the provider itself derives it, so this fixture cannot drift
+// from what the provider writes. Other outcomes name their status.
 struct Post {
   std::uint64_t seq = 1;
   std::int64_t at = 0;
   std::string key = "k42";
   json payload = payload_42();
-  std::string outcome = "new";
-  json fault = nullptr;
-  json status = 201;
-  json job = nullptr;
-  std::optional<json> fingerprint;
+  Outcome outcome = Outcome::new_operation;
+  std::string fault = "none";  // for a new operation
+  std::optional<int> status;   // for other outcomes (a new one's comes from its fault)
+  std::optional<std::string> job;
+  bool payload_read = true;  // false: refused before the body was read, no fingerprint
 };
 
-json post(const Post& p) {
-  json fault = p.fault;
-  if (fault.is_null() && p.outcome == "new") fault = "none";
-  return {
-      {"seq", p.seq},
-      {"atMs", p.at},
-      {"method", "POST"},
-      {"path", "/jobs"},
-      {"key", p.key.empty() ? json(nullptr) : json(p.key)},
-      {"fingerprint", p.fingerprint ? *p.fingerprint : json(retryproof::fingerprint(p.payload))},
-      {"outcome", p.outcome},
-      {"fault", fault},
-      {"status", p.status},
-      {"delivered", !p.status.is_null()},
-      {"jobId", p.job}};
+JournalEntry post(const Post& p) {
+  JournalEntry entry{.seq = p.seq,
+                     .at = Millis(p.at),
+                     .method = "POST",
+                     .path = "/jobs",
+                     .kind = provider::RequestKind::create,
+                     .outcome = p.outcome,
+                     .answered_at = Millis(p.at),
+                     .status = p.status,
+                     .job_id = p.job};
+  if (!p.key.empty()) entry.key = p.key;
+  if (p.payload_read) entry.fingerprint = fingerprint(p.payload);
+  if (p.outcome != Outcome::new_operation) return entry;
+  const provider::Fault fault = provider::parse_fault(p.fault);
+  const provider::FaultRow& row = provider::row_of(fault.kind);
+  entry.fault = fault;
+  entry.delivery = row.delivery;
+  const bool status_line = row.delivery == Delivery::respond || row.delivery == Delivery::truncate;
+  entry.status = status_line ? std::optional<int>(row.status) : std::nullopt;
+  if (row.parameter == provider::FaultParameter::hold)
+    entry.answered_at = entry.at + fault.duration;
+  if (row.parameter == provider::FaultParameter::retry_after) {
+    entry.retry_after_seconds = fault.retry_after_seconds;
+  }
+  return entry;
 }
 
 struct Lookup {
   std::uint64_t seq = 1;
   std::int64_t at = 0;
   std::string key = "k42";
-  std::string outcome = "lookup_hit";  // lookup_miss, lookup_failed
-  json job = nullptr;
+  Outcome outcome = Outcome::lookup_hit;  // lookup_miss, lookup_failed
+  std::optional<std::string> job;
 };
 
-json lookup(const Lookup& l) {
-  const int status = l.outcome == "lookup_hit" ? 200 : l.outcome == "lookup_miss" ? 404 : 503;
-  return {{"seq", l.seq},
-          {"atMs", l.at},
-          {"method", "GET"},
-          {"path", "/jobs/by-idempotency-key/" + l.key},
-          {"key", l.key},
-          {"fingerprint", nullptr},
-          {"outcome", l.outcome},
-          {"fault", l.outcome == "lookup_failed" ? json("lookup-unavailable") : json(nullptr)},
-          {"status", status},
-          {"delivered", true},
-          {"jobId", l.job}};
+JournalEntry lookup(const Lookup& l) {
+  const int status = l.outcome == Outcome::lookup_hit    ? 200
+                     : l.outcome == Outcome::lookup_miss ? 404
+                                                         : 503;
+  JournalEntry entry{.seq = l.seq,
+                     .at = Millis(l.at),
+                     .method = "GET",
+                     .path = "/jobs/by-idempotency-key/" + l.key,
+                     .kind = provider::RequestKind::lookup,
+                     .key = l.key,
+                     .outcome = l.outcome,
+                     .answered_at = Millis(l.at),
+                     .status = status,
+                     .job_id = l.job};
+  if (l.outcome == Outcome::lookup_failed) {
+    entry.fault = provider::Fault{provider::FaultKind::lookup_unavailable};
+  }
+  return entry;
 }
 
-json job(const std::string& id, const std::string& key, const std::string& order_id = "order-42") {
-  return {{"id", id}, {"key", key}, {"orderId", order_id}};
+JobRecord job(const std::string& id, const std::string& key,
+              const std::string& order_id = "order-42") {
+  return {id, key, {{"id", id}, {"orderId", order_id}}};
 }
 
 // The entries that recur, as the provider journals them (operation 42 under k42 unless
 // named otherwise).
 
 // A POST refused before commit with 503.
-json fail_before_commit(std::uint64_t seq, std::int64_t at = 0) {
-  return post({.seq = seq, .at = at, .fault = "fail-before-commit", .status = 503});
+JournalEntry fail_before_commit(std::uint64_t seq, std::int64_t at = 0) {
+  return post({.seq = seq, .at = at, .fault = "fail-before-commit"});
 }
 
 // A POST answered with a replay of job_1.
-json replay(std::uint64_t seq, std::int64_t at) {
-  return post({.seq = seq, .at = at, .outcome = "replay", .status = 200, .job = "job_1"});
+JournalEntry replay(std::uint64_t seq, std::int64_t at) {
+  return post({.seq = seq, .at = at, .outcome = Outcome::replay, .status = 200, .job = "job_1"});
 }
 
 // The first POST, which stores job_1 and holds its answer for ten seconds.
-json commit_then_delay_10s() {
+JournalEntry commit_then_delay_10s() {
   return post({.seq = 1, .fault = "commit-then-delay:10s", .job = "job_1"});
 }
 
 // A POST of drifted_42() under k42, which already names job_id: refused with 422.
-json rejected_drift(std::uint64_t seq, std::int64_t at, const std::string& job_id = "job_1") {
+JournalEntry rejected_drift(std::uint64_t seq, std::int64_t at,
+                            const std::string& job_id = "job_1") {
   return post({.seq = seq,
                .at = at,
                .payload = drifted_42(),
-               .outcome = "rejected",
+               .outcome = Outcome::rejected,
                .status = 422,
                .job = job_id});
 }
 
 // A POST without an Idempotency-Key: refused with 400 before its body is read, so the
 // entry has no fingerprint.
-json keyless(std::uint64_t seq, std::int64_t at = 0) {
+JournalEntry keyless(std::uint64_t seq, std::int64_t at = 0) {
   return post({.seq = seq,
                .at = at,
                .key = "",
-               .outcome = "missing_key",
+               .outcome = Outcome::missing_key,
                .status = 400,
-               .fingerprint = json(nullptr)});
+               .payload_read = false});
 }
 
 // Operation 43's POST under k43, which creates job_2, and that job.
-json post_43(std::uint64_t seq, std::int64_t at) {
+JournalEntry post_43(std::uint64_t seq, std::int64_t at) {
   return post({.seq = seq, .at = at, .key = "k43", .payload = payload_43(), .job = "job_2"});
 }
-json job_43() {
+JobRecord job_43() {
   return job("job_2", "k43", "order-43");
 }
 
-json succeeded(const std::string& job_id) {
-  return {{"outcome", "succeeded"}, {"jobId", job_id}};
+using Said = std::optional<OutcomeLine>;  // what an invocation reported
+
+Said said(const json& line) {
+  return outcome_line_of(line).line;
 }
-json failed() {
-  return {{"outcome", "failed"}, {"reason", "validation"}};
+Said succeeded(const std::string& job_id) {
+  return said({{"outcome", "succeeded"}, {"jobId", job_id}});
 }
-json unknown() {
-  return {{"outcome", "unknown"}, {"idempotencyKey", "k42"}};
+Said failed() {
+  return said({{"outcome", "failed"}, {"reason", "validation"}});
+}
+Said unknown() {
+  return said({{"outcome", "unknown"}, {"idempotencyKey", "k42"}});
 }
 
 // One invocation of operation 42 (index 0 unless given) covering seqs [first, last].
-InvocationResult invocation(std::uint64_t first, std::uint64_t last, json outcome, int index = 0,
+InvocationResult invocation(std::uint64_t first, std::uint64_t last, Said outcome, int index = 0,
                             const std::string& operation = kOp42, json payload = payload_42()) {
   return InvocationResult{.index = index,
                           .operation = operation,
@@ -158,7 +186,7 @@ InvocationResult invocation(std::uint64_t first, std::uint64_t last, json outcom
 }
 
 // The second invocation (index 1), of operation 43.
-InvocationResult invocation_43(std::uint64_t first, std::uint64_t last, json outcome) {
+InvocationResult invocation_43(std::uint64_t first, std::uint64_t last, Said outcome) {
   return invocation(first, last, std::move(outcome), 1, kOp43, payload_43());
 }
 
@@ -170,6 +198,23 @@ bool contains(const std::string& text, const std::string& part) {
   EXPECT_TRUE(contains((verdict).explanation, part)) \
       << "missing \"" << (part) << "\" in: " << (verdict).explanation
 
+// A hand-built run: what a world would have produced.
+struct HandBuiltRun {
+  const Scenario& scenario;
+  std::vector<InvocationResult> invocations;
+  std::vector<JournalEntry> journal;
+  std::vector<JobRecord> jobs;
+
+  Evidence evidence() const { return Evidence(scenario, invocations, journal, jobs); }
+};
+
+// One verdict of the table on the run, as judge() gives it.
+Verdict check(std::string_view id, const HandBuiltRun& run) {
+  Verdict verdict = verdict_row(id).check(run.evidence());
+  verdict.id = std::string(id);
+  return verdict;
+}
+
 class Checkers : public ::testing::Test {
  protected:
   Checkers() {
@@ -180,21 +225,21 @@ class Checkers : public ::testing::Test {
     scenario_.min_gap = 50ms;
   }
 
-  RunRecord run(std::vector<InvocationResult> invocations, json journal,
-                json jobs = json::array()) const {
-    return RunRecord{scenario_, std::move(invocations), std::move(journal), std::move(jobs)};
+  HandBuiltRun run(std::vector<InvocationResult> invocations, std::vector<JournalEntry> journal,
+                   std::vector<JobRecord> jobs = {}) const {
+    return HandBuiltRun{scenario_, std::move(invocations), std::move(journal), std::move(jobs)};
   }
 
   // Runs that more than one test judges.
 
   // One POST, which creates job_1; the client reports it.
-  RunRecord one_post_job_1() const {
+  HandBuiltRun one_post_job_1() const {
     return run({invocation(1, 1, succeeded("job_1"))}, {post({.seq = 1, .job = "job_1"})},
                {job("job_1", "k42")});
   }
 
   // A 503 before commit, then a retry 200 ms later that creates job_1.
-  RunRecord one_503_then_job_1() const {
+  HandBuiltRun one_503_then_job_1() const {
     return run({invocation(1, 2, succeeded("job_1"))},
                {fail_before_commit(1), post({.seq = 2, .at = 200, .job = "job_1"})},
                {job("job_1", "k42")});
@@ -202,15 +247,15 @@ class Checkers : public ::testing::Test {
 
   // The fresh-key anti-pattern: after commit-then-error stored job_1 under k42, the retry
   // carries a new key and creates job_2.
-  RunRecord fresh_key_retry() const {
+  HandBuiltRun fresh_key_retry() const {
     return run({invocation(1, 2, succeeded("job_2"))},
-               {post({.seq = 1, .fault = "commit-then-error", .status = 503, .job = "job_1"}),
+               {post({.seq = 1, .fault = "commit-then-error", .job = "job_1"}),
                 post({.seq = 2, .at = 300, .key = "k42-fresh", .job = "job_2"})},
                {job("job_1", "k42"), job("job_2", "k42-fresh")});
   }
 
   // Two runs of operation 42, the second deriving a new key: job_1, then job_2.
-  RunRecord rerun_with_a_new_key() const {
+  HandBuiltRun rerun_with_a_new_key() const {
     return run({invocation(1, 1, succeeded("job_1")), invocation(2, 2, succeeded("job_2"), 1)},
                {post({.seq = 1, .job = "job_1"}),
                 post({.seq = 2, .at = 900, .key = "k42-rerun", .job = "job_2"})},
@@ -219,7 +264,7 @@ class Checkers : public ::testing::Test {
 
   // The payload-change scenario: the second invocation is asked for drifted_42(), sends
   // it under the same key, and the provider refuses it with 422.
-  RunRecord payload_change() const {
+  HandBuiltRun payload_change() const {
     return run(
         {invocation(1, 1, succeeded("job_1")), invocation(2, 2, failed(), 1, kOp42, drifted_42())},
         {post({.seq = 1, .job = "job_1"}), rejected_drift(2, 500)}, {job("job_1", "k42")});
@@ -248,17 +293,17 @@ void expect_fail(const Verdict& verdict, const Seqs& evidence) {
 TEST_F(Checkers, NoDuplicateEffectPassesWithOneJobPerOperation) {
   const auto record =
       run({invocation(1, 2, succeeded("job_1")), invocation_43(3, 3, succeeded("job_2"))},
-          {post({.seq = 1, .fault = "commit-then-error", .status = 503, .job = "job_1"}),
-           replay(2, 300), post_43(3, 400)},
+          {post({.seq = 1, .fault = "commit-then-error", .job = "job_1"}), replay(2, 300),
+           post_43(3, 400)},
           {job("job_1", "k42"), job_43()});
-  const Verdict verdict = check_no_duplicate_effect(record);
+  const Verdict verdict = check("no-duplicate-effect", record);
   EXPECT_EQ(verdict.id, "no-duplicate-effect");
   expect_pass(verdict);
 }
 
 TEST_F(Checkers, NoDuplicateEffectFailsWithTwoKeysForOneOperation) {
   const auto record = fresh_key_retry();
-  const Verdict verdict = check_no_duplicate_effect(record);
+  const Verdict verdict = check("no-duplicate-effect", record);
   expect_fail(verdict, {1, 2});  // the two "new" entries that created the jobs
   EXPECT_MENTIONS(verdict, kOp42);
   EXPECT_MENTIONS(verdict, "2 jobs");
@@ -268,7 +313,7 @@ TEST_F(Checkers, NoDuplicateEffectFailsWithTwoKeysForOneOperation) {
 
 TEST_F(Checkers, NoDuplicateEffectCountsJobsAcrossInvocationsOfOneOperation) {
   const auto record = rerun_with_a_new_key();
-  expect_fail(check_no_duplicate_effect(record), {1, 2});
+  expect_fail(check("no-duplicate-effect", record), {1, 2});
 }
 
 // --- key-stability ---
@@ -278,19 +323,19 @@ TEST_F(Checkers, KeyStabilityPassesWhenEveryAttemptCarriesOneKey) {
       run({invocation(1, 2, succeeded("job_1")), invocation_43(3, 3, succeeded("job_2"))},
           {fail_before_commit(1), post({.seq = 2, .at = 300, .job = "job_1"}), post_43(3, 400)},
           {job("job_1", "k42"), job_43()});
-  const Verdict verdict = check_key_stability(record);
+  const Verdict verdict = check("key-stability", record);
   EXPECT_EQ(verdict.id, "key-stability");
   expect_pass(verdict);
 }
 
 TEST_F(Checkers, KeyStabilityNamesTheFirstPostOfEachKey) {
-  const auto record = run(
-      {invocation(1, 4, succeeded("job_2"))},
-      {fail_before_commit(1), fail_before_commit(2, 300),
-       post({.seq = 3, .at = 700, .key = "k42-b", .fault = "fail-before-commit", .status = 503}),
-       post({.seq = 4, .at = 1500, .key = "k42-b", .job = "job_2"})},
-      {job("job_2", "k42-b")});
-  const Verdict verdict = check_key_stability(record);
+  const auto record =
+      run({invocation(1, 4, succeeded("job_2"))},
+          {fail_before_commit(1), fail_before_commit(2, 300),
+           post({.seq = 3, .at = 700, .key = "k42-b", .fault = "fail-before-commit"}),
+           post({.seq = 4, .at = 1500, .key = "k42-b", .job = "job_2"})},
+          {job("job_2", "k42-b")});
+  const Verdict verdict = check("key-stability", record);
   expect_fail(verdict, {1, 3});
   EXPECT_MENTIONS(verdict, kOp42);
   EXPECT_MENTIONS(verdict, "2 keys");
@@ -300,7 +345,7 @@ TEST_F(Checkers, KeyStabilityNamesTheFirstPostOfEachKey) {
 
 TEST_F(Checkers, KeyStabilityFailsWhenARerunDerivesANewKey) {
   const auto record = rerun_with_a_new_key();
-  expect_fail(check_key_stability(record), {1, 2});
+  expect_fail(check("key-stability", record), {1, 2});
 }
 
 // --- payload-stability ---
@@ -311,7 +356,7 @@ TEST_F(Checkers, PayloadStabilityPassesWhateverTheKeyOrderOfTheSentPayload) {
   const auto record =
       run({invocation(1, 1, succeeded("job_1"))},
           {post({.seq = 1, .payload = reordered, .job = "job_1"})}, {job("job_1", "k42")});
-  const Verdict verdict = check_payload_stability(record);
+  const Verdict verdict = check("payload-stability", record);
   EXPECT_EQ(verdict.id, "payload-stability");
   expect_pass(verdict);
 }
@@ -321,7 +366,7 @@ TEST_F(Checkers, PayloadStabilityFailsWhenARetryCarriesAnotherPayload) {
       {invocation(1, 2, succeeded("job_1"))},
       {fail_before_commit(1), post({.seq = 2, .at = 300, .payload = drifted_42(), .job = "job_1"})},
       {job("job_1", "k42")});
-  const Verdict verdict = check_payload_stability(record);
+  const Verdict verdict = check("payload-stability", record);
   expect_fail(verdict, {2});
   EXPECT_MENTIONS(verdict, "key k42 (seq 2)");
   EXPECT_MENTIONS(verdict, kOp42);
@@ -331,10 +376,9 @@ TEST_F(Checkers, PayloadStabilityFailsWhenARetryCarriesAnotherPayload) {
 TEST_F(Checkers, PayloadStabilitySaysWhenTheProviderRefusedTheChangedPayloadWith422) {
   const auto record =
       run({invocation(1, 2, failed())},
-          {post({.seq = 1, .fault = "commit-then-error", .status = 503, .job = "job_1"}),
-           rejected_drift(2, 300)},
+          {post({.seq = 1, .fault = "commit-then-error", .job = "job_1"}), rejected_drift(2, 300)},
           {job("job_1", "k42")});
-  const Verdict verdict = check_payload_stability(record);
+  const Verdict verdict = check("payload-stability", record);
   expect_fail(verdict, {2});
   EXPECT_MENTIONS(verdict, "key k42 (seq 2)");
   EXPECT_MENTIONS(verdict, "refused it with 422");
@@ -344,7 +388,7 @@ TEST_F(Checkers, PayloadStabilityJudgesEachInvocationByThePayloadItWasGiven) {
   // The payload-change scenario: the second invocation is asked for a changed amount and
   // faithfully sends it; the 422 is the provider's, not the client's doing.
   const auto record = payload_change();
-  expect_pass(check_payload_stability(record));
+  expect_pass(check("payload-stability", record));
 }
 
 TEST_F(Checkers, PayloadStabilityDoesNotJudgeAPostWhosePayloadTheProviderNeverRead) {
@@ -352,7 +396,7 @@ TEST_F(Checkers, PayloadStabilityDoesNotJudgeAPostWhosePayloadTheProviderNeverRe
   // its journal entry has no fingerprint. The client sent the right payload; that 400 is
   // no-retry-of-definitive's business, not "a payload other than the one asked for".
   const auto record = run({invocation(1, 1, failed())}, {keyless(1)});
-  const Verdict verdict = check_payload_stability(record);
+  const Verdict verdict = check("payload-stability", record);
   EXPECT_NE(to_string(verdict.status), "fail") << verdict.explanation;
 }
 
@@ -361,18 +405,16 @@ TEST_F(Checkers, PayloadStabilityDoesNotJudgeAPostWhosePayloadTheProviderNeverRe
 TEST_F(Checkers, FailClosedIsNotApplicableWithoutAnAmbiguousOutcome) {
   const auto record =
       run({invocation(1, 2, succeeded("job_1"))},
-          {post({.seq = 1, .fault = "commit-then-error", .status = 503, .job = "job_1"}),
-           replay(2, 300)},
+          {post({.seq = 1, .fault = "commit-then-error", .job = "job_1"}), replay(2, 300)},
           {job("job_1", "k42")});
-  const Verdict verdict = check_fail_closed(record);
+  const Verdict verdict = check("fail-closed", record);
   EXPECT_EQ(verdict.id, "fail-closed");
   expect_not_applicable(verdict);
 }
 
 struct Ambiguity {
   std::string fault;
-  json status;  // what the provider journals for it
-  json job;
+  std::optional<std::string> job;  // the job it stored, if any
   std::string described;
 };
 
@@ -380,15 +422,14 @@ class FailClosedAfter : public Checkers, public ::testing::WithParamInterface<Am
 
 TEST_P(FailClosedAfter, ABlindPostWithTheSameKeyFailsWithBothSeqs) {
   const Ambiguity& a = GetParam();
-  const auto record = run({invocation(1, 2, succeeded("job_1"))},
-                          {post({.seq = 1, .fault = a.fault, .status = a.status, .job = a.job}),
-                           post({.seq = 2,
-                                 .at = 300,
-                                 .outcome = a.job.is_null() ? "new" : "replay",
-                                 .status = a.job.is_null() ? json(201) : json(200),
-                                 .job = "job_1"})},
-                          {job("job_1", "k42")});
-  const Verdict verdict = check_fail_closed(record);
+  const auto record = run(
+      {invocation(1, 2, succeeded("job_1"))},
+      {post({.seq = 1, .fault = a.fault, .job = a.job}),
+       a.job
+           ? post({.seq = 2, .at = 300, .outcome = Outcome::replay, .status = 200, .job = "job_1"})
+           : post({.seq = 2, .at = 300, .job = "job_1"})},
+      {job("job_1", "k42")});
+  const Verdict verdict = check("fail-closed", record);
   expect_fail(verdict, {1, 2});
   EXPECT_MENTIONS(verdict, "key k42");
   EXPECT_MENTIONS(verdict, "re-sent (seq 2)");
@@ -398,27 +439,27 @@ TEST_P(FailClosedAfter, ABlindPostWithTheSameKeyFailsWithBothSeqs) {
 TEST_P(FailClosedAfter, ALookupFirstPasses) {
   const Ambiguity& a = GetParam();
   const auto record = run({invocation(1, 2, succeeded("job_1"))},
-                          {post({.seq = 1, .fault = a.fault, .status = a.status, .job = a.job}),
+                          {post({.seq = 1, .fault = a.fault, .job = a.job}),
                            lookup({.seq = 2, .at = 300, .job = "job_1"})},
                           {job("job_1", "k42")});
-  expect_pass(check_fail_closed(record));
+  expect_pass(check("fail-closed", record));
 }
 
 TEST_P(FailClosedAfter, StoppingWithoutAnotherRequestPasses) {
   const Ambiguity& a = GetParam();
-  const auto record = run({invocation(1, 1, unknown())},
-                          {post({.seq = 1, .fault = a.fault, .status = a.status, .job = a.job})},
-                          {job("job_1", "k42")});
-  expect_pass(check_fail_closed(record));
+  const auto record =
+      run({invocation(1, 1, unknown())}, {post({.seq = 1, .fault = a.fault, .job = a.job})},
+          {job("job_1", "k42")});
+  expect_pass(check("fail-closed", record));
 }
 
 INSTANTIATE_TEST_SUITE_P(
     HiddenOutcomes, FailClosedAfter,
-    ::testing::Values(Ambiguity{"commit-then-drop", nullptr, "job_1", "a dropped connection"},
-                      Ambiguity{"drop-before-commit", nullptr, nullptr, "a dropped connection"},
-                      Ambiguity{"commit-then-reset", nullptr, "job_1", "a reset connection"},
-                      Ambiguity{"commit-then-truncate", 201, "job_1", "a truncated response"},
-                      Ambiguity{"commit-then-500", 500, "job_1", "a 500"}),
+    ::testing::Values(Ambiguity{"commit-then-drop", "job_1", "a dropped connection"},
+                      Ambiguity{"drop-before-commit", std::nullopt, "a dropped connection"},
+                      Ambiguity{"commit-then-reset", "job_1", "a reset connection"},
+                      Ambiguity{"commit-then-truncate", "job_1", "a truncated response"},
+                      Ambiguity{"commit-then-500", "job_1", "a 500"}),
     [](const ::testing::TestParamInfo<Ambiguity>& param_info) {
       std::string name = param_info.param.fault;
       std::erase(name, '-');
@@ -427,21 +468,20 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST_F(Checkers, FailClosedAllowsAResubmissionAfterALookupMiss) {
   const auto record = run({invocation(1, 3, succeeded("job_1"))},
-                          {post({.seq = 1, .fault = "drop-before-commit", .status = nullptr}),
-                           lookup({.seq = 2, .at = 300, .outcome = "lookup_miss"}),
+                          {post({.seq = 1, .fault = "drop-before-commit"}),
+                           lookup({.seq = 2, .at = 300, .outcome = Outcome::lookup_miss}),
                            post({.seq = 3, .at = 600, .job = "job_1"})},
                           {job("job_1", "k42")});
-  expect_pass(check_fail_closed(record));
+  expect_pass(check("fail-closed", record));
 }
 
 TEST_F(Checkers, FailClosedLooksOnlyAtRequestsAboutTheSameKey) {
   // Another operation's POST in between is not "the next request about k42".
-  const auto record =
-      run({invocation(1, 3, succeeded("job_1"))},
-          {post({.seq = 1, .fault = "commit-then-drop", .status = nullptr, .job = "job_1"}),
-           post_43(2, 100), lookup({.seq = 3, .at = 300, .job = "job_1"})},
-          {job("job_1", "k42"), job_43()});
-  expect_pass(check_fail_closed(record));
+  const auto record = run({invocation(1, 3, succeeded("job_1"))},
+                          {post({.seq = 1, .fault = "commit-then-drop", .job = "job_1"}),
+                           post_43(2, 100), lookup({.seq = 3, .at = 300, .job = "job_1"})},
+                          {job("job_1", "k42"), job_43()});
+  expect_pass(check("fail-closed", record));
 }
 
 TEST_F(Checkers, FailClosedCommitThenDelayFollowedByAPostBeforeTheResponseFails) {
@@ -449,9 +489,9 @@ TEST_F(Checkers, FailClosedCommitThenDelayFollowedByAPostBeforeTheResponseFails)
       run({invocation(1, 2, succeeded("job_1"))},
           {post({.seq = 1, .fault = "commit-then-delay:3s", .job = "job_1"}), replay(2, 100)},
           {job("job_1", "k42")});
-  const Verdict verdict = check_fail_closed(record);
+  const Verdict verdict = check("fail-closed", record);
   expect_fail(verdict, {1, 2});
-  EXPECT_MENTIONS(verdict, "commit-then-delay:3s");
+  EXPECT_MENTIONS(verdict, "answered 3000 ms after it arrived");
   EXPECT_MENTIONS(verdict, "seq 1");
   EXPECT_MENTIONS(verdict, "seq 2");
 }
@@ -461,7 +501,7 @@ TEST_F(Checkers, FailClosedCommitThenDelayFollowedByAPostAfterTheResponseIsNotAm
       run({invocation(1, 2, succeeded("job_1"))},
           {post({.seq = 1, .fault = "commit-then-delay:3s", .job = "job_1"}), replay(2, 4000)},
           {job("job_1", "k42")});
-  expect_not_applicable(check_fail_closed(record));
+  expect_not_applicable(check("fail-closed", record));
 }
 
 TEST_F(Checkers, FailClosedCommitThenDelayFollowedByALookupPasses) {
@@ -469,7 +509,7 @@ TEST_F(Checkers, FailClosedCommitThenDelayFollowedByALookupPasses) {
                           {post({.seq = 1, .fault = "commit-then-delay:3s", .job = "job_1"}),
                            lookup({.seq = 2, .at = 600, .job = "job_1"})},
                           {job("job_1", "k42")});
-  expect_pass(check_fail_closed(record));
+  expect_pass(check("fail-closed", record));
 }
 
 // --- attempt-budget ---
@@ -479,21 +519,21 @@ TEST_F(Checkers, AttemptBudgetPassesAtTheBudget) {
                           {fail_before_commit(1), fail_before_commit(2, 200),
                            post({.seq = 3, .at = 600, .job = "job_1"})},
                           {job("job_1", "k42")});
-  const Verdict verdict = check_attempt_budget(record);
+  const Verdict verdict = check("attempt-budget", record);
   EXPECT_EQ(verdict.id, "attempt-budget");
   expect_pass(verdict);
   EXPECT_MENTIONS(verdict, "3 attempts");
 }
 
 TEST_F(Checkers, AttemptBudgetNamesTheFirstPostOverIt) {
-  const auto record =
-      run({invocation(1, 6, succeeded("job_1"))},
-          {fail_before_commit(1), fail_before_commit(2, 200),
-           lookup({.seq = 3, .at = 500, .outcome = "lookup_miss"}), fail_before_commit(4, 600),
-           lookup({.seq = 5, .at = 900, .outcome = "lookup_miss"}),
-           post({.seq = 6, .at = 1400, .job = "job_1"})},
-          {job("job_1", "k42")});
-  const Verdict verdict = check_attempt_budget(record);
+  const auto record = run(
+      {invocation(1, 6, succeeded("job_1"))},
+      {fail_before_commit(1), fail_before_commit(2, 200),
+       lookup({.seq = 3, .at = 500, .outcome = Outcome::lookup_miss}), fail_before_commit(4, 600),
+       lookup({.seq = 5, .at = 900, .outcome = Outcome::lookup_miss}),
+       post({.seq = 6, .at = 1400, .job = "job_1"})},
+      {job("job_1", "k42")});
+  const Verdict verdict = check("attempt-budget", record);
   expect_fail(verdict, {6});  // the 4th POST; lookups do not count
   EXPECT_MENTIONS(verdict, kOp42);
   EXPECT_MENTIONS(verdict, "sent 4 POSTs; the budget is 3");
@@ -507,7 +547,7 @@ TEST_F(Checkers, AttemptBudgetIsPerRunOfTheClient) {
           {fail_before_commit(1), fail_before_commit(2, 200), fail_before_commit(3, 900),
            post({.seq = 4, .at = 1200, .job = "job_1"})},
           {job("job_1", "k42")});
-  expect_pass(check_attempt_budget(within));
+  expect_pass(check("attempt-budget", within));
 
   // The second run alone went over it: the evidence is its own 4th POST.
   const auto over =
@@ -515,7 +555,7 @@ TEST_F(Checkers, AttemptBudgetIsPerRunOfTheClient) {
           {fail_before_commit(1), fail_before_commit(2, 900), fail_before_commit(3, 1100),
            fail_before_commit(4, 1500), post({.seq = 5, .at = 2300, .job = "job_1"})},
           {job("job_1", "k42")});
-  const Verdict verdict = check_attempt_budget(over);
+  const Verdict verdict = check("attempt-budget", over);
   expect_fail(verdict, {5});
   EXPECT_MENTIONS(verdict, "invocation 2 (" + kOp42 + ") sent 4 POSTs");
 }
@@ -527,7 +567,7 @@ TEST_F(Checkers, BackoffIsNotApplicableWithoutRetries) {
   const auto record =
       run({invocation(1, 1, succeeded("job_1")), invocation(2, 2, succeeded("job_1"), 1)},
           {post({.seq = 1, .job = "job_1"}), replay(2, 1)}, {job("job_1", "k42")});
-  const Verdict verdict = check_backoff(record);
+  const Verdict verdict = check("backoff", record);
   EXPECT_EQ(verdict.id, "backoff");
   expect_not_applicable(verdict);
 }
@@ -537,7 +577,7 @@ TEST_F(Checkers, BackoffFailsBelowTheFloorWithBothSeqs) {
       run({invocation(1, 2, succeeded("job_1"))},
           {fail_before_commit(1, 1000), post({.seq = 2, .at = 1010, .job = "job_1"})},
           {job("job_1", "k42")});
-  const Verdict verdict = check_backoff(record);
+  const Verdict verdict = check("backoff", record);
   expect_fail(verdict, {1, 2});
   EXPECT_MENTIONS(verdict, "attempt 2 of " + kOp42 + " (seq 2)");
   EXPECT_MENTIONS(verdict, "10 ms");
@@ -551,43 +591,42 @@ TEST_F(Checkers, BackoffPassesAtOrAboveTheFloor) {
         run({invocation(1, 2, succeeded("job_1"))},
             {fail_before_commit(1, 1000), post({.seq = 2, .at = 1000 + gap, .job = "job_1"})},
             {job("job_1", "k42")});
-    const Verdict verdict = check_backoff(record);
+    const Verdict verdict = check("backoff", record);
     expect_pass(verdict);
     EXPECT_MENTIONS(verdict, "50 ms");
   }
 }
 
 TEST_F(Checkers, BackoffMeasuresFromPostToPostNotFromTheLookupBetween) {
-  const auto record =
-      run({invocation(1, 3, succeeded("job_1"))},
-          {post({.seq = 1, .at = 0, .fault = "drop-before-commit", .status = nullptr}),
-           lookup({.seq = 2, .at = 5, .outcome = "lookup_miss"}),
-           post({.seq = 3, .at = 60, .job = "job_1"})},
-          {job("job_1", "k42")});
-  expect_pass(check_backoff(record));
+  const auto record = run({invocation(1, 3, succeeded("job_1"))},
+                          {post({.seq = 1, .at = 0, .fault = "drop-before-commit"}),
+                           lookup({.seq = 2, .at = 5, .outcome = Outcome::lookup_miss}),
+                           post({.seq = 3, .at = 60, .job = "job_1"})},
+                          {job("job_1", "k42")});
+  expect_pass(check("backoff", record));
 }
 
 // --- retry-after ---
 
 TEST_F(Checkers, RetryAfterIsNotApplicableWithoutA429) {
   const auto record = one_503_then_job_1();
-  const Verdict verdict = check_retry_after(record);
+  const Verdict verdict = check("retry-after", record);
   EXPECT_EQ(verdict.id, "retry-after");
   expect_not_applicable(verdict);
 }
 
 TEST_F(Checkers, RetryAfterIsNotApplicableWhenThe429WasNotRetried) {
-  const auto record = run({invocation(1, 1, failed())},
-                          {post({.seq = 1, .fault = "rate-limited:2", .status = 429})});
-  expect_not_applicable(check_retry_after(record));
+  const auto record =
+      run({invocation(1, 1, failed())}, {post({.seq = 1, .fault = "rate-limited:2"})});
+  expect_not_applicable(check("retry-after", record));
 }
 
 TEST_F(Checkers, RetryAfterFailsWhenTheRetryCameSooner) {
   const auto record = run({invocation(1, 2, succeeded("job_1"))},
-                          {post({.seq = 1, .at = 100, .fault = "rate-limited:2", .status = 429}),
+                          {post({.seq = 1, .at = 100, .fault = "rate-limited:2"}),
                            post({.seq = 2, .at = 1600, .job = "job_1"})},
                           {job("job_1", "k42")});
-  const Verdict verdict = check_retry_after(record);
+  const Verdict verdict = check("retry-after", record);
   expect_fail(verdict, {1, 2});
   EXPECT_MENTIONS(verdict, "Retry-After: 2 (seq 1)");
   EXPECT_MENTIONS(verdict, "1500 ms later (seq 2)");
@@ -595,10 +634,10 @@ TEST_F(Checkers, RetryAfterFailsWhenTheRetryCameSooner) {
 
 TEST_F(Checkers, RetryAfterPassesWhenTheRetryWaitedLongEnough) {
   const auto record = run({invocation(1, 2, succeeded("job_1"))},
-                          {post({.seq = 1, .at = 100, .fault = "rate-limited:2", .status = 429}),
+                          {post({.seq = 1, .at = 100, .fault = "rate-limited:2"}),
                            post({.seq = 2, .at = 2100, .job = "job_1"})},
                           {job("job_1", "k42")});
-  expect_pass(check_retry_after(record));
+  expect_pass(check("retry-after", record));
 }
 
 TEST_F(Checkers, RetryAfterWithoutASecondsParameterMeansOneSecond) {
@@ -606,10 +645,10 @@ TEST_F(Checkers, RetryAfterWithoutASecondsParameterMeansOneSecond) {
   for (const auto& [gap, expected] :
        {std::pair{999, VerdictStatus::fail}, std::pair{1000, VerdictStatus::pass}}) {
     const auto record = run({invocation(1, 2, succeeded("job_1"))},
-                            {post({.seq = 1, .at = 0, .fault = "rate-limited", .status = 429}),
+                            {post({.seq = 1, .at = 0, .fault = "rate-limited"}),
                              post({.seq = 2, .at = gap, .job = "job_1"})},
                             {job("job_1", "k42")});
-    EXPECT_EQ(to_string(check_retry_after(record).status), to_string(expected)) << gap;
+    EXPECT_EQ(to_string(check("retry-after", record).status), to_string(expected)) << gap;
   }
 }
 
@@ -617,7 +656,7 @@ TEST_F(Checkers, RetryAfterWithoutASecondsParameterMeansOneSecond) {
 
 TEST_F(Checkers, NoRetryOfDefinitiveIsNotApplicableWithout400Or422) {
   const auto record = one_503_then_job_1();
-  const Verdict verdict = check_no_retry_of_definitive(record);
+  const Verdict verdict = check("no-retry-of-definitive", record);
   EXPECT_EQ(verdict.id, "no-retry-of-definitive");
   expect_not_applicable(verdict);
 }
@@ -627,14 +666,14 @@ TEST_F(Checkers, NoRetryOfDefinitiveFailsWhenA422IsRetriedInTheSameInvocation) {
       {invocation(1, 1, succeeded("job_1")), invocation(2, 3, failed(), 1, kOp42, drifted_42())},
       {post({.seq = 1, .job = "job_1"}), rejected_drift(2, 500), rejected_drift(3, 800)},
       {job("job_1", "k42")});
-  const Verdict verdict = check_no_retry_of_definitive(record);
+  const Verdict verdict = check("no-retry-of-definitive", record);
   expect_fail(verdict, {2, 3});
   EXPECT_MENTIONS(verdict, "re-sent (seq 3) after a 422 (seq 2)");
 }
 
 TEST_F(Checkers, NoRetryOfDefinitiveFailsWhenA400IsRetried) {
   const auto record = run({invocation(1, 2, failed())}, {keyless(1), keyless(2, 300)});
-  const Verdict verdict = check_no_retry_of_definitive(record);
+  const Verdict verdict = check("no-retry-of-definitive", record);
   expect_fail(verdict, {1, 2});
   EXPECT_MENTIONS(verdict, "after a 400 (seq 1)");
 }
@@ -644,18 +683,17 @@ TEST_F(Checkers, NoRetryOfDefinitivePassesWhenOnlyALaterInvocationSendsAgain) {
       {invocation(1, 1, failed(), 0, kOp42, drifted_42()), invocation(2, 2, succeeded("job_1"), 1)},
       {rejected_drift(1, 0, "job_0"), post({.seq = 2, .at = 900, .job = "job_1"})},
       {job("job_1", "k42")});
-  expect_pass(check_no_retry_of_definitive(record));
+  expect_pass(check("no-retry-of-definitive", record));
 }
 
 // --- truthful-outcome ---
 
 TEST_F(Checkers, TruthfulOutcomePassesForAJobTheProviderHoldsForTheOperation) {
-  const auto record =
-      run({invocation(1, 2, succeeded("job_1"))},
-          {post({.seq = 1, .fault = "commit-then-drop", .status = nullptr, .job = "job_1"}),
-           lookup({.seq = 2, .at = 300, .job = "job_1"})},
-          {job("job_1", "k42")});
-  const Verdict verdict = check_truthful_outcome(record);
+  const auto record = run({invocation(1, 2, succeeded("job_1"))},
+                          {post({.seq = 1, .fault = "commit-then-drop", .job = "job_1"}),
+                           lookup({.seq = 2, .at = 300, .job = "job_1"})},
+                          {job("job_1", "k42")});
+  const Verdict verdict = check("truthful-outcome", record);
   EXPECT_EQ(verdict.id, "truthful-outcome");
   expect_pass(verdict);
 }
@@ -663,7 +701,7 @@ TEST_F(Checkers, TruthfulOutcomePassesForAJobTheProviderHoldsForTheOperation) {
 TEST_F(Checkers, TruthfulOutcomeFailsForAJobTheProviderDoesNotHold) {
   const auto record = run({invocation(1, 1, succeeded("job_9"))},
                           {post({.seq = 1, .job = "job_1"})}, {job("job_1", "k42")});
-  const Verdict verdict = check_truthful_outcome(record);
+  const Verdict verdict = check("truthful-outcome", record);
   EXPECT_EQ(to_string(verdict.status), "fail") << verdict.explanation;
   EXPECT_MENTIONS(verdict, "invocation 1 (" + kOp42 + ") reported succeeded with job_9");
 }
@@ -672,7 +710,7 @@ TEST_F(Checkers, TruthfulOutcomeFailsForAJobHeldForAnotherOperation) {
   const auto record =
       run({invocation(1, 1, succeeded("job_1")), invocation_43(2, 2, succeeded("job_1"))},
           {post({.seq = 1, .job = "job_1"}), post_43(2, 300)}, {job("job_1", "k42"), job_43()});
-  const Verdict verdict = check_truthful_outcome(record);
+  const Verdict verdict = check("truthful-outcome", record);
   EXPECT_EQ(to_string(verdict.status), "fail") << verdict.explanation;
   EXPECT_MENTIONS(verdict, "invocation 2 (" + kOp43 + ") reported succeeded with job_1");
 }
@@ -680,9 +718,8 @@ TEST_F(Checkers, TruthfulOutcomeFailsForAJobHeldForAnotherOperation) {
 TEST_F(Checkers, TruthfulOutcomeFailsWhenFailedIsReportedForAJobCreatedWithThisPayload) {
   const auto record =
       run({invocation(1, 1, failed())},
-          {post({.seq = 1, .fault = "commit-then-drop", .status = nullptr, .job = "job_1"})},
-          {job("job_1", "k42")});
-  const Verdict verdict = check_truthful_outcome(record);
+          {post({.seq = 1, .fault = "commit-then-drop", .job = "job_1"})}, {job("job_1", "k42")});
+  const Verdict verdict = check("truthful-outcome", record);
   expect_fail(verdict, {1});
   EXPECT_MENTIONS(verdict, "invocation 1 (" + kOp42 + ") reported failed");
   EXPECT_MENTIONS(verdict, "job_1 for key k42 (created at seq 1)");
@@ -690,7 +727,7 @@ TEST_F(Checkers, TruthfulOutcomeFailsWhenFailedIsReportedForAJobCreatedWithThisP
 
 TEST_F(Checkers, TruthfulOutcomeAcceptsFailedWhenTheOnlyJobWasCreatedWithAnotherPayload) {
   const auto record = payload_change();
-  expect_pass(check_truthful_outcome(record));
+  expect_pass(check("truthful-outcome", record));
 }
 
 TEST_F(Checkers, TruthfulOutcomeAcceptsFailedWhenOnlyALaterRunCreatedTheJob) {
@@ -701,25 +738,24 @@ TEST_F(Checkers, TruthfulOutcomeAcceptsFailedWhenOnlyALaterRunCreatedTheJob) {
           {fail_before_commit(1), fail_before_commit(2, 200), fail_before_commit(3, 600),
            post({.seq = 4, .at = 2000, .job = "job_1"})},
           {job("job_1", "k42")});
-  expect_pass(check_truthful_outcome(record));
+  expect_pass(check("truthful-outcome", record));
 }
 
 TEST_F(Checkers, TruthfulOutcomeAllowsUnknownAndCountsIt) {
-  const auto record =
-      run({invocation(1, 2, unknown())},
-          {post({.seq = 1, .fault = "commit-then-drop", .status = nullptr, .job = "job_1"}),
-           lookup({.seq = 2, .at = 300, .outcome = "lookup_failed"})},
-          {job("job_1", "k42")});
-  const Verdict verdict = check_truthful_outcome(record);
+  const auto record = run({invocation(1, 2, unknown())},
+                          {post({.seq = 1, .fault = "commit-then-drop", .job = "job_1"}),
+                           lookup({.seq = 2, .at = 300, .outcome = Outcome::lookup_failed})},
+                          {job("job_1", "k42")});
+  const Verdict verdict = check("truthful-outcome", record);
   expect_pass(verdict);
   EXPECT_MENTIONS(verdict, "1 unknown");
 }
 
 TEST_F(Checkers, TruthfulOutcomeIgnoresInvocationsWithoutAnOutcome) {
-  auto killed = invocation(1, 1, nullptr);
+  auto killed = invocation(1, 1, std::nullopt);
   killed.killed = true;
   const auto record = run({killed}, {commit_then_delay_10s()}, {job("job_1", "k42")});
-  expect_pass(check_truthful_outcome(record));
+  expect_pass(check("truthful-outcome", record));
 }
 
 // --- crash-recovery ---
@@ -728,13 +764,13 @@ TEST_F(Checkers, CrashRecoveryIsNotApplicableWithoutAKill) {
   const auto record =
       run({invocation(1, 1, succeeded("job_1")), invocation(2, 2, succeeded("job_1"), 1)},
           {post({.seq = 1, .job = "job_1"}), replay(2, 500)}, {job("job_1", "k42")});
-  const Verdict verdict = check_crash_recovery(record);
+  const Verdict verdict = check("crash-recovery", record);
   EXPECT_EQ(verdict.id, "crash-recovery");
   expect_not_applicable(verdict);
 }
 
 InvocationResult killed_first() {
-  auto result = invocation(1, 1, nullptr);
+  auto result = invocation(1, 1, std::nullopt);
   result.killed = true;
   result.exit = "killed by SIGKILL";
   return result;
@@ -743,7 +779,7 @@ InvocationResult killed_first() {
 TEST_F(Checkers, CrashRecoveryFailsWhenTheRerunStartsWithAPost) {
   const auto record = run({killed_first(), invocation(2, 2, succeeded("job_1"), 1)},
                           {commit_then_delay_10s(), replay(2, 200)}, {job("job_1", "k42")});
-  const Verdict verdict = check_crash_recovery(record);
+  const Verdict verdict = check("crash-recovery", record);
   expect_fail(verdict, {2});
   EXPECT_MENTIONS(verdict, "the first request for " + kOp42 + " was POST /jobs (seq 2)");
 }
@@ -752,7 +788,7 @@ TEST_F(Checkers, CrashRecoveryPassesWhenTheRerunLooksUpFirst) {
   const auto record = run({killed_first(), invocation(2, 2, succeeded("job_1"), 1)},
                           {commit_then_delay_10s(), lookup({.seq = 2, .at = 200, .job = "job_1"})},
                           {job("job_1", "k42")});
-  expect_pass(check_crash_recovery(record));
+  expect_pass(check("crash-recovery", record));
 }
 
 TEST_F(Checkers, CrashRecoveryFailsOnASecondJobAfterTheRestart) {
@@ -761,7 +797,7 @@ TEST_F(Checkers, CrashRecoveryFailsOnASecondJobAfterTheRestart) {
       run({killed_first(), invocation(2, 2, succeeded("job_2"), 1)},
           {commit_then_delay_10s(), post({.seq = 2, .at = 200, .key = "k42-new", .job = "job_2"})},
           {job("job_1", "k42"), job("job_2", "k42-new")});
-  const Verdict verdict = check_crash_recovery(record);
+  const Verdict verdict = check("crash-recovery", record);
   expect_fail(verdict, {1, 2});
   EXPECT_MENTIONS(verdict, "POST /jobs (seq 2)");
   EXPECT_MENTIONS(verdict, "and 1 more");
@@ -771,10 +807,10 @@ TEST_F(Checkers, CrashRecoveryFailsOnASecondJobEvenAfterALookup) {
   const auto record =
       run({killed_first(), invocation(2, 3, succeeded("job_2"), 1)},
           {commit_then_delay_10s(),
-           lookup({.seq = 2, .at = 200, .key = "k42-new", .outcome = "lookup_miss"}),
+           lookup({.seq = 2, .at = 200, .key = "k42-new", .outcome = Outcome::lookup_miss}),
            post({.seq = 3, .at = 300, .key = "k42-new", .job = "job_2"})},
           {job("job_1", "k42"), job("job_2", "k42-new")});
-  const Verdict verdict = check_crash_recovery(record);
+  const Verdict verdict = check("crash-recovery", record);
   expect_fail(verdict, {1, 3});
   EXPECT_MENTIONS(verdict, "after the restart");
   EXPECT_MENTIONS(verdict, "2 jobs");
@@ -782,24 +818,24 @@ TEST_F(Checkers, CrashRecoveryFailsOnASecondJobEvenAfterALookup) {
 
 TEST_F(Checkers, CrashRecoveryPassesWhenNothingRunsAfterTheKill) {
   const auto record = run({killed_first()}, {commit_then_delay_10s()}, {job("job_1", "k42")});
-  expect_pass(check_crash_recovery(record));
+  expect_pass(check("crash-recovery", record));
 }
 
 // --- client-error ---
 
 TEST_F(Checkers, ClientErrorPassesWhenEveryInvocationPrintedAnOutcome) {
   const auto record = one_post_job_1();
-  const Verdict verdict = check_client_error(record);
+  const Verdict verdict = check("client-error", record);
   EXPECT_EQ(verdict.id, "client-error");
   expect_pass(verdict);
 }
 
 TEST_F(Checkers, ClientErrorNamesTheInvocationAndWhatWentWrong) {
-  auto broken = invocation_43(2, 1, nullptr);
+  auto broken = invocation_43(2, 1, std::nullopt);
   broken.client_error = "printed \"garbage\", which is not a JSON object (exit code 0)";
   const auto record = run({invocation(1, 1, succeeded("job_1")), broken},
                           {post({.seq = 1, .job = "job_1"})}, {job("job_1", "k42")});
-  const Verdict verdict = check_client_error(record);
+  const Verdict verdict = check("client-error", record);
   EXPECT_EQ(to_string(verdict.status), "fail");
   EXPECT_TRUE(verdict.evidence.empty());
   EXPECT_MENTIONS(verdict, "invocation 2 (" + kOp43 + "): printed \"garbage\"");
@@ -809,14 +845,14 @@ TEST_F(Checkers, ClientErrorIgnoresAnInvocationKilledOnPurpose) {
   auto killed = killed_first();
   killed.client_error = "killed";
   const auto record = run({killed}, {commit_then_delay_10s()}, {job("job_1", "k42")});
-  expect_pass(check_client_error(record));
+  expect_pass(check("client-error", record));
 }
 
 // --- judge ---
 
 TEST_F(Checkers, JudgeReturnsEveryVerdictInReportOrder) {
   const auto record = one_post_job_1();
-  const auto verdicts = judge(record);
+  const auto verdicts = judge(record.evidence());
   std::vector<std::string> ids;
   for (const auto& verdict : verdicts) {
     ids.push_back(verdict.id);
@@ -829,7 +865,7 @@ TEST_F(Checkers, JudgeReturnsEveryVerdictInReportOrder) {
 TEST_F(Checkers, JudgeFlagsTheFreshKeyAntiPattern) {
   const auto record = fresh_key_retry();
   std::vector<std::string> failing;
-  for (const auto& verdict : judge(record)) {
+  for (const auto& verdict : judge(record.evidence())) {
     if (verdict.status == VerdictStatus::fail) failing.push_back(verdict.id);
   }
   EXPECT_EQ(failing, (std::vector<std::string>{"no-duplicate-effect", "key-stability"}));

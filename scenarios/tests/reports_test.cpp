@@ -1,6 +1,6 @@
 // The report writers on a run summary built by hand: one scenario that met its expectations,
 // one that did not (a duplicate effect after a dropped response, and a client error).
-#include "scenarios/reports.hpp"
+#include "scenarios/reports/reports.hpp"
 
 #include <gtest/gtest.h>
 
@@ -17,14 +17,35 @@ using nlohmann::json;
 
 const std::string kAwkwardKey = "order<&\">42";
 
-json entry(std::uint64_t seq, std::int64_t at, const std::string& key, const std::string& outcome,
-           const json& fault, const json& status, bool delivered, const json& job) {
-  return {{"seq", seq},         {"atMs", at},
-          {"method", "POST"},   {"path", "/jobs"},
-          {"key", key},         {"fingerprint", "sha256:ab"},
-          {"outcome", outcome}, {"fault", fault},
-          {"status", status},   {"delivered", delivered},
-          {"jobId", job}};
+using provider::Delivery;
+using provider::JournalEntry;
+using provider::Outcome;
+
+// A create as the provider journals it; no status and a drop when `status` is empty.
+JournalEntry entry(std::uint64_t seq, std::int64_t at, const std::string& key, Outcome outcome,
+                   const std::string& fault, std::optional<int> status,
+                   std::optional<std::string> job) {
+  return {.seq = seq,
+          .at = Millis(at),
+          .method = "POST",
+          .path = "/jobs",
+          .kind = provider::RequestKind::create,
+          .key = key,
+          .fingerprint = "sha256:ab",
+          .outcome = outcome,
+          .fault = provider::parse_fault(fault),
+          .answered_at = Millis(at),
+          .delivery = status ? Delivery::respond : Delivery::drop,
+          .status = status,
+          .job_id = std::move(job)};
+}
+
+provider::JobRecord job(const std::string& id, const std::string& key, const std::string& order) {
+  return {id, key, {{"id", id}, {"orderId", order}}};
+}
+
+OutcomeLine outcome_line(const json& line) {
+  return *outcome_line_of(line).line;
 }
 
 ScenarioResult met_scenario() {
@@ -34,16 +55,16 @@ ScenarioResult met_scenario() {
   result.file = "catalog/a.json";
   result.client = "reference";
   result.seed = 42;
-  result.journal = json::array({entry(1, 0, "k-a", "new", "fail-before-commit", 503, true, nullptr),
-                                entry(2, 120, "k-a", "new", "none", 201, true, "job_a1")});
-  result.jobs = json::array({{{"id", "job_a1"}, {"key", "k-a"}, {"orderId", "order-1"}}});
+  result.journal = {entry(1, 0, "k-a", Outcome::new_operation, "fail-before-commit", 503, {}),
+                    entry(2, 120, "k-a", Outcome::new_operation, "none", 201, "job_a1")};
+  result.jobs = {job("job_a1", "k-a", "order-1")};
   InvocationResult invocation;
   invocation.operation = "fulfillment:order-1";
   invocation.payload = {{"orderId", "order-1"}};
   invocation.first_seq = 1;
   invocation.last_seq = 2;
   invocation.ended_at = Millis(130);
-  invocation.outcome = {{"outcome", "succeeded"}, {"jobId", "job_a1"}};
+  invocation.outcome = outcome_line({{"outcome", "succeeded"}, {"jobId", "job_a1"}});
   invocation.exit = "exit code 0";
   result.invocations.push_back(invocation);
   result.verdicts = {
@@ -72,12 +93,11 @@ ScenarioResult failing_scenario() {
   result.file = "catalog/c.json";
   result.client = "mutant:blind-retry";
   result.seed = 43;
-  result.journal =
-      json::array({entry(1, 5, kAwkwardKey, "new", "commit-then-drop", nullptr, false, "job_c1"),
-                   entry(2, 260, kAwkwardKey + "-2", "new", "none", 201, true, "job_c2")});
-  result.jobs =
-      json::array({{{"id", "job_c1"}, {"key", kAwkwardKey}, {"orderId", "order-42"}},
-                   {{"id", "job_c2"}, {"key", kAwkwardKey + "-2"}, {"orderId", "order-42"}}});
+  result.journal = {
+      entry(1, 5, kAwkwardKey, Outcome::new_operation, "commit-then-drop", {}, "job_c1"),
+      entry(2, 260, kAwkwardKey + "-2", Outcome::new_operation, "none", 201, "job_c2")};
+  result.jobs = {job("job_c1", kAwkwardKey, "order-42"),
+                 job("job_c2", kAwkwardKey + "-2", "order-42")};
   InvocationResult first;
   first.operation = "fulfillment:order-42";
   first.payload = {{"orderId", "order-42"}};
@@ -155,7 +175,7 @@ bool has_line(const std::string& text, const std::vector<std::string>& parts) {
   return false;
 }
 
-std::string terminal(bool colour) {
+std::string terminal(Colour colour) {
   std::ostringstream out;
   write_terminal_report(out, summary(), colour);
   return out.str();
@@ -311,7 +331,7 @@ std::string markdown() {
 // ---------------------------------------------------------------------------------------------
 
 TEST(TerminalReport, NamesTheRunAndEachScenario) {
-  const std::string text = terminal(false);
+  const std::string text = terminal(Colour::off);
   EXPECT_TRUE(text.starts_with("retryproof run: seed 42, client reference\n")) << text;
   EXPECT_TRUE(contains(text, "PASS  A-fail-before-commit")) << text;
   EXPECT_TRUE(contains(text, "FAIL  C-commit-then-drop")) << text;
@@ -324,7 +344,7 @@ TEST(TerminalReport, NamesTheRunAndEachScenario) {
 }
 
 TEST(TerminalReport, ShowsTheVerdictsWithExplanationsForFailAndNotApplicable) {
-  const std::string text = terminal(false);
+  const std::string text = terminal(Colour::off);
   EXPECT_TRUE(has_line(text, {"    no-duplicate-effect  ", "  FAIL  ",
                               "  operation fulfillment:order-42 made 2 jobs: job_c1, job_c2 "
                               "(seq 1, 2)"}))
@@ -343,7 +363,7 @@ TEST(TerminalReport, ShowsTheVerdictsWithExplanationsForFailAndNotApplicable) {
 }
 
 TEST(TerminalReport, ShowsTheTimelineAndStandardErrorOfAFailingScenarioOnly) {
-  const std::string text = terminal(false);
+  const std::string text = terminal(Colour::off);
   EXPECT_EQ(occurrences(text, "timeline ("), 1u) << text;
   EXPECT_TRUE(
       has_line(text, {"seq", "at", "method", "path", "key", "outcome", "fault", "response", "job"}))
@@ -357,7 +377,7 @@ TEST(TerminalReport, ShowsTheTimelineAndStandardErrorOfAFailingScenarioOnly) {
   // The scenario that met its expectations shows no timeline.
   EXPECT_FALSE(has_line(text, {"job_a1", "201"})) << text;
   EXPECT_TRUE(contains(text,
-                       "standard error of invocation 0 (fulfillment:order-42), last 20 of 26 "
+                       "standard error of invocation 1 (fulfillment:order-42), last 20 of 26 "
                        "lines:"))
       << text;
   EXPECT_TRUE(contains(text, "    | err-07\n")) << text;
@@ -367,7 +387,7 @@ TEST(TerminalReport, ShowsTheTimelineAndStandardErrorOfAFailingScenarioOnly) {
 }
 
 TEST(TerminalReport, EndsWithTheSummaryAndTheReplayCommands) {
-  const std::string text = terminal(false);
+  const std::string text = terminal(Colour::off);
   EXPECT_TRUE(contains(text, "\n2 scenarios: 1 met their expectations, 1 did not\n")) << text;
   EXPECT_TRUE(contains(text, "replay: retryproof run --seed 42 --client reference\n")) << text;
   EXPECT_TRUE(contains(text,
@@ -380,22 +400,22 @@ TEST(TerminalReport, EndsWithTheSummaryAndTheReplayCommands) {
 TEST(TerminalReport, QuotesAClientCommandForTheShell) {
   RunSummary run{.seed = 7, .client = "cmd:python3 it's.py", .results = {failing_scenario()}};
   std::ostringstream out;
-  write_terminal_report(out, run, false);
+  write_terminal_report(out, run, Colour::off);
   EXPECT_TRUE(contains(out.str(), "retryproof run --seed 7 --client 'cmd:python3 it'\\''s.py'"))
       << out.str();
 }
 
 TEST(TerminalReport, ColoursOnlyWhenAskedTo) {
-  const std::string plain = terminal(false);
+  const std::string plain = terminal(Colour::off);
   EXPECT_FALSE(contains(plain, "\x1b")) << plain;
-  const std::string coloured = terminal(true);
+  const std::string coloured = terminal(Colour::on);
   EXPECT_TRUE(contains(coloured, "\x1b[32mPASS\x1b[0m")) << coloured;
   EXPECT_TRUE(contains(coloured, "\x1b[31mFAIL\x1b[0m")) << coloured;
   EXPECT_FALSE(contains(coloured, "\x1b[2J")) << coloured;
 }
 
 TEST(TerminalReport, IsPlainAsciiForAsciiInput) {
-  for (const char c : terminal(true)) {
+  for (const char c : terminal(Colour::on)) {
     const auto byte = static_cast<unsigned char>(c);
     EXPECT_TRUE(byte < 0x80 && (byte >= 0x20 || c == '\n' || c == '\x1b')) << int{byte};
   }
@@ -436,8 +456,8 @@ TEST(JsonReport, RoundTripsTheResultModel) {
   EXPECT_EQ(invocation["firstSeq"], 1);
   EXPECT_EQ(invocation["lastSeq"], 2);
   EXPECT_EQ(failing["invocations"][1]["killed"], true);
-  EXPECT_EQ(failing["journal"], failing_scenario().journal);
-  EXPECT_EQ(failing["jobs"], failing_scenario().jobs);
+  EXPECT_EQ(provider::journal_from_json(failing["journal"]), failing_scenario().journal);
+  EXPECT_EQ(provider::jobs_from_json(failing["jobs"]), failing_scenario().jobs);
 }
 
 TEST(JsonReport, KeepsA64BitSeedAndMakesBadUtf8Dumpable) {
@@ -505,7 +525,7 @@ TEST(JunitReport, JudgesVerdictsAgainstTheExpectedViolations) {
                        "does not expect it; verdict payload-stability"))
       << unmet;
   EXPECT_TRUE(contains(unmet, "time=\"1.500\"")) << unmet;
-  EXPECT_TRUE(contains(unmet, "<system-err>standard error of invocation 0")) << unmet;
+  EXPECT_TRUE(contains(unmet, "<system-err>standard error of invocation 1")) << unmet;
 }
 
 TEST(JunitReport, EscapesSpecialAndStripsForbiddenCharacters) {
@@ -555,7 +575,7 @@ TEST(MarkdownReport, DetailsOnlyTheScenarioThatMissedItsExpectations) {
       << text;
   EXPECT_TRUE(contains(text, "--filter C-commit-then-drop`")) << text;
   EXPECT_TRUE(contains(text,
-                       "<details><summary>standard error of invocation 0, last 20 of 26 "
+                       "<details><summary>standard error of invocation 1, last 20 of 26 "
                        "lines</summary>\n\n```text\nerr-07\n"))
       << text;
   EXPECT_TRUE(contains(text, "err-25\n[2Jscreen wiped\n```\n\n</details>\n")) << text;
@@ -583,7 +603,7 @@ TEST(MarkdownReport, DrawsTheAttemptsAsAMermaidSequenceDiagram) {
 TEST(MarkdownReport, EscapesWhatTablesAndMermaidChokeOn) {
   ScenarioResult result = failing_scenario();
   result.name = "pipe | hash # semi; \nnewline";
-  result.journal[0]["key"] = "k|1;#x\ny";
+  result.journal[0].key = "k|1;#x\ny";
   RunSummary run{.seed = 1, .client = "cmd:a | b", .results = {result}};
   std::ostringstream out;
   write_markdown(out, run);

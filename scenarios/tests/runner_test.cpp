@@ -1,7 +1,5 @@
 // Real runs: run_scenario starts a provider in-process and runs the retryproof binary (or
 // a shell command) as the client under the external-client contract, then judges it.
-#include "scenarios/runner.hpp"
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,7 +11,8 @@
 #include <thread>
 
 #include "scenarios/child_process.hpp"
-#include "scenarios/mutant_matrix.hpp"
+#include "scenarios/process_world.hpp"
+#include "scenarios/reports/matrix.hpp"
 
 namespace retryproof::scenarios {
 namespace {
@@ -48,11 +47,11 @@ std::string describe(const ScenarioResult& result) {
   for (const auto& unmet : result.unmet)
     out << "  unmet: " << unmet << '\n';
   for (const auto& invocation : result.invocations) {
-    out << "  invocation " << invocation.index + 1 << ": " << invocation.outcome.dump() << " "
-        << invocation.exit << " " << invocation.client_error
-        << "\n  stderr: " << invocation.standard_error << '\n';
+    out << "  invocation " << invocation.index + 1 << ": "
+        << (invocation.outcome ? invocation.outcome->line.dump() : "none") << " " << invocation.exit
+        << " " << invocation.client_error << "\n  stderr: " << invocation.standard_error << '\n';
   }
-  out << "  journal: " << result.journal.dump() << '\n';
+  out << "  journal: " << nlohmann::json(result.journal).dump() << '\n';
   return out.str();
 }
 
@@ -71,7 +70,7 @@ TEST(Runner, CommitThenDropWithTheReferenceClientMeetsExpectations) {
   EXPECT_EQ(result.client, "reference");
   EXPECT_EQ(result.file, scenario.file.string());
   ASSERT_EQ(result.jobs.size(), 1u) << describe(result);
-  EXPECT_EQ(result.posts(), 1) << describe(result);
+  EXPECT_EQ(result.creates(), 1) << describe(result);
 
   ASSERT_EQ(result.invocations.size(), 1u);
   const InvocationResult& invocation = result.invocations[0];
@@ -80,15 +79,15 @@ TEST(Runner, CommitThenDropWithTheReferenceClientMeetsExpectations) {
   EXPECT_EQ(invocation.operation, "fulfillment:order-42");
   EXPECT_EQ(invocation.first_seq, 1u);
   EXPECT_EQ(invocation.last_seq, result.journal.size());
-  ASSERT_TRUE(invocation.outcome.is_object());
-  EXPECT_EQ(invocation.outcome["outcome"], "succeeded");
-  EXPECT_EQ(invocation.outcome["jobId"], result.jobs[0]["id"]);
+  ASSERT_TRUE(invocation.outcome.has_value());
+  EXPECT_EQ(invocation.outcome->outcome, Reported::succeeded);
+  EXPECT_EQ(invocation.outcome->job_id, result.jobs[0].id);
 
   // The drop was followed by a lookup by the same key, not by a second POST.
   ASSERT_GE(result.journal.size(), 2u);
-  EXPECT_EQ(result.journal[0]["fault"], "commit-then-drop");
-  EXPECT_EQ(result.journal[1]["method"], "GET");
-  EXPECT_EQ(result.journal[1]["outcome"], "lookup_hit");
+  EXPECT_EQ(result.journal[0].fault, provider::Fault{provider::FaultKind::commit_then_drop});
+  EXPECT_EQ(result.journal[1].kind, provider::RequestKind::lookup);
+  EXPECT_EQ(result.journal[1].outcome, provider::Outcome::lookup_hit);
   EXPECT_EQ(to_string(verdict_of(result, "fail-closed").status), "pass");
   EXPECT_EQ(to_string(verdict_of(result, "truthful-outcome").status), "pass");
 
@@ -108,7 +107,7 @@ TEST(Runner, CommitThenDropCatchesTheBlindRetryMutant) {
   ASSERT_EQ(to_string(fail_closed.status), "fail") << describe(result);
   ASSERT_EQ(fail_closed.evidence.size(), 2u) << describe(result);
   EXPECT_EQ(fail_closed.evidence[0], 1u);  // the dropped POST
-  EXPECT_EQ(result.journal[1]["method"], "POST") << describe(result);
+  EXPECT_EQ(result.journal[1].kind, provider::RequestKind::create) << describe(result);
   EXPECT_EQ(fail_closed.evidence[1], 2u);  // the blind second POST
   EXPECT_TRUE(std::any_of(result.unmet.begin(), result.unmet.end(), [](const std::string& unmet) {
     return unmet.starts_with("fail-closed: ");
@@ -150,7 +149,7 @@ TEST_F(ExternalClient, GarbageOnStandardOutputIsAClientErrorQuotingIt) {
   EXPECT_TRUE(contains(verdict.explanation, "\"garbage\"")) << verdict.explanation;
   EXPECT_TRUE(contains(verdict.explanation, "not a JSON object")) << verdict.explanation;
   ASSERT_EQ(result.invocations.size(), 1u);
-  EXPECT_TRUE(result.invocations[0].outcome.is_null());
+  EXPECT_FALSE(result.invocations[0].outcome.has_value());
   EXPECT_TRUE(contains(result.invocations[0].standard_error, "about to misbehave"))
       << result.invocations[0].standard_error;
 }
@@ -303,7 +302,7 @@ TEST(MutantMatrix, ReferenceIsCleanAndEveryMutantIsCaught) {
     results_by_client[choice.describe()] = std::move(results);
   }
   std::ostringstream matrix;
-  write_mutant_matrix(matrix, 0, rows, false);
+  write_mutant_matrix(matrix, 0, rows, Colour::off);
   std::cout << matrix.str();
 
   const MatrixRow& reference = rows.front();

@@ -165,7 +165,8 @@ TEST_F(ScenarioLoader, ReadsEveryField) {
   EXPECT_EQ(scenario.min_gap, 10ms);
   EXPECT_EQ(scenario.time_limit, 3000ms);
   EXPECT_EQ(scenario.expect.jobs, 2);
-  EXPECT_EQ(scenario.expect.outcomes, (std::vector<std::string>{"succeeded", "unknown"}));
+  EXPECT_EQ(scenario.expect.outcomes,
+            (std::vector<Reported>{Reported::succeeded, Reported::unknown}));
   EXPECT_EQ(scenario.expect.violations, (std::vector<std::string>{"fail-closed"}));
 }
 

@@ -1,12 +1,17 @@
-#include "client_under_test/simulated_transport.hpp"
+#include "scenarios/simulation/simulated_transport.hpp"
 
 #include <algorithm>
 
-namespace retryproof::client {
+namespace retryproof::scenarios {
 namespace {
 
+using client::TransportFailure;
+using client::TransportRequest;
+using client::TransportResponse;
+
 provider::HttpRequest to_provider(const TransportRequest& request) {
-  provider::HttpRequest converted{request.method, percent_decode(request.path), {}, request.body};
+  provider::HttpRequest converted{
+      request.method, client::percent_decode(request.path), {}, request.body};
   for (const auto& [name, value] : request.headers)
     converted.headers.emplace(name, value);
   return converted;
@@ -38,23 +43,32 @@ TransportResponse to_transport(const provider::Decision& decision) {
 TransportResponse SimulatedTransport::send(const TransportRequest& request) {
   complete_due(clock_.now());
   provider::Decision decision = provider_.handle(to_provider(request), clock_.now());
+  kill_if_due();
   if (decision.delay > Millis(0)) {
     if (decision.delay >= request.timeout) {
       // The client gives up first; a held request still commits when its wait ends.
       if (decision.pending_commit) {
         held_.push_back({clock_.now() + decision.delay, *decision.pending_commit});
       }
-      clock_.advance(request.timeout);
+      pass_time(request.timeout);
       return TransportResponse{.failure = TransportFailure::timeout};
     }
     clock_.advance(decision.delay);
   }
-  if (decision.pending_commit)
+  if (decision.pending_commit) {
     decision = provider_.complete(*decision.pending_commit, clock_.now());
+    kill_if_due();
+  }
   return to_transport(decision);
 }
 
+void SimulatedTransport::pass_time(Millis duration) {
+  clock_.advance(duration);
+  complete_due(clock_.now());
+}
+
 void SimulatedTransport::settle() {
+  kill_when_ = nullptr;
   for (const auto& held : held_)
     clock_.advance(std::max(Millis(0), held.due - clock_.now()));
   complete_due(clock_.now());
@@ -69,6 +83,11 @@ void SimulatedTransport::complete_due(Millis until) {
     provider_.complete(due_end->pending_commit, due_end->due);
   }
   held_.erase(held_.begin(), due_end);
+  kill_if_due();
 }
 
-}  // namespace retryproof::client
+void SimulatedTransport::kill_if_due() const {
+  if (kill_when_ && kill_when_()) throw ClientKilled{};
+}
+
+}  // namespace retryproof::scenarios

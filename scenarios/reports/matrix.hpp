@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "scenarios/runner.hpp"
+#include "scenarios/reports/reports.hpp"
 
 namespace retryproof::scenarios {
 
@@ -25,7 +25,7 @@ MatrixRow matrix_row(std::string client, const std::vector<ScenarioResult>& resu
 bool matrix_holds(const std::vector<MatrixRow>& rows);
 
 void write_mutant_matrix(std::ostream& out, std::uint64_t seed, const std::vector<MatrixRow>& rows,
-                         bool colour);
+                         Colour colour);
 void write_mutant_matrix_markdown(std::ostream& out, std::uint64_t seed,
                                   const std::vector<MatrixRow>& rows);
 

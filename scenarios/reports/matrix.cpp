@@ -1,4 +1,4 @@
-#include "scenarios/mutant_matrix.hpp"
+#include "scenarios/reports/matrix.hpp"
 
 #include <algorithm>
 #include <iomanip>
@@ -43,10 +43,11 @@ bool matrix_holds(const std::vector<MatrixRow>& rows) {
 }
 
 void write_mutant_matrix(std::ostream& out, std::uint64_t seed, const std::vector<MatrixRow>& rows,
-                         bool colour) {
-  const char* green = colour ? "\x1b[32m" : "";
-  const char* red = colour ? "\x1b[31m" : "";
-  const char* plain = colour ? "\x1b[0m" : "";
+                         Colour colour) {
+  const bool painted = colour == Colour::on;
+  const char* green = painted ? "\x1b[32m" : "";
+  const char* red = painted ? "\x1b[31m" : "";
+  const char* plain = painted ? "\x1b[0m" : "";
   out << "mutant matrix (seed " << seed
       << "): scenarios in which each verdict caught each client\n\n";
   out << std::left << std::setw(30) << "client";

@@ -1,0 +1,25 @@
+// payload-stability: every create carries the payload its invocation was given.
+#include "common/fingerprint.hpp"
+#include "scenarios/checkers/violations.hpp"
+
+namespace retryproof::scenarios::checkers {
+
+Verdict payload_stability(const Evidence& evidence) {
+  Violations violations;
+  for (const auto& invocation : evidence.invocations()) {
+    const std::string expected = fingerprint(invocation.payload);
+    for (const JournalEntry* create : evidence.creates_of(invocation)) {
+      // A create refused before its body was read (no key, say) carried no payload to judge.
+      if (!create->fingerprint || *create->fingerprint == expected) continue;
+      const bool refused = create->outcome == provider::Outcome::rejected;
+      violations.add("POST /jobs with key " + key_text(*create) + " (" + seq_text(*create) +
+                         ") carried a payload other than the one operation " +
+                         invocation.operation + " asked for" +
+                         (refused ? "; the provider refused it with 422" : ""),
+                     {create->seq});
+    }
+  }
+  return std::move(violations).verdict("every attempt carried the operation's payload");
+}
+
+}  // namespace retryproof::scenarios::checkers

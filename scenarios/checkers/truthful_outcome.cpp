@@ -1,0 +1,57 @@
+// truthful-outcome: succeeded names a job the provider holds for the operation; failed is
+// never reported for a job created with the invocation's payload; unknown is allowed, and
+// counted.
+#include <algorithm>
+
+#include "common/fingerprint.hpp"
+#include "scenarios/checkers/violations.hpp"
+
+namespace retryproof::scenarios::checkers {
+
+Verdict truthful_outcome(const Evidence& evidence) {
+  Violations violations;
+  int unknown = 0;
+  for (const auto& invocation : evidence.invocations()) {
+    if (!invocation.outcome) continue;  // killed, or a client error
+    const OutcomeLine& reported = *invocation.outcome;
+    switch (reported.outcome) {
+      case Reported::unknown:
+        ++unknown;
+        break;
+      case Reported::succeeded: {
+        const auto jobs = evidence.jobs_of_operation(invocation.operation);
+        const bool held = std::any_of(jobs.begin(), jobs.end(), [&](const JobRecord* job) {
+          return job->id == reported.job_id;
+        });
+        if (!held) {
+          violations.add(label(invocation) + " reported succeeded with " + reported.job_id +
+                             ", which the provider does not hold for this operation",
+                         {});
+        }
+        break;
+      }
+      case Reported::failed: {
+        // A job created with exactly the payload this invocation was asked to send, by a
+        // request that arrived before the invocation ended (a later run's job is not its).
+        const std::string payload = fingerprint(invocation.payload);
+        for (const JobRecord* job : evidence.jobs_of_operation(invocation.operation)) {
+          const JournalEntry* created = evidence.creation_of(job->id);
+          if (created == nullptr || created->fingerprint != payload ||
+              created->seq > invocation.last_seq) {
+            continue;
+          }
+          violations.add(label(invocation) + " reported failed, but the provider holds " + job->id +
+                             " for key " + job->key + " (created at " + seq_text(*created) + ")",
+                         {created->seq});
+        }
+        break;
+      }
+    }
+  }
+  return std::move(violations)
+      .verdict(unknown == 0 ? "every reported outcome matches the provider's records"
+                            : "every reported outcome matches the provider's records; " +
+                                  std::to_string(unknown) + " unknown (allowed: failed closed)");
+}
+
+}  // namespace retryproof::scenarios::checkers

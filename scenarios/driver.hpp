@@ -1,0 +1,40 @@
+// One scenario driver for both worlds. The driver walks a scenario's invocations, asks a
+// World to run each one, collects the provider's records at the end, and judges them; the
+// world decides what "run the client" means: a real process against a provider on a real
+// socket (ProcessWorld), or the reference client or a mutant in one thread in virtual time
+// (SimulatedWorld). The same scenario gives one result type in both.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+
+#include "scenarios/run_result.hpp"
+#include "scenarios/scenario.hpp"
+
+namespace retryproof::scenarios {
+
+// One invocation, as the driver asks a world to run it.
+struct InvocationPlan {
+  int index = 0;
+  const Invocation& invocation;
+  nlohmann::json payload;     // what the client is asked to send
+  std::uint64_t client_seed;  // the client's jitter: the run's seed plus the index
+};
+
+class World {
+ public:
+  virtual ~World() = default;
+  // Runs one invocation to its end (or to its kill point) and says what it did; the
+  // journal window [first_seq, last_seq] is the world's to fill.
+  virtual InvocationResult invoke(const InvocationPlan& plan) = 0;
+  // Ends the run: requests still held finish their waits and commit. The provider's
+  // records, to be judged.
+  virtual RunEvidence finish() = 0;
+};
+
+// Runs every invocation of the scenario in `world`, then judges the evidence against the
+// scenario's expectations. `client` and `seed` are for the result's header.
+ScenarioResult drive(const Scenario& scenario, const ClientChoice& client, std::uint64_t seed,
+                     World& world);
+
+}  // namespace retryproof::scenarios

@@ -1,0 +1,90 @@
+#include "scenarios/evidence.hpp"
+
+#include <algorithm>
+
+namespace retryproof::scenarios {
+
+using provider::Outcome;
+using provider::RequestKind;
+
+Evidence::Evidence(const Scenario& scenario, const std::vector<InvocationResult>& invocations,
+                   const std::vector<JournalEntry>& journal, const std::vector<JobRecord>& jobs)
+    : scenario_(scenario), invocations_(invocations), journal_(journal), jobs_(jobs) {
+  for (const auto& invocation : invocations_) {
+    for (const JournalEntry* create : creates_of(invocation)) {
+      if (create->key) operation_by_key_.emplace(*create->key, invocation.operation);
+    }
+  }
+}
+
+std::vector<std::string> Evidence::operation_ids() const {
+  std::vector<std::string> ids;
+  for (const auto& operation : scenario_.operations)
+    ids.push_back(operation.id);
+  return ids;
+}
+
+std::span<const JournalEntry> Evidence::entries_of(const InvocationResult& invocation) const {
+  if (invocation.last_seq < invocation.first_seq) return {};
+  // The journal is in seq order, but need not start at 1 (a page of a longer one).
+  const auto by_seq = [](const JournalEntry& entry, std::uint64_t seq) { return entry.seq < seq; };
+  const auto first =
+      std::lower_bound(journal_.begin(), journal_.end(), invocation.first_seq, by_seq);
+  const auto last = std::lower_bound(first, journal_.end(), invocation.last_seq + 1, by_seq);
+  return {first, last};
+}
+
+std::vector<const JournalEntry*> Evidence::creates_of(const InvocationResult& invocation) const {
+  std::vector<const JournalEntry*> creates;
+  for (const JournalEntry& entry : entries_of(invocation)) {
+    if (entry.kind == RequestKind::create) creates.push_back(&entry);
+  }
+  return creates;
+}
+
+std::vector<const JournalEntry*> Evidence::creates_of_operation(
+    const std::string& operation) const {
+  std::vector<const JournalEntry*> creates;
+  for (const auto& invocation : invocations_) {
+    if (invocation.operation != operation) continue;
+    for (const JournalEntry* create : creates_of(invocation))
+      creates.push_back(create);
+  }
+  return creates;
+}
+
+const JournalEntry* Evidence::creation_of(const std::string& job_id) const {
+  for (const JournalEntry& entry : journal_) {
+    if (entry.outcome == Outcome::new_operation && entry.job_id == job_id) return &entry;
+  }
+  return nullptr;
+}
+
+const std::string* Evidence::operation_of_key(const std::string& key) const {
+  const auto found = operation_by_key_.find(key);
+  return found == operation_by_key_.end() ? nullptr : &found->second;
+}
+
+std::vector<const JobRecord*> Evidence::jobs_of_operation(const std::string& operation) const {
+  std::vector<const JobRecord*> jobs;
+  for (const JobRecord& job : jobs_) {
+    const std::string* owner = operation_of_key(job.key);
+    if (owner != nullptr && *owner == operation) jobs.push_back(&job);
+  }
+  return jobs;
+}
+
+const JournalEntry* Evidence::next_about_key(const JournalEntry& entry) const {
+  const auto at = std::find_if(journal_.begin(), journal_.end(),
+                               [&](const JournalEntry& candidate) { return &candidate == &entry; });
+  if (at == journal_.end()) return nullptr;
+  const auto next = std::find_if(std::next(at), journal_.end(),
+                                 [&](const JournalEntry& later) { return later.key == entry.key; });
+  return next == journal_.end() ? nullptr : &*next;
+}
+
+std::string seq_text(const JournalEntry& entry) {
+  return "seq " + std::to_string(entry.seq);
+}
+
+}  // namespace retryproof::scenarios

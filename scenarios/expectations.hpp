@@ -1,0 +1,17 @@
+// Whether a run met its scenario's expectations: exactly the expected verdicts failed, the
+// provider holds the expected number of jobs, and each operation's last reported outcome is
+// one the scenario allows.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "scenarios/run_result.hpp"
+#include "scenarios/scenario.hpp"
+
+namespace retryproof::scenarios {
+
+// One line per expectation the run missed; empty when it met them all.
+std::vector<std::string> unmet_expectations(const Scenario& scenario, const ScenarioResult& result);
+
+}  // namespace retryproof::scenarios

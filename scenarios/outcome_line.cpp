@@ -1,0 +1,69 @@
+#include "scenarios/outcome_line.hpp"
+
+#include <array>
+#include <sstream>
+#include <utility>
+
+namespace retryproof::scenarios {
+namespace {
+
+constexpr std::array<std::pair<Reported, std::string_view>, 3> kNames{{
+    {Reported::succeeded, "succeeded"},
+    {Reported::failed, "failed"},
+    {Reported::unknown, "unknown"},
+}};
+
+bool blank(const std::string& line) {
+  return line.find_first_not_of(" \t\r") == std::string::npos;
+}
+
+OutcomeReading check(const nlohmann::json& parsed, const std::string& quoted) {
+  if (!parsed.is_object())
+    return {std::nullopt, "printed " + quoted + ", which is not a JSON object"};
+  const auto outcome = parsed.contains("outcome") && parsed["outcome"].is_string()
+                           ? parse_reported(parsed["outcome"].get<std::string>())
+                           : std::nullopt;
+  if (!outcome) {
+    return {std::nullopt,
+            "printed " + quoted + ": \"outcome\" must be succeeded, failed or unknown"};
+  }
+  OutcomeLine line{*outcome, {}, parsed};
+  if (*outcome == Reported::succeeded) {
+    if (!parsed.contains("jobId") || !parsed["jobId"].is_string()) {
+      return {std::nullopt, "printed " + quoted + ": a succeeded outcome names its \"jobId\""};
+    }
+    line.job_id = parsed["jobId"].get<std::string>();
+  }
+  return {std::move(line), {}};
+}
+
+}  // namespace
+
+std::string to_string(Reported outcome) {
+  for (const auto& [known, name] : kNames) {
+    if (known == outcome) return std::string(name);
+  }
+  return "unknown";
+}
+
+std::optional<Reported> parse_reported(std::string_view text) {
+  for (const auto& [outcome, name] : kNames) {
+    if (name == text) return outcome;
+  }
+  return std::nullopt;
+}
+
+OutcomeReading read_outcome_line(const std::string& standard_output) {
+  std::istringstream lines(standard_output);
+  std::string line;
+  while (std::getline(lines, line) && blank(line)) {
+  }
+  if (blank(line)) return {std::nullopt, "printed no outcome line"};
+  return check(nlohmann::json::parse(line, nullptr, false), "\"" + line.substr(0, 200) + "\"");
+}
+
+OutcomeReading outcome_line_of(const nlohmann::json& object) {
+  return check(object, object.dump().substr(0, 200));
+}
+
+}  // namespace retryproof::scenarios

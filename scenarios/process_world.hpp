@@ -1,0 +1,40 @@
+// The real world: a provider in-process on an ephemeral loopback port, and the client as a
+// separate process under the external-client contract (the reference client and the
+// mutants are this same program's `client` subcommand), with kill points that are a real
+// SIGKILL.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+
+#include "common/temp_dir.hpp"
+#include "provider/provider_server.hpp"
+#include "scenarios/driver.hpp"
+
+namespace retryproof::scenarios {
+
+struct RunOptions {
+  ClientChoice client;               // a scenario's pinned client wins over it
+  std::uint64_t seed = 0;            // provider job ids; client i gets seed + i
+  std::filesystem::path executable;  // this program, to run `client` for reference and mutants
+};
+
+class ProcessWorld final : public World {
+ public:
+  ProcessWorld(const Scenario& scenario, const ClientChoice& client, const RunOptions& options);
+
+  InvocationResult invoke(const InvocationPlan& plan) override;
+  RunEvidence finish() override;
+
+ private:
+  const Scenario& scenario_;
+  ClientChoice client_;
+  RunOptions options_;
+  provider::ProviderServer server_;
+  TempDir state_;  // one state directory serves every invocation of the scenario
+};
+
+// Drives the scenario through a ProcessWorld.
+ScenarioResult run_scenario(const Scenario& scenario, const RunOptions& options);
+
+}  // namespace retryproof::scenarios

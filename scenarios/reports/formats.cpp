@@ -1,0 +1,24 @@
+#include <ostream>
+
+#include "scenarios/reports/reports.hpp"
+
+namespace retryproof::scenarios {
+namespace {
+
+void write_json(std::ostream& out, const RunSummary& run) {
+  out << to_json(run).dump(2) << '\n';
+}
+
+}  // namespace
+
+const std::vector<ReportFormat>& report_formats() {
+  static const std::vector<ReportFormat> formats = {
+      {"json", "Also write the whole result as JSON to this file", write_json},
+      {"junit", "Also write a JUnit XML report to this file", write_junit},
+      {"markdown", "Also write a Markdown report (with sequence diagrams of failures) to this file",
+       write_markdown},
+  };
+  return formats;
+}
+
+}  // namespace retryproof::scenarios

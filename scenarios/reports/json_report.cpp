@@ -1,0 +1,79 @@
+// The whole result model as JSON: what a program reads back (and `--json FILE` writes).
+#include "common/utf8.hpp"
+#include "scenarios/reports/reports.hpp"
+#include "scenarios/reports/text.hpp"
+#include "scenarios/reports/view.hpp"
+
+namespace retryproof::scenarios {
+namespace {
+
+using nlohmann::json;
+using namespace reports;
+
+json verdict_json(const Verdict& verdict) {
+  return {{"id", valid_utf8(verdict.id)},
+          {"status", to_string(verdict.status)},
+          {"explanation", valid_utf8(verdict.explanation)},
+          {"evidence", verdict.evidence}};
+}
+
+json invocation_json(const InvocationResult& invocation) {
+  return {{"index", invocation.index},
+          {"number", invocation.number()},
+          {"operation", valid_utf8(invocation.operation)},
+          {"payload", clean_json(invocation.payload)},
+          {"killed", invocation.killed},
+          {"outcome", invocation.outcome ? clean_json(invocation.outcome->line) : json(nullptr)},
+          {"clientError", valid_utf8(invocation.client_error)},
+          {"exit", valid_utf8(invocation.exit)},
+          {"standardError", valid_utf8(invocation.standard_error)},
+          {"firstSeq", invocation.first_seq},
+          {"lastSeq", invocation.last_seq},
+          {"startedAtMs", invocation.started_at.count()},
+          {"endedAtMs", invocation.ended_at.count()}};
+}
+
+json strings_json(const std::vector<std::string>& strings) {
+  json result = json::array();
+  for (const auto& text : strings)
+    result.push_back(valid_utf8(text));
+  return result;
+}
+
+json scenario_json(const ScenarioResult& result) {
+  json verdicts = json::array();
+  for (const auto& verdict : result.verdicts)
+    verdicts.push_back(verdict_json(verdict));
+  json invocations = json::array();
+  for (const auto& invocation : result.invocations)
+    invocations.push_back(invocation_json(invocation));
+  return {{"name", valid_utf8(result.name)},
+          {"description", valid_utf8(result.description)},
+          {"file", valid_utf8(result.file)},
+          {"client", valid_utf8(result.client)},
+          {"seed", result.seed},
+          {"met", result.met()},
+          {"unmet", strings_json(result.unmet)},
+          {"expectedViolations", strings_json(result.expected_violations)},
+          {"posts", result.creates()},
+          {"verdicts", std::move(verdicts)},
+          {"invocations", std::move(invocations)},
+          {"journal", clean_json(json(result.journal))},
+          {"jobs", clean_json(json(result.jobs))}};
+}
+
+}  // namespace
+
+json to_json(const RunSummary& run) {
+  json scenarios = json::array();
+  for (const auto& result : run.results)
+    scenarios.push_back(scenario_json(result));
+  const std::size_t met = count_met(run);
+  return {{"seed", run.seed},
+          {"client", valid_utf8(run.client)},
+          {"summary",
+           {{"scenarios", run.results.size()}, {"met", met}, {"notMet", run.results.size() - met}}},
+          {"scenarios", std::move(scenarios)}};
+}
+
+}  // namespace retryproof::scenarios

@@ -1,0 +1,182 @@
+// JUnit XML, as CI test viewers read it: one test case per verdict per scenario, and one
+// "expectations" case per scenario.
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+
+#include "common/utf8.hpp"
+#include "scenarios/reports/reports.hpp"
+#include "scenarios/reports/text.hpp"
+#include "scenarios/reports/view.hpp"
+
+namespace retryproof::scenarios {
+namespace {
+
+using namespace reports;
+
+constexpr std::size_t kStandardErrorLines = 200;  // in <system-err>
+
+struct TestCase {
+  enum class Kind { passed, failure, skipped } kind = Kind::passed;
+  std::string classname;
+  std::string name;
+  double seconds = 0;
+  std::string message;  // of <failure> or <skipped>
+  std::string body;     // of <failure>
+  std::string system_out;
+  std::string system_err;
+};
+
+std::string seconds_text(double seconds) {
+  std::ostringstream text;
+  text << std::fixed << std::setprecision(3) << seconds;
+  return text.str();
+}
+
+// How long the scenario's invocations took, on the provider's clock.
+double scenario_seconds(const ScenarioResult& result) {
+  if (result.invocations.empty()) return 0;
+  Millis first = result.invocations.front().started_at;
+  Millis last = result.invocations.front().ended_at;
+  for (const auto& invocation : result.invocations) {
+    first = std::min(first, invocation.started_at);
+    last = std::max(last, invocation.ended_at);
+  }
+  return last > first ? static_cast<double>((last - first).count()) / 1000.0 : 0.0;
+}
+
+// The run's timeline for a failure body; entries the verdict cites are marked with *.
+std::string timeline_text(const ScenarioResult& result, const std::vector<std::uint64_t>& cited) {
+  if (result.journal.empty()) return "timeline: no requests reached the provider\n";
+  std::string text = "timeline (* marks the cited entries):\n";
+  for (const JournalEntry& entry : result.journal) {
+    const bool marked = std::find(cited.begin(), cited.end(), entry.seq) != cited.end();
+    text += (marked ? "* " : "  ") + timeline_line(entry) + "\n";
+  }
+  return text;
+}
+
+std::string invocations_text(const ScenarioResult& result) {
+  std::string text = "jobs " + std::to_string(result.jobs.size()) + ", POSTs " +
+                     std::to_string(result.creates()) + "\n";
+  for (const auto& invocation : result.invocations) {
+    text += "invocation " + std::to_string(invocation.number()) + " (" +
+            valid_utf8(invocation.operation) + "): " + outcome_text(invocation) + " [" +
+            seq_range(invocation) + "]\n";
+  }
+  return text;
+}
+
+TestCase verdict_case(const ScenarioResult& result, const Verdict& verdict) {
+  TestCase test{.classname = result.name, .name = verdict.id};
+  const std::string cited = "evidence: " + seq_list(verdict.evidence) + "\n";
+  switch (read_verdict(result, verdict)) {
+    case Reading::passed:
+      test.system_out = verdict.explanation;
+      break;
+    case Reading::failed:
+      test.kind = TestCase::Kind::failure;
+      test.message = verdict.explanation;
+      test.body = cited + timeline_text(result, verdict.evidence);
+      break;
+    case Reading::expected_failure:
+      test.system_out = "failed, as the scenario expects: " + verdict.explanation + "\n" + cited;
+      break;
+    case Reading::missed_violation:
+      test.kind = TestCase::Kind::failure;
+      test.message =
+          "the scenario expects this verdict to fail; it " +
+          std::string(verdict.status == VerdictStatus::pass ? "passed" : "did not apply") + ": " +
+          verdict.explanation;
+      test.body = timeline_text(result, {});
+      break;
+    case Reading::not_applicable:
+      test.kind = TestCase::Kind::skipped;
+      test.message = verdict.explanation;
+      break;
+  }
+  return test;
+}
+
+TestCase expectations_case(const ScenarioResult& result) {
+  TestCase test{.classname = result.name, .name = "expectations"};
+  test.seconds = scenario_seconds(result);
+  test.system_out = invocations_text(result);
+  if (!result.unmet.empty()) {
+    test.kind = TestCase::Kind::failure;
+    test.message = join(result.unmet, "; ");
+    test.body = join(result.unmet, "\n") + "\n" + timeline_text(result, {});
+  }
+  for (const auto& invocation : result.invocations) {
+    if (invocation.client_error.empty()) continue;
+    test.system_err +=
+        "standard error of invocation " + std::to_string(invocation.number()) + " (" +
+        invocation.operation + "):\n" +
+        join(last(split_lines(invocation.standard_error), kStandardErrorLines), "\n") + "\n";
+  }
+  return test;
+}
+
+void write_test_case(std::ostream& out, const TestCase& test) {
+  out << "    <testcase classname=\"" << xml_escape(test.classname, XmlPlace::attribute)
+      << "\" name=\"" << xml_escape(test.name, XmlPlace::attribute) << "\" time=\""
+      << seconds_text(test.seconds) << "\"";
+  const bool empty =
+      test.kind == TestCase::Kind::passed && test.system_out.empty() && test.system_err.empty();
+  if (empty) {
+    out << "/>\n";
+    return;
+  }
+  out << ">\n";
+  if (test.kind == TestCase::Kind::failure) {
+    out << "      <failure message=\"" << xml_escape(test.message, XmlPlace::attribute)
+        << "\" type=\"verdict\">" << xml_escape(test.body, XmlPlace::text) << "</failure>\n";
+  } else if (test.kind == TestCase::Kind::skipped) {
+    out << "      <skipped message=\"" << xml_escape(test.message, XmlPlace::attribute) << "\"/>\n";
+  }
+  if (!test.system_out.empty()) {
+    out << "      <system-out>" << xml_escape(test.system_out, XmlPlace::text) << "</system-out>\n";
+  }
+  if (!test.system_err.empty()) {
+    out << "      <system-err>" << xml_escape(test.system_err, XmlPlace::text) << "</system-err>\n";
+  }
+  out << "    </testcase>\n";
+}
+
+}  // namespace
+
+void write_junit(std::ostream& out, const RunSummary& run) {
+  std::vector<TestCase> cases;
+  for (const auto& result : run.results) {
+    for (const auto& verdict : result.verdicts)
+      cases.push_back(verdict_case(result, verdict));
+    cases.push_back(expectations_case(result));
+  }
+  std::size_t failures = 0;
+  std::size_t skipped = 0;
+  double seconds = 0;
+  for (const auto& test : cases) {
+    failures += test.kind == TestCase::Kind::failure ? 1 : 0;
+    skipped += test.kind == TestCase::Kind::skipped ? 1 : 0;
+    seconds += test.seconds;
+  }
+  const std::string counts = "tests=\"" + std::to_string(cases.size()) + "\" failures=\"" +
+                             std::to_string(failures) + "\" errors=\"0\" skipped=\"" +
+                             std::to_string(skipped) + "\" time=\"" + seconds_text(seconds) + "\"";
+  out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out << "<testsuites name=\"retryproof\" " << counts << ">\n";
+  out << "  <testsuite name=\"retryproof\" " << counts << ">\n";
+  out << "    <properties>\n";
+  out << "      <property name=\"seed\" value=\"" << run.seed << "\"/>\n";
+  out << "      <property name=\"client\" value=\"" << xml_escape(run.client, XmlPlace::attribute)
+      << "\"/>\n";
+  out << "      <property name=\"replay\" value=\""
+      << xml_escape(replay_command(run), XmlPlace::attribute) << "\"/>\n";
+  out << "    </properties>\n";
+  for (const auto& test : cases)
+    write_test_case(out, test);
+  out << "  </testsuite>\n";
+  out << "</testsuites>\n";
+}
+
+}  // namespace retryproof::scenarios

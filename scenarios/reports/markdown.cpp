@@ -1,0 +1,154 @@
+// Markdown for a CI job summary: a table of scenarios, then the details and a Mermaid
+// sequence diagram of each scenario that missed its expectations.
+#include <ostream>
+
+#include "scenarios/reports/reports.hpp"
+#include "scenarios/reports/text.hpp"
+#include "scenarios/reports/view.hpp"
+
+namespace retryproof::scenarios {
+namespace {
+
+using namespace reports;
+
+constexpr std::size_t kStandardErrorLines = 20;  // in a collapsed block
+constexpr std::size_t kDiagramEntries = 150;     // arrows a Mermaid diagram draws at most
+
+std::string failed_verdicts_cell(const ScenarioResult& result) {
+  std::vector<std::string> failed;
+  for (const auto& verdict : result.verdicts) {
+    if (verdict.status != VerdictStatus::fail) continue;
+    std::string text = markdown_text(verdict.id);
+    if (read_verdict(result, verdict) == Reading::expected_failure) text += " (expected)";
+    failed.push_back(text);
+  }
+  return failed.empty() ? "none" : join(failed, ", ");
+}
+
+std::string outcomes_cell(const ScenarioResult& result) {
+  std::vector<std::string> outcomes;
+  for (const auto& invocation : result.invocations)
+    outcomes.push_back(markdown_text(outcome_text(invocation)));
+  return outcomes.empty() ? "none" : join(outcomes, "; ");
+}
+
+void write_sequence_diagram(std::ostream& out, const ScenarioResult& result) {
+  out << "```mermaid\nsequenceDiagram\n    participant Client\n    participant Provider\n";
+  if (result.journal.empty())
+    out << "    Note over Client,Provider: no requests reached the provider\n";
+  std::size_t drawn = 0;
+  for (const JournalEntry& entry : result.journal) {
+    if (drawn == kDiagramEntries) {
+      out << "    Note over Client,Provider: " << result.journal.size() - drawn
+          << " more requests not drawn\n";
+      break;
+    }
+    ++drawn;
+    for (const auto& invocation : result.invocations) {
+      if (invocation.first_seq == entry.seq && invocation.first_seq <= invocation.last_seq) {
+        out << "    Note over Client: invocation " << invocation.number() << " ("
+            << mermaid_text(invocation.operation) << ")\n";
+      }
+    }
+    std::string request = entry.method + " " + entry.path;
+    if (entry.key) request += " key=" + *entry.key;
+    out << "    Client->>Provider: " << mermaid_text(request) << '\n';
+    const auto fault = applied_fault(entry);
+    if (fault) out << "    Note over Provider: fault " << mermaid_text(*fault) << '\n';
+    if (!entry.status || !entry.delivered()) {
+      out << "    Provider--xClient: "
+          << mermaid_text(fault ? "dropped (" + *fault + ")" : std::string("dropped")) << '\n';
+    } else {
+      std::string answer = std::to_string(*entry.status);
+      if (entry.job_id) answer += " " + *entry.job_id;
+      if (entry.outcome != provider::Outcome::new_operation) {
+        answer += " (" + provider::to_string(entry.outcome) + ")";
+      }
+      out << "    Provider-->>Client: " << mermaid_text(answer) << '\n';
+    }
+    for (const auto& invocation : result.invocations) {
+      if (invocation.killed && invocation.last_seq == entry.seq &&
+          invocation.first_seq <= invocation.last_seq) {
+        out << "    Note over Client: killed\n";
+      }
+    }
+  }
+  out << "```\n";
+}
+
+// The last lines of the client's standard error in a collapsed block, as a fenced code
+// block whose fence is longer than any run of backticks in it.
+void write_standard_error_details(std::ostream& out, const InvocationResult& invocation) {
+  const std::vector<std::string> all = split_lines(invocation.standard_error);
+  if (all.empty()) return;
+  std::vector<std::string> lines = last(all, kStandardErrorLines);
+  std::size_t longest = 0;
+  for (auto& line : lines) {
+    line = terminal_text(line);
+    std::size_t run = 0;
+    for (const char c : line) {
+      run = c == '`' ? run + 1 : 0;
+      longest = std::max(longest, run);
+    }
+  }
+  const std::string fence(std::max<std::size_t>(3, longest + 1), '`');
+  out << "<details><summary>standard error of invocation " << invocation.number();
+  if (all.size() > lines.size())
+    out << ", last " << lines.size() << " of " << all.size() << " lines";
+  out << "</summary>\n\n" << fence << "text\n";
+  for (const auto& line : lines)
+    out << line << '\n';
+  out << fence << "\n\n</details>\n\n";
+}
+
+void write_details(std::ostream& out, const RunSummary& run, const ScenarioResult& result) {
+  out << "\n### " << markdown_text(result.name) << ": expectations not met\n\n";
+  if (!result.description.empty()) out << markdown_text(result.description) << "\n\n";
+  if (!result.file.empty()) out << "File: " << code_span(result.file) << "\n\n";
+  if (!result.unmet.empty()) {
+    out << "Unmet expectations:\n\n";
+    for (const auto& unmet : result.unmet)
+      out << "- " << markdown_text(unmet) << '\n';
+    out << '\n';
+  }
+  bool any_failed = false;
+  for (const auto& verdict : result.verdicts) {
+    if (verdict.status != VerdictStatus::fail) continue;
+    if (!any_failed) out << "Failed verdicts:\n\n";
+    any_failed = true;
+    out << "- **" << markdown_text(verdict.id) << "**";
+    if (read_verdict(result, verdict) == Reading::expected_failure) out << " (expected)";
+    out << ": " << markdown_text(verdict.explanation)
+        << " (evidence: " << seq_list(verdict.evidence) << ")\n";
+  }
+  if (any_failed) out << '\n';
+  for (const auto& invocation : result.invocations) {
+    if (invocation.client_error.empty()) continue;
+    out << "Invocation " << invocation.number() << " (" << markdown_text(invocation.operation)
+        << "): " << markdown_text(outcome_text(invocation)) << "\n\n";
+    write_standard_error_details(out, invocation);
+  }
+  write_sequence_diagram(out, result);
+  out << "\nReplay: " << code_span(replay_command(run) + " --filter " + shell_quote(result.name))
+      << '\n';
+}
+
+}  // namespace
+
+void write_markdown(std::ostream& out, const RunSummary& run) {
+  out << "## retryproof: seed " << run.seed << ", client " << code_span(run.client) << "\n\n";
+  out << summary_line(run) << ".\n\n";
+  out << "| scenario | met | jobs | POSTs | outcome | failed verdicts |\n";
+  out << "| --- | --- | ---: | ---: | --- | --- |\n";
+  for (const auto& result : run.results) {
+    out << "| " << markdown_text(result.name) << " | " << (result.met() ? "yes" : "**no**") << " | "
+        << result.jobs.size() << " | " << result.creates() << " | " << outcomes_cell(result)
+        << " | " << failed_verdicts_cell(result) << " |\n";
+  }
+  for (const auto& result : run.results) {
+    if (!result.met()) write_details(out, run, result);
+  }
+  out << "\nReplay the run: " << code_span(replay_command(run)) << '\n';
+}
+
+}  // namespace retryproof::scenarios

@@ -1,0 +1,49 @@
+// What a run of scenarios looks like to the people who read it: a terminal report, the
+// whole result model as JSON, JUnit XML for CI test viewers and Markdown for a CI job
+// summary. Pure functions of a RunSummary; they never run anything. One file per format
+// under scenarios/reports/; report_formats() lists the ones `run` can write to a file.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "scenarios/run_result.hpp"
+
+namespace retryproof::scenarios {
+
+struct RunSummary {
+  std::uint64_t seed;
+  std::string client;  // as --client spells it
+  std::vector<ScenarioResult> results;
+};
+
+// A block per scenario (mark, jobs, POSTs, outcomes, verdicts; for a scenario that missed
+// its expectations also the attempt timeline and the client's standard error), then a
+// summary line and the command that replays the run.
+enum class Colour { off, on };
+void write_terminal_report(std::ostream& out, const RunSummary& run, Colour colour);
+
+// The whole result model: {"seed","client","summary","scenarios":[...]}.
+nlohmann::json to_json(const RunSummary& run);
+
+// One <testsuite> for the run; one <testcase classname=SCENARIO name=VERDICT> per verdict,
+// and one named "expectations" per scenario.
+void write_junit(std::ostream& out, const RunSummary& run);
+
+// For a CI job summary: a table of scenarios, then the details (and a Mermaid sequence
+// diagram of the attempts) of each scenario that missed its expectations.
+void write_markdown(std::ostream& out, const RunSummary& run);
+
+// A report `run` writes to a file: `--<option> FILE`.
+struct ReportFormat {
+  std::string_view option;  // "json", "junit", "markdown"
+  std::string_view help;
+  void (*write)(std::ostream& out, const RunSummary& run);
+};
+const std::vector<ReportFormat>& report_formats();
+
+}  // namespace retryproof::scenarios

@@ -1,0 +1,192 @@
+// The terminal report: a block per scenario, a summary line, and the commands that replay.
+#include <ostream>
+
+#include "scenarios/reports/reports.hpp"
+#include "scenarios/reports/text.hpp"
+#include "scenarios/reports/view.hpp"
+
+namespace retryproof::scenarios {
+namespace {
+
+using namespace reports;
+
+constexpr std::size_t kStandardErrorLines = 20;  // of the client's
+
+constexpr const char* kGreen = "\x1b[32m";
+constexpr const char* kRed = "\x1b[31m";
+constexpr const char* kBold = "\x1b[1m";
+constexpr const char* kReset = "\x1b[0m";
+
+std::string paint(const std::string& text, const char* code, Colour colour) {
+  if (colour == Colour::off || code == nullptr || text.empty()) return text;
+  return code + text + kReset;
+}
+
+struct Cell {
+  std::string text;  // terminal_text already
+  const char* colour = nullptr;
+};
+using Row = std::vector<Cell>;
+
+// Columns padded to their widest cell, two spaces apart; no trailing spaces.
+void write_table(std::ostream& out, std::string_view indent, const std::vector<Row>& rows,
+                 Colour colour) {
+  std::vector<std::size_t> widths;
+  for (const auto& row : rows) {
+    if (widths.size() < row.size()) widths.resize(row.size(), 0);
+    for (std::size_t i = 0; i < row.size(); ++i)
+      widths[i] = std::max(widths[i], display_width(row[i].text));
+  }
+  for (const auto& row : rows) {
+    std::string line(indent);
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      line += paint(row[i].text, row[i].colour, colour);
+      if (i + 1 < row.size()) line += std::string(widths[i] - display_width(row[i].text) + 2, ' ');
+    }
+    while (!line.empty() && line.back() == ' ')
+      line.pop_back();
+    out << line << '\n';
+  }
+}
+
+Row verdict_row(const ScenarioResult& result, const Verdict& verdict) {
+  const std::string explanation = terminal_text(verdict.explanation);
+  const std::string cited = verdict.evidence.empty() ? "" : " (" + seq_list(verdict.evidence) + ")";
+  const Cell id{terminal_text(verdict.id)};
+  switch (read_verdict(result, verdict)) {
+    case Reading::passed:
+      return {id, {"pass", kGreen}};
+    case Reading::failed:
+      return {id, {"FAIL", kRed}, {explanation + cited}};
+    case Reading::expected_failure:
+      return {id, {"fail (expected)"}, {explanation + cited}};
+    case Reading::missed_violation:
+      return {id, {to_string(verdict.status) + ", expected to fail", kRed}, {explanation}};
+    case Reading::not_applicable:
+      return {id, {"n/a"}, {explanation}};
+  }
+  return {};
+}
+
+void write_timeline(std::ostream& out, const ScenarioResult& result, Colour colour) {
+  if (result.journal.empty()) {
+    out << "  timeline: no requests reached the provider\n";
+    return;
+  }
+  const std::set<std::uint64_t> evidence = evidence_of_failures(result);
+  out << "  timeline (* marks evidence of a failed verdict):\n";
+  std::vector<Row> rows;
+  rows.push_back({{""},
+                  {"seq"},
+                  {"at"},
+                  {"method"},
+                  {"path"},
+                  {"key"},
+                  {"outcome"},
+                  {"fault"},
+                  {"response"},
+                  {"job"}});
+  for (const JournalEntry& entry : result.journal) {
+    const bool cited = evidence.contains(entry.seq);
+    rows.push_back({{cited ? "*" : "", cited ? kRed : nullptr},
+                    {std::to_string(entry.seq)},
+                    {"+" + std::to_string(entry.at.count()) + "ms"},
+                    {terminal_text(entry.method)},
+                    {terminal_text(entry.path)},
+                    {terminal_text(entry.key.value_or("-"))},
+                    {provider::to_string(entry.outcome)},
+                    {terminal_text(applied_fault(entry).value_or("-"))},
+                    {response_text(entry)},
+                    {terminal_text(entry.job_id.value_or("-"))}});
+  }
+  write_table(out, "    ", rows, colour);
+}
+
+void write_standard_errors(std::ostream& out, const ScenarioResult& result) {
+  for (const auto& invocation : result.invocations) {
+    if (invocation.client_error.empty()) continue;
+    const std::vector<std::string> lines = split_lines(invocation.standard_error);
+    out << "  standard error of invocation " << invocation.number() << " ("
+        << terminal_text(invocation.operation) << ")";
+    if (lines.empty()) {
+      out << ": empty\n";
+      continue;
+    }
+    if (lines.size() > kStandardErrorLines) {
+      out << ", last " << kStandardErrorLines << " of " << lines.size() << " lines";
+    }
+    out << ":\n";
+    for (const auto& line : last(lines, kStandardErrorLines)) {
+      std::string text = "    | " + terminal_text(line);
+      while (!text.empty() && text.back() == ' ')
+        text.pop_back();
+      out << text << '\n';
+    }
+  }
+}
+
+void write_block(std::ostream& out, const ScenarioResult& result, Colour colour) {
+  const bool met = result.met();
+  std::string heading = paint(met ? "PASS" : "FAIL", met ? kGreen : kRed, colour) + "  " +
+                        paint(terminal_text(result.name), kBold, colour);
+  if (!result.file.empty()) heading += "  (" + terminal_text(result.file) + ")";
+  out << heading << '\n';
+  if (!result.description.empty()) out << "  " << terminal_text(result.description) << '\n';
+  out << "  jobs " << result.jobs.size() << ", POSTs " << result.creates() << ", client "
+      << terminal_text(result.client) << ", seed " << result.seed << '\n';
+
+  if (result.invocations.empty()) {
+    out << "  invocations: none\n";
+  } else {
+    out << "  invocations:\n";
+    std::vector<Row> rows;
+    for (const auto& invocation : result.invocations) {
+      const bool bad = !invocation.killed && !invocation.client_error.empty();
+      rows.push_back({{std::to_string(invocation.number())},
+                      {terminal_text(invocation.operation)},
+                      {terminal_text(outcome_text(invocation)), bad ? kRed : nullptr},
+                      {seq_range(invocation)}});
+    }
+    write_table(out, "    ", rows, colour);
+  }
+
+  if (result.verdicts.empty()) {
+    out << "  verdicts: none\n";
+  } else {
+    out << "  verdicts:\n";
+    std::vector<Row> rows;
+    for (const auto& verdict : result.verdicts)
+      rows.push_back(verdict_row(result, verdict));
+    write_table(out, "    ", rows, colour);
+  }
+
+  if (!result.unmet.empty()) {
+    out << "  expectations not met:\n";
+    for (const auto& unmet : result.unmet)
+      out << "    - " << terminal_text(unmet) << '\n';
+  }
+  if (!met) {
+    write_timeline(out, result, colour);
+    write_standard_errors(out, result);
+  }
+}
+
+}  // namespace
+
+void write_terminal_report(std::ostream& out, const RunSummary& run, Colour colour) {
+  out << "retryproof run: seed " << run.seed << ", client " << terminal_text(run.client) << '\n';
+  for (const auto& result : run.results) {
+    out << '\n';
+    write_block(out, result, colour);
+  }
+  const bool all_met = count_met(run) == run.results.size();
+  out << '\n' << paint(summary_line(run), all_met ? kGreen : kRed, colour) << '\n';
+  out << "replay: " << terminal_text(replay_command(run)) << '\n';
+  for (const auto& result : run.results) {
+    if (result.met()) continue;
+    out << "replay " << terminal_text(result.name) << ": "
+        << terminal_text(replay_command(run) + " --filter " + shell_quote(result.name)) << '\n';
+  }
+}
+
+}  // namespace retryproof::scenarios

@@ -1,0 +1,51 @@
+// The view of a run that every report format shares: how a verdict reads against what the
+// scenario expected, one-line renderings of outcomes, responses and journal entries, and
+// the command that replays a run.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "scenarios/reports/reports.hpp"
+
+namespace retryproof::scenarios::reports {
+
+using provider::JournalEntry;
+
+// A verdict read against what the scenario expects of it.
+enum class Reading {
+  passed,
+  failed,            // and the scenario does not expect it to
+  expected_failure,  // failed, as the scenario expects
+  missed_violation,  // the scenario expects it to fail; it passed or did not apply
+  not_applicable,
+};
+Reading read_verdict(const ScenarioResult& result, const Verdict& verdict);
+
+std::size_t count_met(const RunSummary& run);
+// "20 scenarios: 19 met their expectations, 1 did not"
+std::string summary_line(const RunSummary& run);
+// "retryproof run --seed 7 --client mutant:blind-retry"
+std::string replay_command(const RunSummary& run);
+
+// "succeeded jobId=job_1", "killed by SIGKILL", "client error: no outcome line (exit code 1)".
+std::string outcome_text(const InvocationResult& invocation);
+// "seq 3-5", "seq 3", "no requests"
+std::string seq_range(const InvocationResult& invocation);
+// "seq 1, 4", or "no journal entries cited"
+std::string seq_list(const std::vector<std::uint64_t>& seqs);
+
+// The fault an entry took, when it is not `none`.
+std::optional<std::string> applied_fault(const JournalEntry& entry);
+// "201", "201 (not delivered)", "no response"
+std::string response_text(const JournalEntry& entry);
+// "#3 +120ms POST /jobs key=K new fault=commit-then-drop -> no response job=job_1"
+std::string timeline_line(const JournalEntry& entry);
+
+// The seqs that failed verdicts cite.
+std::set<std::uint64_t> evidence_of_failures(const ScenarioResult& result);
+
+}  // namespace retryproof::scenarios::reports

@@ -1,0 +1,59 @@
+// What running a scenario produced, in either world (processes over real HTTP, or the
+// simulation): each invocation's account, the provider's records, and the verdicts.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/millis.hpp"
+#include "provider/job_record.hpp"
+#include "provider/journal.hpp"
+#include "scenarios/outcome_line.hpp"
+#include "scenarios/verdicts.hpp"
+
+namespace retryproof::scenarios {
+
+// One run of the client for one operation.
+struct InvocationResult {
+  int index = 0;  // from 0, in the scenario's order; reports number them from 1
+  std::string operation;
+  nlohmann::json payload;       // what the client was asked to send
+  std::uint64_t first_seq = 1;  // the journal entries it caused: [first_seq, last_seq]
+  std::uint64_t last_seq = 0;   // (empty when last_seq < first_seq)
+  Millis started_at{0};         // on the provider's clock
+  Millis ended_at{0};
+  bool killed = false;                 // by the scenario's kill point, on purpose
+  std::optional<OutcomeLine> outcome;  // empty when killed or when the line was missing or bad
+  std::string client_error;            // why there is no valid outcome line; empty when fine
+  std::string exit;                    // "exit code 0", "killed by SIGKILL"
+  std::string standard_error;          // the client's, kept for the report
+
+  int number() const { return index + 1; }  // as reports and messages count invocations
+};
+
+// The provider's records at the end of a run.
+struct RunEvidence {
+  std::vector<provider::JournalEntry> journal;  // by seq
+  std::vector<provider::JobRecord> jobs;        // in creation order
+};
+
+struct ScenarioResult {
+  std::string name;
+  std::string description;
+  std::string file;
+  std::string client;  // as --client spells it
+  std::uint64_t seed = 0;
+  std::vector<InvocationResult> invocations;
+  std::vector<provider::JournalEntry> journal;
+  std::vector<provider::JobRecord> jobs;
+  std::vector<Verdict> verdicts;
+  std::vector<std::string> unmet;  // how the run missed the scenario's expectations
+  std::vector<std::string> expected_violations;
+
+  bool met() const { return unmet.empty(); }
+  int creates() const;  // requests to the create route the provider saw
+};
+
+}  // namespace retryproof::scenarios

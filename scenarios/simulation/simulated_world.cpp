@@ -1,0 +1,76 @@
+#include "scenarios/simulation/simulated_world.hpp"
+
+#include <stdexcept>
+
+namespace retryproof::scenarios {
+namespace {
+
+// Time passes between runs, as it does between two processes.
+constexpr Millis kBetweenInvocations{1000};
+
+const ClientChoice& simulable(const ClientChoice& client) {
+  if (client.kind == ClientChoice::Kind::command) {
+    throw std::invalid_argument("a command cannot run in simulation: " + client.describe());
+  }
+  return client;
+}
+
+}  // namespace
+
+SimulatedWorld::SimulatedWorld(const Scenario& scenario, const ClientChoice& client,
+                               std::uint64_t seed)
+    : scenario_(scenario),
+      client_(simulable(client)),
+      provider_({.seed = seed,
+                 .profile = scenario.profile,
+                 .initial_plan = provider::FaultPlan::from_json(scenario.plan)}),
+      transport_(provider_, clock_),
+      sleeper_(transport_) {}
+
+InvocationResult SimulatedWorld::invoke(const InvocationPlan& plan) {
+  InvocationResult result{.index = plan.index,
+                          .operation = plan.invocation.operation,
+                          .payload = plan.payload,
+                          .first_seq = provider_.journal_size() + 1,
+                          .started_at = clock_.now()};
+  if (plan.invocation.kill == KillPoint::after_commit) {
+    const std::size_t jobs_before = provider_.job_count();
+    transport_.kill_when([this, jobs_before] { return provider_.job_count() > jobs_before; });
+  }
+
+  client::SeededRandom random(plan.client_seed);  // as `retryproof client --seed`
+  client::RetryingClient client(scenario_.settings, {transport_, clock_, sleeper_, random, ledger_},
+                                client_.mutant);
+  try {
+    client::ClientResult outcome = client.run({plan.invocation.operation, plan.payload});
+    result.outcome = outcome_line_of(outcome.outcome_line()).line;
+    result.exit = "exit code 0";
+    client_results_.push_back(std::move(outcome));
+  } catch (const ClientKilled&) {
+    result.killed = true;
+    result.exit = "killed by SIGKILL";
+    client_results_.emplace_back();
+  }
+  transport_.kill_when(nullptr);
+  if (plan.invocation.kill == KillPoint::after_commit && !result.killed) {
+    result.client_error = "ended before the provider committed, so it could not be killed there";
+  }
+  result.ended_at = clock_.now();
+  result.last_seq = provider_.journal_size();
+  clock_.advance(kBetweenInvocations);
+  return result;
+}
+
+RunEvidence SimulatedWorld::finish() {
+  transport_.settle();  // held requests commit before the provider is judged
+  return {provider_.journal(), provider_.jobs()};
+}
+
+SimulationResult simulate(const Scenario& scenario, const ClientChoice& client,
+                          std::uint64_t seed) {
+  SimulatedWorld world(scenario, client, seed);
+  ScenarioResult result = drive(scenario, client, seed, world);
+  return {std::move(result), world.client_results()};
+}
+
+}  // namespace retryproof::scenarios
