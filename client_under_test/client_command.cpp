@@ -143,10 +143,14 @@ void add_client_command(CLI::App& app, int& exit_code) {
   command->add_option("--max-delay", options->max_delay, "Cap of any backoff step")
       ->capture_default_str();
   command->add_option("--timeout", options->timeout, "Per-request timeout")->capture_default_str();
-  command->add_option("--mutant", options->mutant,
-                      "Run a deliberately broken copy: fresh-key-per-attempt, blind-retry, "
-                      "no-backoff, unbounded, payload-drift, timeout-is-failure, retries-4xx, "
-                      "ignores-retry-after, memory-only-intent, nested-retry-new-key");
+  command
+      ->add_option("--mutant", options->mutant, "Run a deliberately broken copy: " + mutant_help())
+      ->check(CLI::IsMember([] {
+        std::vector<std::string> names;
+        for (const Mutant mutant : all_mutants())
+          names.push_back(to_string(mutant));
+        return names;
+      }()));
   command->add_option("--seed", options->seed, "Seed for the backoff jitter (default: random)");
   command->add_flag("--verbose", options->verbose, "Print the attempt history to standard error");
   command->callback([options, &exit_code] { exit_code = run_client(*options); });

@@ -1,38 +1,79 @@
 #include "client_under_test/mutant.hpp"
 
-#include <array>
+#include <algorithm>
 #include <stdexcept>
-#include <utility>
 
 namespace retryproof::client {
-namespace {
 
-constexpr std::array<std::pair<Mutant, std::string_view>, 11> kNames{{
-    {Mutant::none, "reference"},
-    {Mutant::fresh_key_per_attempt, "fresh-key-per-attempt"},
-    {Mutant::blind_retry, "blind-retry"},
-    {Mutant::no_backoff, "no-backoff"},
-    {Mutant::unbounded, "unbounded"},
-    {Mutant::payload_drift, "payload-drift"},
-    {Mutant::timeout_is_failure, "timeout-is-failure"},
-    {Mutant::retries_4xx, "retries-4xx"},
-    {Mutant::ignores_retry_after, "ignores-retry-after"},
-    {Mutant::memory_only_intent, "memory-only-intent"},
-    {Mutant::nested_retry_new_key, "nested-retry-new-key"},
-}};
+const std::vector<MutantRow>& mutant_catalogue() {
+  static const std::vector<MutantRow> catalogue = {
+      {Mutant::none, "reference", "none: the retry-safe pattern", {}, {}},
+      {Mutant::fresh_key_per_attempt,
+       "fresh-key-per-attempt",
+       "a new idempotency key on every attempt",
+       {.key = KeyScheme::per_attempt},
+       {"no-duplicate-effect", "key-stability"}},
+      {Mutant::blind_retry,
+       "blind-retry",
+       "re-sends after an outcome it could not see, without a lookup",
+       {.on_hidden = OnHiddenOutcome::resend},
+       {"fail-closed"}},
+      {Mutant::no_backoff, "no-backoff", "retries at once", {.backs_off = false}, {"backoff"}},
+      {Mutant::unbounded,
+       "unbounded",
+       "never stops retrying a 503",
+       {.bounded = false},
+       {"attempt-budget"}},
+      {Mutant::payload_drift,
+       "payload-drift",
+       "adds the attempt time to the body on retries",
+       {.keeps_payload = false},
+       {"payload-stability"}},
+      {Mutant::timeout_is_failure,
+       "timeout-is-failure",
+       "reports failed after an outcome it could not see, though the job may exist",
+       {.on_hidden = OnHiddenOutcome::report_failed},
+       {"truthful-outcome"}},
+      {Mutant::retries_4xx,
+       "retries-4xx",
+       "retries 400 and 422",
+       {.retries_definitive = true},
+       {"no-retry-of-definitive"}},
+      {Mutant::ignores_retry_after,
+       "ignores-retry-after",
+       "waits its own backoff instead of Retry-After",
+       {.honours_retry_after = false},
+       {"retry-after"}},
+      {Mutant::memory_only_intent,
+       "memory-only-intent",
+       "keeps its key only in memory; a restart derives a new one",
+       {.key = KeyScheme::per_process, .durable_intent = false},
+       {"crash-recovery", "no-duplicate-effect"}},
+      {Mutant::nested_retry_new_key,
+       "nested-retry-new-key",
+       "an outer loop starts over under a new key when the inner loop gives up",
+       {.key = KeyScheme::per_round, .rounds = 2},
+       {"key-stability", "no-duplicate-effect"}},
+  };
+  return catalogue;
+}
 
-}  // namespace
+const MutantRow& row_of(Mutant mutant) {
+  const auto& catalogue = mutant_catalogue();
+  const auto row =
+      std::find_if(catalogue.begin(), catalogue.end(),
+                   [&](const MutantRow& candidate) { return candidate.mutant == mutant; });
+  if (row == catalogue.end()) throw std::logic_error("a mutant without a catalogue row");
+  return *row;
+}
 
 std::string to_string(Mutant mutant) {
-  for (const auto& [known, name] : kNames) {
-    if (known == mutant) return std::string(name);
-  }
-  return "reference";
+  return std::string(row_of(mutant).name);
 }
 
 Mutant parse_mutant(std::string_view name) {
-  for (const auto& [mutant, known] : kNames) {
-    if (known == name && mutant != Mutant::none) return mutant;
+  for (const MutantRow& row : mutant_catalogue()) {
+    if (row.name == name && row.mutant != Mutant::none) return row.mutant;
   }
   std::string names;
   for (const Mutant mutant : all_mutants())
@@ -44,12 +85,21 @@ Mutant parse_mutant(std::string_view name) {
 const std::vector<Mutant>& all_mutants() {
   static const std::vector<Mutant> mutants = [] {
     std::vector<Mutant> list;
-    for (const auto& [mutant, name] : kNames) {
-      if (mutant != Mutant::none) list.push_back(mutant);
+    for (const MutantRow& row : mutant_catalogue()) {
+      if (row.mutant != Mutant::none) list.push_back(row.mutant);
     }
     return list;
   }();
   return mutants;
+}
+
+std::string mutant_help() {
+  std::string help;
+  for (const MutantRow& row : mutant_catalogue()) {
+    if (row.mutant == Mutant::none) continue;
+    help += (help.empty() ? "" : "; ") + std::string(row.name) + " (" + std::string(row.bug) + ")";
+  }
+  return help;
 }
 
 }  // namespace retryproof::client

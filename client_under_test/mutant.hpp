@@ -1,5 +1,7 @@
 // Copies of the reference client with one classic bug each, to prove the harness has
-// teeth. Each is a single deliberate deviation inside RetryingClient, chosen by name.
+// teeth. A mutant is a row: its name, its bug in words, the behaviour RetryingClient runs
+// (one deviation from the reference's), and the verdicts that must catch it. Help text,
+// the mutant matrix and the tests are derived from the table.
 #pragma once
 
 #include <string>
@@ -9,18 +11,58 @@
 namespace retryproof::client {
 
 enum class Mutant {
-  none,                   // the reference client
-  fresh_key_per_attempt,  // a new idempotency key on every attempt
-  blind_retry,            // re-POSTs after an ambiguous outcome without a lookup
-  no_backoff,             // retries immediately
-  unbounded,              // never stops retrying a 503
-  payload_drift,          // adds the attempt time to the body on retries
-  timeout_is_failure,     // reports failed after an ambiguous outcome, without looking
-  retries_4xx,            // retries 400 and 422
-  ignores_retry_after,    // waits its own backoff instead of Retry-After
-  memory_only_intent,     // keeps the key only in memory; a restart derives a new one
-  nested_retry_new_key,   // an outer loop mints a new key when the inner loop gives up
+  none,  // the reference client
+  fresh_key_per_attempt,
+  blind_retry,
+  no_backoff,
+  unbounded,
+  payload_drift,
+  timeout_is_failure,
+  retries_4xx,
+  ignores_retry_after,
+  memory_only_intent,
+  nested_retry_new_key,
 };
+
+// Where the idempotency key comes from.
+enum class KeyScheme {
+  per_operation,  // derived once from the operation's identity (correct)
+  per_attempt,    // a new key on every attempt
+  per_process,    // minted when the process starts: a restart changes it
+  per_round,      // a new key each time an outer loop starts over
+};
+
+// What the client does after an outcome it could not see (a drop, a reset, a timeout...).
+enum class OnHiddenOutcome {
+  look_up,        // reconcile by key before anything else (correct)
+  resend,         // send the same request again, blind
+  report_failed,  // give up and report failed, though the job may exist
+};
+
+// How a client behaves; the reference client is the defaults.
+struct ClientBehaviour {
+  KeyScheme key = KeyScheme::per_operation;
+  bool durable_intent = true;  // the intent survives a crash (in the ledger)
+  bool keeps_payload = true;   // every attempt sends the operation's payload unchanged
+  OnHiddenOutcome on_hidden = OnHiddenOutcome::look_up;
+  bool retries_definitive = false;  // retries a 400 or 422
+  bool honours_retry_after = true;
+  bool backs_off = true;
+  bool bounded = true;  // stops at the attempt budget
+  int rounds = 1;       // an outer loop that starts over (with KeyScheme::per_round)
+};
+
+struct MutantRow {
+  Mutant mutant;
+  std::string_view name;
+  std::string_view bug;  // in words, for help and reports
+  ClientBehaviour behaviour;
+  std::vector<std::string_view> caught_by;  // verdict ids that must flag it in the catalog
+};
+
+// The reference client first, then every mutant.
+const std::vector<MutantRow>& mutant_catalogue();
+const MutantRow& row_of(Mutant mutant);
 
 std::string to_string(Mutant mutant);  // "fresh-key-per-attempt"; "reference" for none
 
@@ -29,5 +71,8 @@ Mutant parse_mutant(std::string_view name);
 
 // Every mutant, without `none`.
 const std::vector<Mutant>& all_mutants();
+
+// "fresh-key-per-attempt (a new idempotency key on every attempt), ..." for help text.
+std::string mutant_help();
 
 }  // namespace retryproof::client

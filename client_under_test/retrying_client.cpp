@@ -11,8 +11,6 @@ namespace {
 
 // The unbounded mutant "never stops"; the harness still does, here, so that a run ends.
 constexpr int kUnboundedSafetyCap = 100;
-// The nested-retry-new-key mutant's outer loop: one more round with a fresh key.
-constexpr int kNestedRounds = 2;
 // How a definitive refusal's reason begins, in results and in the ledger: a rerun
 // reports such a failure again instead of sending what the provider refused.
 constexpr std::string_view kRejected = "rejected: ";
@@ -83,11 +81,15 @@ struct RetryingClient::Run {
   // A 409, or a timeout, left a request with this key possibly still being processed:
   // a later 404 then proves only that it has not committed yet.
   bool may_still_commit = false;
-  int round = 1;  // the nested-retry-new-key mutant's outer loop
+  int round = 1;  // of an outer loop that starts over (ClientBehaviour::rounds)
 };
 
 RetryingClient::RetryingClient(ClientSettings settings, ClientParts parts, Mutant mutant)
-    : settings_(settings), parts_(parts), mutant_(mutant) {
+    : RetryingClient(settings, parts, row_of(mutant).behaviour) {}
+
+RetryingClient::RetryingClient(ClientSettings settings, ClientParts parts,
+                               ClientBehaviour behaviour)
+    : settings_(settings), parts_(parts), behaviour_(behaviour) {
   if (settings_.attempts < 1) throw std::invalid_argument("attempts must be at least 1");
   if (settings_.base_delay < Millis(2)) {
     throw std::invalid_argument(
@@ -109,7 +111,7 @@ ClientResult RetryingClient::run(const Operation& operation) {
 }
 
 IntentLedger& RetryingClient::ledger() {
-  return mutant_ == Mutant::memory_only_intent ? memory_only_ : parts_.ledger;
+  return behaviour_.durable_intent ? parts_.ledger : memory_only_;
 }
 
 RetryingClient::Next RetryingClient::plan(Run& run) {
@@ -149,12 +151,12 @@ RetryingClient::Next RetryingClient::plan(Run& run) {
         return Next::reconcile;
     }
   }
-  // The key is derived once, before the first attempt, from the business identity. The
-  // memory-only mutant mints one per process instead, from the time it started (a fresh
-  // UUID would do the same harm, but would not replay from a seed).
+  // The key is derived once, before the first attempt, from the business identity. A
+  // per-process key is minted from the time the process started instead (a fresh UUID
+  // would do the same harm, but would not replay from a seed).
   const std::string key =
       earlier ? earlier->idempotency_key
-      : mutant_ == Mutant::memory_only_intent
+      : behaviour_.key == KeyScheme::per_process
           ? run.operation.operation_id + ":" + std::to_string(parts_.clock.now().count())
           : run.operation.operation_id;
   run.intent = Intent{.operation_id = run.operation.operation_id,
@@ -174,12 +176,12 @@ RetryingClient::Next RetryingClient::attempt(Run& run) {
 
   ++run.intent.attempts;
   ++run.result.attempts;
-  if (mutant_ == Mutant::fresh_key_per_attempt) {
+  if (behaviour_.key == KeyScheme::per_attempt) {
     run.intent.idempotency_key =
         run.operation.operation_id + ":attempt-" + std::to_string(run.intent.attempts);
   }
   nlohmann::json payload = run.operation.payload;
-  if (mutant_ == Mutant::payload_drift && run.result.attempts > 1) {
+  if (!behaviour_.keeps_payload && run.result.attempts > 1) {
     payload["attemptAt"] = parts_.clock.now().count();
   }
   run.intent.status = IntentStatus::sent;
@@ -206,7 +208,7 @@ RetryingClient::Next RetryingClient::attempt(Run& run) {
     record(run, step);
     return confirm(run, job_id_in(response));
   }
-  const bool retry_4xx = mutant_ == Mutant::retries_4xx && (status == 400 || status == 422);
+  const bool retry_4xx = behaviour_.retries_definitive && (status == 400 || status == 422);
   if (status == 503 || status == 429 || status == 409 || retry_4xx ||
       response.failure == TransportFailure::not_sent) {
     // Proven not committed by this try (or, for 409, still being decided by the first):
@@ -216,7 +218,7 @@ RetryingClient::Next RetryingClient::attempt(Run& run) {
                                           : "retryable";
     run.may_still_commit |= status == 409;
     run.wait = backoff(run.intent.attempts);
-    if (status == 429 && mutant_ != Mutant::ignores_retry_after) {
+    if (status == 429 && behaviour_.honours_retry_after) {
       run.wait = std::max(run.wait, retry_after(response).value_or(Millis(0)));
     }
     step.wait = run.wait;
@@ -238,12 +240,12 @@ RetryingClient::Next RetryingClient::attempt(Run& run) {
   // Timeout, closed or reset connection, truncated body, 500: it may have committed.
   step.classification = "ambiguous";
   run.may_still_commit |= response.failure == TransportFailure::timeout;
-  if (mutant_ == Mutant::timeout_is_failure) {
+  if (behaviour_.on_hidden == OnHiddenOutcome::report_failed) {
     step.decision = "stop: treat the unseen outcome as a failure";
     record(run, step);
     return give_up(run, Outcome::failed, "no response: " + step.result);
   }
-  if (mutant_ == Mutant::blind_retry) {
+  if (behaviour_.on_hidden == OnHiddenOutcome::resend) {
     run.wait = backoff(run.intent.attempts);
     step.wait = run.wait;
     step.decision = "send it again";
@@ -297,7 +299,7 @@ RetryingClient::Next RetryingClient::reconcile(Run& run) {
 }
 
 RetryingClient::Next RetryingClient::give_up(Run& run, Outcome outcome, const std::string& reason) {
-  if (mutant_ == Mutant::nested_retry_new_key && run.round < kNestedRounds) {
+  if (run.round < behaviour_.rounds) {
     // The bug: an outer loop that treats the inner loop's failure as final for the key,
     // and starts over under a new one.
     ++run.round;
@@ -327,12 +329,12 @@ RetryingClient::Next RetryingClient::confirm(Run& run, const std::string& job_id
 }
 
 bool RetryingClient::budget_left(const Run& run) const {
-  const int budget = mutant_ == Mutant::unbounded ? kUnboundedSafetyCap : settings_.attempts;
+  const int budget = behaviour_.bounded ? settings_.attempts : kUnboundedSafetyCap;
   return run.intent.attempts < budget;
 }
 
 Millis RetryingClient::backoff(int attempts_made) {
-  if (mutant_ == Mutant::no_backoff) return Millis(0);
+  if (!behaviour_.backs_off) return Millis(0);
   // Exponential and capped; half of each step fixed and half random, so no retry is
   // immediate and a fleet of clients does not retry in lockstep.
   const int exponent = std::clamp(attempts_made - 1, 0, 30);

@@ -70,6 +70,8 @@ struct ClientParts {
 
 class RetryingClient {
  public:
+  RetryingClient(ClientSettings settings, ClientParts parts, ClientBehaviour behaviour);
+  // The reference client, or a mutant of it: its row's behaviour.
   RetryingClient(ClientSettings settings, ClientParts parts, Mutant mutant = Mutant::none);
 
   // Runs one logical operation to an outcome, resuming from the ledger if an earlier
@@ -92,8 +94,8 @@ class RetryingClient {
 
   ClientSettings settings_;
   ClientParts parts_;
-  Mutant mutant_;
-  InMemoryIntentLedger memory_only_;  // the memory-only-intent mutant's ledger
+  ClientBehaviour behaviour_;
+  InMemoryIntentLedger memory_only_;  // the ledger of a client without durable intent
 };
 
 }  // namespace retryproof::client

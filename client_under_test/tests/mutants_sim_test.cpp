@@ -25,6 +25,8 @@ std::vector<std::string> job_keys(const SimHarness& sim) {
 }
 
 TEST(Mutants, EveryMutantHasATestHere) {
+  // One test (at least) per mutant below, named after it: a new row in the catalogue
+  // makes this list, and so this test, fail until the mutant has its own test here.
   std::vector<std::string> names;
   for (const Mutant mutant : all_mutants())
     names.push_back(to_string(mutant));
@@ -32,6 +34,29 @@ TEST(Mutants, EveryMutantHasATestHere) {
                                              "unbounded", "payload-drift", "timeout-is-failure",
                                              "retries-4xx", "ignores-retry-after",
                                              "memory-only-intent", "nested-retry-new-key"}));
+}
+
+TEST(Mutants, EveryMutantDeviatesFromTheReferenceAndNamesWhatCatchesIt) {
+  const ClientBehaviour reference;
+  for (const MutantRow& row : mutant_catalogue()) {
+    SCOPED_TRACE(std::string(row.name));
+    if (row.mutant == Mutant::none) {
+      EXPECT_TRUE(row.caught_by.empty());
+      continue;
+    }
+    const ClientBehaviour& b = row.behaviour;
+    const bool deviates = b.key != reference.key || b.durable_intent != reference.durable_intent ||
+                          b.keeps_payload != reference.keeps_payload ||
+                          b.on_hidden != reference.on_hidden ||
+                          b.retries_definitive != reference.retries_definitive ||
+                          b.honours_retry_after != reference.honours_retry_after ||
+                          b.backs_off != reference.backs_off || b.bounded != reference.bounded ||
+                          b.rounds != reference.rounds;
+    EXPECT_TRUE(deviates);
+    EXPECT_FALSE(row.caught_by.empty());
+    EXPECT_FALSE(row.bug.empty());
+    EXPECT_EQ(parse_mutant(row.name), row.mutant);
+  }
 }
 
 // --- fresh-key-per-attempt ----------------------------------------------------------------
