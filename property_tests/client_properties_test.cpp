@@ -37,6 +37,19 @@ RC_GTEST_PROP(ReferenceClient, PassesEveryVerdictUnderAnyFaultSchedule, ()) {
   assert_every_verdict_holds(simulate(to_scenario(schedule), ClientChoice{}, seed));
 }
 
+// Crash-and-restart in simulation: wherever the client is killed — after its first,
+// second or third request reached the provider, or as soon as a job is committed — the
+// rerun from its durable intent ledger creates no second job and reports the truth.
+RC_GTEST_PROP(ReferenceClient, PassesEveryVerdictWhereverItIsKilled, ()) {
+  Schedule schedule = *generators::schedule(FaultMenu::all);
+  schedule.kill = *generators::kill_point();
+  RC_PRE(schedule.kill.armed());
+  const auto seed = *rc::gen::arbitrary<std::uint32_t>();
+  const SimulationResult run = simulate(to_scenario(schedule), ClientChoice{}, seed);
+  RC_PRE(run.result.invocations.front().killed);  // the point was reached
+  assert_every_verdict_holds(run);
+}
+
 RC_GTEST_PROP(ReferenceClient, SucceedsWithTheRightJobWhenFaultsEndBeforeTheBudget, ()) {
   Schedule schedule = *generators::schedule(FaultMenu::recoverable);
   schedule.operations = 1;
@@ -76,7 +89,7 @@ TEST_P(Teeth, RapidcheckFindsAScheduleThatExposesTheMutantAndShrinksIt) {
   std::streambuf* const out = std::cout.rdbuf(report.rdbuf());
   std::streambuf* const err = std::cerr.rdbuf(report.rdbuf());
   const bool held = rc::check("mutant " + client::to_string(mutant) + " passes every verdict", [&] {
-    const Schedule schedule = *generators::schedule(FaultMenu::all);
+    const Schedule schedule = *generators::schedule_with_kill(FaultMenu::all);
     const auto seed = *rc::gen::arbitrary<std::uint32_t>();
     const SimulationResult run =
         simulate(to_scenario(schedule), ClientChoice{ClientChoice::Kind::mutant, mutant, {}}, seed);

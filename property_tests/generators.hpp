@@ -15,6 +15,10 @@ inline void showValue(const Schedule& schedule, std::ostream& out) {
   out << to_scenario_json(schedule, "counterexample").dump(2);
 }
 
+inline void showValue(const KillPoint& kill, std::ostream& out) {
+  out << kill.describe();
+}
+
 namespace generators {
 
 inline rc::Gen<Schedule> schedule(FaultMenu menu) {
@@ -37,6 +41,24 @@ inline rc::Gen<Schedule> schedule(FaultMenu menu) {
       rc::gen::resize(6, rc::gen::container<std::vector<std::string>>(rc::gen::elementOf(faults))),
       rc::gen::inRange(1, 6), rc::gen::inRange(2, 201), rc::gen::inRange(1, 9),
       rc::gen::inRange(0, 3), rc::gen::arbitrary<bool>(), rc::gen::inRange(0, 3));
+}
+
+// A kill point for the first invocation: none first, so that shrinking removes it.
+inline rc::Gen<KillPoint> kill_point() {
+  using When = KillPoint::When;
+  return rc::gen::element(KillPoint{}, KillPoint{When::after_commit},
+                          KillPoint{When::after_request, 1}, KillPoint{When::after_request, 2},
+                          KillPoint{When::after_request, 3});
+}
+
+// A schedule whose first invocation may be killed (and then run again).
+inline rc::Gen<Schedule> schedule_with_kill(FaultMenu menu) {
+  return rc::gen::apply(
+      [](Schedule schedule, KillPoint kill) {
+        schedule.kill = kill;
+        return schedule;
+      },
+      schedule(menu), kill_point());
 }
 
 }  // namespace generators

@@ -111,6 +111,7 @@ Decision ProviderCore::handle(const HttpRequest& request, Millis now) {
   // A held request is journaled now, in arrival order, and answered by complete().
   if (!decision.pending_commit) record_answer(entry, decision, now);
   journal_.push_back(std::move(entry));
+  progressed_.notify_all();
   return decision;
 }
 
@@ -222,7 +223,6 @@ Decision ProviderCore::apply_fault(const Fault& fault, StoredJob job, JournalEnt
   job.first_status = sent_error ? answer.status : 201;
   job.first_body = sent_error ? answer.body : compact_json(job.job);
   entry.job_id = store_.insert(std::move(job)).id();
-  job_stored_.notify_all();
   return answer;
 }
 
@@ -242,7 +242,7 @@ Decision ProviderCore::complete(std::uint64_t pending_commit, Millis now) {
   job.created_at = now;
   job.first_body = compact_json(job.job);
   const StoredJob& stored = store_.insert(std::move(job));
-  job_stored_.notify_all();
+  progressed_.notify_all();
   const Decision created = json_response(201, stored.job);
   if (JournalEntry* entry = journal_entry(seq)) record_answer(*entry, created, now);
   log("[provider] key=" + stored.key + " COMMITTED job=" + stored.id() + " (after delay)");
@@ -305,10 +305,17 @@ std::size_t ProviderCore::job_count() const {
   return store_.jobs().size();
 }
 
+bool ProviderCore::wait_until(const std::function<bool(const Progress&)>& reached,
+                              std::chrono::steady_clock::time_point deadline) const {
+  std::unique_lock lock(mutex_);
+  return progressed_.wait_until(lock, deadline, [&] {
+    return reached(Progress{store_.jobs().size(), journal_.size()});
+  });
+}
+
 bool ProviderCore::wait_for_jobs(std::size_t count,
                                  std::chrono::steady_clock::time_point deadline) const {
-  std::unique_lock lock(mutex_);
-  return job_stored_.wait_until(lock, deadline, [&] { return store_.jobs().size() >= count; });
+  return wait_until([count](const Progress& progress) { return progress.jobs >= count; }, deadline);
 }
 
 std::vector<JournalEntry> ProviderCore::journal() const {

@@ -55,6 +55,15 @@ class ProviderCore {
   Decision library_error(int status) const;
 
   std::size_t job_count() const;
+  // How far the provider has come: what a waiter watches.
+  struct Progress {
+    std::size_t jobs = 0;
+    std::size_t journal_entries = 0;
+  };
+  // Waits until `reached(progress)` holds, re-checked whenever a request is journaled or a
+  // job stored; false if `deadline` passes first.
+  bool wait_until(const std::function<bool(const Progress&)>& reached,
+                  std::chrono::steady_clock::time_point deadline) const;
   // Waits until the provider holds at least `count` jobs; false if `deadline` passes first.
   bool wait_for_jobs(std::size_t count, std::chrono::steady_clock::time_point deadline) const;
   std::vector<JournalEntry> journal() const;  // every entry, by seq
@@ -94,7 +103,7 @@ class ProviderCore {
   const ProviderConfig config_;
   const ProfileRules& rules_;
   mutable std::mutex mutex_;
-  mutable std::condition_variable job_stored_;
+  mutable std::condition_variable progressed_;  // a request journaled, a job stored
   std::uint64_t seed_;
   Millis clock_offset_{0};  // added by /_test/clock
   IdempotencyStore store_;

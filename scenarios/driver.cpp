@@ -13,6 +13,11 @@ int ScenarioResult::creates() const {
   }));
 }
 
+std::string not_reached(const KillPoint& kill) {
+  return "ended before its kill point (" + kill.describe() +
+         ") was reached, so it could not be killed there";
+}
+
 ScenarioResult drive(const Scenario& scenario, const ClientChoice& client, std::uint64_t seed,
                      World& world) {
   ScenarioResult result{.name = scenario.name,

@@ -32,6 +32,9 @@ class World {
   virtual RunEvidence finish() = 0;
 };
 
+// Why an invocation with a kill point has no account: it ended before the point.
+std::string not_reached(const KillPoint& kill);
+
 // Runs every invocation of the scenario in `world`, then judges the evidence against the
 // scenario's expectations. `client` and `seed` are for the result's header.
 ScenarioResult drive(const Scenario& scenario, const ClientChoice& client, std::uint64_t seed,

@@ -74,15 +74,6 @@ std::vector<const JobRecord*> Evidence::jobs_of_operation(const std::string& ope
   return jobs;
 }
 
-const JournalEntry* Evidence::next_about_key(const JournalEntry& entry) const {
-  const auto at = std::find_if(journal_.begin(), journal_.end(),
-                               [&](const JournalEntry& candidate) { return &candidate == &entry; });
-  if (at == journal_.end()) return nullptr;
-  const auto next = std::find_if(std::next(at), journal_.end(),
-                                 [&](const JournalEntry& later) { return later.key == entry.key; });
-  return next == journal_.end() ? nullptr : &*next;
-}
-
 std::string seq_text(const JournalEntry& entry) {
   return "seq " + std::to_string(entry.seq);
 }

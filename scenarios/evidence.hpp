@@ -46,8 +46,6 @@ class Evidence {
   const std::string* operation_of_key(const std::string& key) const;
   // The jobs whose key belongs to the operation, in creation order.
   std::vector<const JobRecord*> jobs_of_operation(const std::string& operation) const;
-  // The next entry after `entry` that names the same key, or null.
-  const JournalEntry* next_about_key(const JournalEntry& entry) const;
 
  private:
   const Scenario& scenario_;

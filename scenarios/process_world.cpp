@@ -79,12 +79,18 @@ InvocationResult ProcessWorld::invoke(const InvocationPlan& plan) {
        {"RETRYPROOF_SEED", std::to_string(plan.client_seed)}});
   const auto deadline = SteadyClock::now() + scenario_.time_limit;
 
+  const KillPoint& kill = plan.invocation.kill;
+  const auto kill_point_reached = [&](const provider::ProviderCore::Progress& progress) {
+    return kill.reached(progress.jobs - jobs_before,
+                        progress.journal_entries + 1 - result.first_seq);
+  };
   std::optional<ExitStatus> status;
-  if (plan.invocation.kill == KillPoint::after_commit) {
-    // Until the provider commits, or the client ends first (then there is nothing to kill).
+  if (kill.armed()) {
+    // Until the provider's records show the point reached, or the client ends first (then
+    // there is nothing to kill). The slices let the loop notice a client that ended.
     while (!status && SteadyClock::now() < deadline) {
       const auto slice = std::min(deadline, SteadyClock::now() + std::chrono::milliseconds(20));
-      if (core.wait_for_jobs(jobs_before + 1, slice)) {
+      if (core.wait_until(kill_point_reached, slice)) {
         child.send_signal(SIGKILL);
         result.killed = true;
         break;
@@ -105,9 +111,7 @@ InvocationResult ProcessWorld::invoke(const InvocationPlan& plan) {
   result.last_seq = core.journal_size();
 
   if (result.killed || !result.client_error.empty()) return result;
-  if (plan.invocation.kill == KillPoint::after_commit) {
-    result.client_error = "ended before the provider committed, so it could not be killed there";
-  }
+  if (kill.armed()) result.client_error = not_reached(kill);
   OutcomeReading reading = read_outcome_line(child.standard_output());
   result.outcome = std::move(reading.line);
   if (!reading.problem.empty()) {

@@ -1,6 +1,7 @@
 #include "scenarios/scenario.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -98,10 +99,11 @@ Invocation read_invocation(const Node& node, const std::set<std::string>& operat
   }
   if (node.has("payload")) invocation.payload = node.field("payload").payload();
   if (node.has("kill")) {
-    if (node.field("kill").string() != "after-commit") {
-      node.field("kill").fail("the only kill point is \"after-commit\"");
+    try {
+      invocation.kill = parse_kill_point(node.field("kill").string());
+    } catch (const std::invalid_argument& error) {
+      node.field("kill").fail(error.what());
     }
-    invocation.kill = KillPoint::after_commit;
   }
   return invocation;
 }
@@ -206,6 +208,48 @@ Scenario read_scenario(const json& document, const std::filesystem::path& file) 
 }
 
 }  // namespace
+
+bool KillPoint::reached(std::size_t new_jobs, std::size_t requests) const {
+  switch (when) {
+    case When::never:
+      return false;
+    case When::after_commit:
+      return new_jobs > 0;
+    case When::after_request:
+      return requests >= static_cast<std::size_t>(request);
+  }
+  return false;
+}
+
+std::string KillPoint::describe() const {
+  switch (when) {
+    case When::never:
+      return "never";
+    case When::after_commit:
+      return "after-commit";
+    case When::after_request:
+      return "after-request:" + std::to_string(request);
+  }
+  return "never";
+}
+
+KillPoint parse_kill_point(std::string_view text) {
+  if (text == "after-commit") return {KillPoint::When::after_commit};
+  constexpr std::string_view kAfterRequest = "after-request:";
+  if (text.starts_with(kAfterRequest)) {
+    const std::string_view digits = text.substr(kAfterRequest.size());
+    int n = 0;
+    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+    if (error == std::errc{} && end == digits.data() + digits.size() && n >= 1 && n <= 1000) {
+      return {KillPoint::When::after_request, n};
+    }
+  }
+  throw std::invalid_argument(
+      "a kill point is \"after-commit\" or \"after-request:N\" (N from 1 "
+      "to 1000: killed once the provider has seen N requests of the "
+      "invocation), not \"" +
+      std::string(text) + "\"");
+}
 
 std::string ClientChoice::describe() const {
   switch (kind) {

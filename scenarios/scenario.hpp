@@ -22,15 +22,33 @@ struct ScenarioOperation {
   nlohmann::json payload;  // a JSON object
 };
 
-enum class KillPoint {
-  none,
-  after_commit,  // SIGKILL as soon as the provider holds a job for the operation
+// Where an invocation is killed on purpose: SIGKILL to a process, ClientKilled in the
+// simulation — in both, at the first moment the provider's records show the point reached.
+struct KillPoint {
+  enum class When {
+    never,
+    after_commit,   // as soon as the provider holds a new job
+    after_request,  // as soon as the provider has seen the invocation's n-th request
+  };
+  When when = When::never;
+  int request = 0;  // for after_request, from 1
+
+  bool armed() const { return when != When::never; }
+  // Whether the invocation has reached the point, by what the provider recorded since it
+  // began: jobs committed, requests seen.
+  bool reached(std::size_t new_jobs, std::size_t requests) const;
+  std::string describe() const;  // "after-commit", "after-request:2"
+
+  friend bool operator==(const KillPoint&, const KillPoint&) = default;
 };
+
+// "after-commit" or "after-request:N". Throws std::invalid_argument saying what is accepted.
+KillPoint parse_kill_point(std::string_view text);
 
 struct Invocation {
   std::string operation;                  // an operation id of the scenario
   std::optional<nlohmann::json> payload;  // replaces the operation's payload for this run
-  KillPoint kill = KillPoint::none;
+  KillPoint kill;
 };
 
 // Which client a scenario insists on, whatever --client says (the anti-pattern

@@ -45,7 +45,11 @@ json to_scenario_json(const Schedule& schedule, const std::string& name) {
     operations.push_back({{"id", operation_id(n)}, {"payload", payload(n, 100 + n)}});
     invocations.push_back({{"operation", operation_id(n)}});
   }
-  if (schedule.rerun == Rerun::same) invocations.push_back({{"operation", operation_id(1)}});
+  if (schedule.kill.armed()) invocations[0]["kill"] = schedule.kill.describe();
+  // A killed client is restarted: the rerun of the same operation.
+  if (schedule.rerun == Rerun::same || (schedule.kill.armed() && schedule.rerun == Rerun::none)) {
+    invocations.push_back({{"operation", operation_id(1)}});
+  }
   if (schedule.rerun == Rerun::changed_payload) {
     invocations.push_back({{"operation", operation_id(1)}, {"payload", payload(1, 999)}});
   }
@@ -77,6 +81,7 @@ std::vector<Schedule> simpler_schedules(const Schedule& schedule) {
   };
   with([](Schedule& s) { s.operations = 1; });
   with([](Schedule& s) { s.operations = std::max(1, s.operations - 1); });
+  with([](Schedule& s) { s.kill = KillPoint{}; });
   with([](Schedule& s) { s.rerun = Rerun::none; });
   with([](Schedule& s) { s.stripe = false; });
   for (std::size_t i = 0; i < schedule.faults.size(); ++i) {
@@ -92,7 +97,8 @@ std::vector<Schedule> simpler_schedules(const Schedule& schedule) {
 std::size_t complexity(const Schedule& schedule) {
   std::size_t size = static_cast<std::size_t>(schedule.operations) + schedule.faults.size() +
                      static_cast<std::size_t>(schedule.attempts) +
-                     (schedule.rerun == Rerun::none ? 0 : 1) + (schedule.stripe ? 1 : 0);
+                     (schedule.rerun == Rerun::none ? 0 : 1) + (schedule.stripe ? 1 : 0) +
+                     (schedule.kill.armed() ? 1 : 0);
   for (const auto& fault : schedule.faults)
     size += fault == kSimplest ? 0 : 1;
   return size;

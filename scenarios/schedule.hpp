@@ -31,6 +31,7 @@ struct Schedule {
   int timeout_ms = 1000;
   bool stripe = false;  // the stripe profile instead of baseline
   Rerun rerun = Rerun::none;
+  KillPoint kill;  // of the first operation's first invocation, which is then run again
 
   friend bool operator==(const Schedule&, const Schedule&) = default;
 };

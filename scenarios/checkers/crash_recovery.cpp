@@ -14,9 +14,13 @@ Verdict crash_recovery(const Evidence& evidence) {
     if (!invocations[i].killed) continue;
     any_kill = true;
     const std::string& operation = invocations[i].operation;
-    const auto rerun =
-        std::find_if(invocations.begin() + static_cast<std::ptrdiff_t>(i) + 1, invocations.end(),
-                     [&](const InvocationResult& later) { return later.operation == operation; });
+    // The restart is the next run asked for the same operation with the same payload: one
+    // asked for another payload is a new request, not a resume of the killed one's intent.
+    const auto rerun = std::find_if(invocations.begin() + static_cast<std::ptrdiff_t>(i) + 1,
+                                    invocations.end(), [&](const InvocationResult& later) {
+                                      return later.operation == operation &&
+                                             later.payload == invocations[i].payload;
+                                    });
     if (rerun == invocations.end()) continue;
     const auto entries = evidence.entries_of(*rerun);
     if (!entries.empty() && entries.front().kind != provider::RequestKind::lookup) {

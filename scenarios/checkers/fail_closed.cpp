@@ -1,5 +1,8 @@
-// fail-closed: after an outcome the client could not see, the next request naming the key
-// is a lookup (or nothing).
+// fail-closed: after an outcome the client could not see, the next request of the same run
+// naming the key is a lookup (or nothing). A later run is a new decision; a killed run's
+// restart is crash-recovery's to judge.
+#include <algorithm>
+
 #include "scenarios/checkers/violations.hpp"
 
 namespace retryproof::scenarios::checkers {
@@ -39,16 +42,22 @@ std::string hidden_outcome(const JournalEntry& entry, const JournalEntry* next) 
 Verdict fail_closed(const Evidence& evidence) {
   Violations violations;
   bool any_hidden = false;
-  for (const JournalEntry& entry : evidence.journal()) {
-    const JournalEntry* next = evidence.next_about_key(entry);
-    const std::string hidden = hidden_outcome(entry, next);
-    if (hidden.empty()) continue;
-    any_hidden = true;
-    if (next != nullptr && next->kind == provider::RequestKind::create) {
-      violations.add("POST /jobs with key " + key_text(entry) + " was re-sent (" + seq_text(*next) +
-                         ") after " + hidden + " (" + seq_text(entry) +
-                         "); a lookup by key was required first",
-                     {entry.seq, next->seq});
+  for (const auto& invocation : evidence.invocations()) {
+    const auto entries = evidence.entries_of(invocation);
+    for (auto at = entries.begin(); at != entries.end(); ++at) {
+      const auto next = std::find_if(std::next(at), entries.end(), [&](const JournalEntry& later) {
+        return later.key == at->key;
+      });
+      const JournalEntry* next_about_key = next == entries.end() ? nullptr : &*next;
+      const std::string hidden = hidden_outcome(*at, next_about_key);
+      if (hidden.empty()) continue;
+      any_hidden = true;
+      if (next_about_key != nullptr && next_about_key->kind == provider::RequestKind::create) {
+        violations.add("POST /jobs with key " + key_text(*at) + " was re-sent (" +
+                           seq_text(*next_about_key) + ") after " + hidden + " (" + seq_text(*at) +
+                           "); a lookup by key was required first",
+                       {at->seq, next_about_key->seq});
+      }
     }
   }
   if (!any_hidden) return not_applicable("no outcome was hidden from the client");

@@ -33,9 +33,13 @@ InvocationResult SimulatedWorld::invoke(const InvocationPlan& plan) {
                           .payload = plan.payload,
                           .first_seq = provider_.journal_size() + 1,
                           .started_at = clock_.now()};
-  if (plan.invocation.kill == KillPoint::after_commit) {
+  const KillPoint& kill = plan.invocation.kill;
+  if (kill.armed()) {
     const std::size_t jobs_before = provider_.job_count();
-    transport_.kill_when([this, jobs_before] { return provider_.job_count() > jobs_before; });
+    transport_.kill_when([this, &kill, &result, jobs_before] {
+      return kill.reached(provider_.job_count() - jobs_before,
+                          provider_.journal_size() + 1 - result.first_seq);
+    });
   }
 
   client::SeededRandom random(plan.client_seed);  // as `retryproof client --seed`
@@ -52,9 +56,7 @@ InvocationResult SimulatedWorld::invoke(const InvocationPlan& plan) {
     client_results_.emplace_back();
   }
   transport_.kill_when(nullptr);
-  if (plan.invocation.kill == KillPoint::after_commit && !result.killed) {
-    result.client_error = "ended before the provider committed, so it could not be killed there";
-  }
+  if (kill.armed() && !result.killed) result.client_error = not_reached(kill);
   result.ended_at = clock_.now();
   result.last_seq = provider_.journal_size();
   clock_.advance(kBetweenInvocations);

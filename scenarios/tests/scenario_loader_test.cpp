@@ -78,7 +78,7 @@ TEST_F(ScenarioLoader, MinimalScenarioGetsTheDocumentedDefaults) {
   ASSERT_EQ(scenario.invocations.size(), 1u);
   EXPECT_EQ(scenario.invocations[0].operation, "fulfillment:order-42");
   EXPECT_FALSE(scenario.invocations[0].payload.has_value());
-  EXPECT_EQ(scenario.invocations[0].kill, KillPoint::none);
+  EXPECT_FALSE(scenario.invocations[0].kill.armed());
 
   // The scenario defaults (docs/scenarios.md: 3, 100ms, 1s, 1s), not the client library's.
   EXPECT_EQ(scenario.settings.attempts, 3);
@@ -150,9 +150,9 @@ TEST_F(ScenarioLoader, ReadsEveryField) {
   EXPECT_EQ(scenario.profile, provider::Profile::stripe);
   EXPECT_EQ(scenario.plan["faults"].size(), 2u);
   ASSERT_EQ(scenario.invocations.size(), 3u);
-  EXPECT_EQ(scenario.invocations[0].kill, KillPoint::after_commit);
+  EXPECT_EQ(scenario.invocations[0].kill, KillPoint{KillPoint::When::after_commit});
   EXPECT_FALSE(scenario.invocations[0].payload.has_value());
-  EXPECT_EQ(scenario.invocations[1].kill, KillPoint::none);
+  EXPECT_FALSE(scenario.invocations[1].kill.armed());
   EXPECT_EQ(scenario.invocations[1].payload, json({{"orderId", "o-1"}, {"amount", 999}}));
   EXPECT_EQ(scenario.invocations[2].operation, "op-2");
   EXPECT_EQ(scenario.settings.attempts, 5);
@@ -279,10 +279,25 @@ TEST_F(ScenarioLoader, InvocationWithoutOperation) {
                {"$.invocations[0]: an invocation names its \"operation\""});
 }
 
+TEST_F(ScenarioLoader, KillAfterTheNthRequest) {
+  const Scenario scenario = load_scenario(dir_.write(
+      "s.json", minimal_with("invocations",
+                             R"([{"operation": "fulfillment:order-42", "kill": "after-request:2"},
+                                      {"operation": "fulfillment:order-42"}])")));
+  EXPECT_EQ(scenario.invocations[0].kill, (KillPoint{KillPoint::When::after_request, 2}));
+  EXPECT_EQ(scenario.invocations[0].kill.describe(), "after-request:2");
+  EXPECT_FALSE(scenario.invocations[0].kill.reached(1, 1));  // a commit is not the point
+  EXPECT_TRUE(scenario.invocations[0].kill.reached(0, 2));
+}
+
 TEST_F(ScenarioLoader, UnknownKillPoint) {
   expect_error(minimal_with("invocations",
                             R"([{"operation": "fulfillment:order-42", "kill": "before-commit"}])"),
-               {"$.invocations[0].kill: the only kill point is \"after-commit\""});
+               {"$.invocations[0].kill: a kill point is \"after-commit\" or \"after-request:N\""});
+  expect_error(
+      minimal_with("invocations",
+                   R"([{"operation": "fulfillment:order-42", "kill": "after-request:0"}])"),
+      {"$.invocations[0].kill: a kill point is", "not \"after-request:0\""});
   expect_error(
       minimal_with("invocations", R"([{"operation": "fulfillment:order-42", "kill": true}])"),
       {"$.invocations[0].kill: expected a string"});
