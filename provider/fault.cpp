@@ -184,14 +184,22 @@ const FaultRow& row_of(FaultKind kind) {
   return *row;
 }
 
+std::string spelling(const FaultRow& row) {
+  switch (row.parameter) {
+    case FaultParameter::none:
+      return std::string(row.name);
+    case FaultParameter::hold:
+      return std::string(row.name) + ":<duration>";
+    case FaultParameter::retry_after:
+      return std::string(row.name) + "[:<seconds>]";
+  }
+  return std::string(row.name);
+}
+
 std::string fault_names() {
   std::string names;
-  for (const FaultRow& row : fault_catalogue()) {
-    if (!names.empty()) names += ", ";
-    names += row.name;
-    if (row.parameter == FaultParameter::hold) names += ":<duration>";
-    if (row.parameter == FaultParameter::retry_after) names += "[:<seconds>]";
-  }
+  for (const FaultRow& row : fault_catalogue())
+    names += (names.empty() ? "" : ", ") + spelling(row);
   return names;
 }
 

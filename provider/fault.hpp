@@ -96,7 +96,10 @@ std::string to_string(const Fault& fault);
 // names the text and says what is accepted.
 Fault parse_fault(std::string_view text);
 
-// "none, fail-before-commit, ..., commit-then-delay:<duration>, rate-limited[:<seconds>], ..."
+// How a plan writes the row's fault: "commit-then-delay:<duration>", "rate-limited[:<seconds>]".
+std::string spelling(const FaultRow& row);
+
+// Every row's spelling: "none, fail-before-commit, ..., rate-limited[:<seconds>], ..."
 std::string fault_names();
 
 // The spellings schedules may draw from `menu`, in catalogue order.

@@ -121,12 +121,16 @@ void add_provider_command(CLI::App& app, int& exit_code) {
                    "Fault plan to install at start: a JSON file in the body format of POST "
                    "/_test/faults ({\"faults\": [...], \"chaos\": {...}})")
       ->check(CLI::ExistingFile);
-  command
-      ->add_option("--profile", options->profile,
-                   "Conformance profile: baseline (the original), stripe (replays the first "
-                   "response, 5xx included), ietf (quoted keys, problem+json errors)")
+  std::string profiles;
+  std::vector<std::string> profile_names;
+  for (const ProfileRules& rules : profile_catalogue()) {
+    profiles += (profiles.empty() ? "" : "; ") + std::string(rules.name) + " (" +
+                std::string(rules.summary) + ")";
+    profile_names.emplace_back(rules.name);
+  }
+  command->add_option("--profile", options->profile, "Conformance profile: " + profiles)
       ->capture_default_str()
-      ->check(CLI::IsMember({"baseline", "stripe", "ietf"}));
+      ->check(CLI::IsMember(profile_names));
   command->add_option("--key-ttl", options->key_ttl,
                       "Forget idempotency keys older than this (250ms, 3s, 2m, 24h); a repeat is "
                       "then a new operation. Default: keys never expire");
@@ -137,6 +141,13 @@ void add_provider_command(CLI::App& app, int& exit_code) {
                    "Worker threads; each delayed request holds one while it waits")
       ->capture_default_str()
       ->check(CLI::Range(1, 4096));
+  std::string faults = "Faults a plan can name (POST /_test/faults, --plan):\n";
+  for (const FaultRow& row : fault_catalogue()) {
+    const std::string name = spelling(row);
+    faults += "  " + name + std::string(name.size() < 32 ? 32 - name.size() : 1, ' ') +
+              std::string(row.client_sees) + "\n";
+  }
+  command->footer(faults);
   command->callback([options, &exit_code] { exit_code = run_provider(*options); });
 }
 

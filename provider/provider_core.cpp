@@ -1,6 +1,7 @@
 #include "provider/provider_core.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <string_view>
 
 #include "common/fingerprint.hpp"
@@ -110,6 +111,8 @@ Decision ProviderCore::handle(const HttpRequest& request, Millis now) {
   const Decision decision = route(request, entry, now);
   // A held request is journaled now, in arrival order, and answered by complete().
   if (!decision.pending_commit) record_answer(entry, decision, now);
+  assert(entry.seq == journal_.size() + 1);                         // seqs are contiguous from 1
+  assert(entry.answered() != decision.pending_commit.has_value());  // answered, or held
   journal_.push_back(std::move(entry));
   progressed_.notify_all();
   return decision;

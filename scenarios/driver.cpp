@@ -1,6 +1,7 @@
 #include "scenarios/driver.hpp"
 
 #include <algorithm>
+#include <cassert>
 
 #include "scenarios/evidence.hpp"
 #include "scenarios/expectations.hpp"
@@ -33,9 +34,16 @@ ScenarioResult drive(const Scenario& scenario, const ClientChoice& client, std::
         .invocation = invocation,
         .payload = invocation.payload.value_or(scenario.operation(invocation.operation).payload),
         .client_seed = seed + i};
-    result.invocations.push_back(world.invoke(plan));
+    InvocationResult done = world.invoke(plan);
+    // Invocations run one after another: each window starts where the last one ended.
+    assert(done.first_seq ==
+           (result.invocations.empty() ? 1 : result.invocations.back().last_seq + 1));
+    assert(done.last_seq + 1 >= done.first_seq);
+    result.invocations.push_back(std::move(done));
   }
   RunEvidence evidence = world.finish();
+  assert(result.invocations.empty() ||
+         evidence.journal.size() >= result.invocations.back().last_seq);
   result.journal = std::move(evidence.journal);
   result.jobs = std::move(evidence.jobs);
   result.verdicts = judge(Evidence(scenario, result.invocations, result.journal, result.jobs));

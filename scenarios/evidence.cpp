@@ -1,6 +1,7 @@
 #include "scenarios/evidence.hpp"
 
 #include <algorithm>
+#include <cassert>
 
 namespace retryproof::scenarios {
 
@@ -10,6 +11,10 @@ using provider::RequestKind;
 Evidence::Evidence(const Scenario& scenario, const std::vector<InvocationResult>& invocations,
                    const std::vector<JournalEntry>& journal, const std::vector<JobRecord>& jobs)
     : scenario_(scenario), invocations_(invocations), journal_(journal), jobs_(jobs) {
+  // entries_of() searches by seq.
+  assert(
+      std::is_sorted(journal_.begin(), journal_.end(),
+                     [](const JournalEntry& a, const JournalEntry& b) { return a.seq < b.seq; }));
   for (const auto& invocation : invocations_) {
     for (const JournalEntry* create : creates_of(invocation)) {
       if (create->key) operation_by_key_.emplace(*create->key, invocation.operation);

@@ -1,6 +1,7 @@
 #include "scenarios/simulation/simulated_transport.hpp"
 
 #include <algorithm>
+#include <cassert>
 
 namespace retryproof::scenarios {
 namespace {
@@ -83,6 +84,8 @@ void SimulatedTransport::complete_due(Millis until) {
     provider_.complete(due_end->pending_commit, due_end->due);
   }
   held_.erase(held_.begin(), due_end);
+  assert(std::all_of(held_.begin(), held_.end(),
+                     [&](const HeldCommit& held) { return held.due > until; }));
   kill_if_due();
 }
 
