@@ -7,6 +7,7 @@
 
 #include "client_under_test/http_transport.hpp"
 #include "client_under_test/retrying_client.hpp"
+#include "client_under_test/settings_contract.hpp"
 #include "common/duration.hpp"
 
 namespace retryproof::client {
@@ -17,10 +18,10 @@ struct ClientOptions {
   std::string operation_id;
   std::string payload;
   std::string state_dir;
-  int attempts = 3;
-  std::string base_delay = "200ms";
-  std::string max_delay = "5s";
-  std::string timeout = "2s";
+  int attempts = kDefaultSettings.attempts;
+  std::string base_delay = format_duration(kDefaultSettings.base_delay);
+  std::string max_delay = format_duration(kDefaultSettings.max_delay);
+  std::string timeout = format_duration(kDefaultSettings.timeout);
   std::string mutant;
   std::optional<std::uint64_t> seed;
   bool verbose = false;
@@ -73,7 +74,20 @@ void print_history(const ClientResult& result) {
   }
 }
 
-int run_client(const ClientOptions& options) {
+// RETRYPROOF_CLIENT when the harness gives it, then each flag that was given on top.
+ClientSettings read_settings(const ClientOptions& options, const CLI::App& command) {
+  ClientSettings settings = kDefaultSettings;
+  if (const char* contract = std::getenv("RETRYPROOF_CLIENT")) {
+    settings = settings_from_contract(contract, settings);
+  }
+  if (command.count("--attempts") > 0) settings.attempts = options.attempts;
+  if (command.count("--base-delay") > 0) settings.base_delay = parse_duration(options.base_delay);
+  if (command.count("--max-delay") > 0) settings.max_delay = parse_duration(options.max_delay);
+  if (command.count("--timeout") > 0) settings.timeout = parse_duration(options.timeout);
+  return settings;
+}
+
+int run_client(const ClientOptions& options, const CLI::App& command) {
   Operation operation;
   ClientSettings settings;
   Mutant mutant = Mutant::none;
@@ -84,10 +98,7 @@ int run_client(const ClientOptions& options) {
     if (base_url.empty()) throw UsageError("name the provider: --base-url or RETRYPROOF_BASE_URL");
     state_dir = from_environment(options.state_dir, "RETRYPROOF_STATE_DIR");
     operation = read_operation(options);
-    settings.attempts = options.attempts;
-    settings.base_delay = parse_duration(options.base_delay);
-    settings.max_delay = parse_duration(options.max_delay);
-    settings.timeout = parse_duration(options.timeout);
+    settings = read_settings(options, command);
     if (!options.mutant.empty()) mutant = parse_mutant(options.mutant);
   } catch (const std::exception& error) {
     std::cerr << "retryproof client: " << error.what() << '\n';
@@ -125,7 +136,8 @@ void add_client_command(CLI::App& app, int& exit_code) {
       "Run one operation with the reference retry-safe client (or a mutant) against a provider, "
       "and print one JSON outcome line: {\"outcome\":\"succeeded\",\"jobId\":...}, "
       "{\"outcome\":\"failed\",\"reason\":...} or {\"outcome\":\"unknown\",...}. Reads the "
-      "RETRYPROOF_* variables of the external-client contract when flags are absent.");
+      "RETRYPROOF_* variables of the external-client contract when flags are absent: its "
+      "settings come from RETRYPROOF_CLIENT, and a flag given here wins over it.");
   command->add_option("--base-url", options->base_url,
                       "The provider, e.g. http://127.0.0.1:4040 (or RETRYPROOF_BASE_URL)");
   command->add_option("--operation-id", options->operation_id,
@@ -135,7 +147,9 @@ void add_client_command(CLI::App& app, int& exit_code) {
   command->add_option("--state-dir", options->state_dir,
                       "Directory for the durable intent ledger (or RETRYPROOF_STATE_DIR); "
                       "without one, intents live in memory and a crash forgets them");
-  command->add_option("--attempts", options->attempts, "Total POSTs at most")
+  command
+      ->add_option("--attempts", options->attempts,
+                   "Total POSTs at most (else RETRYPROOF_CLIENT's attempts)")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000));
   command->add_option("--base-delay", options->base_delay, "First backoff step (250ms, 1s, ...)")
@@ -153,7 +167,7 @@ void add_client_command(CLI::App& app, int& exit_code) {
       }()));
   command->add_option("--seed", options->seed, "Seed for the backoff jitter (default: random)");
   command->add_flag("--verbose", options->verbose, "Print the attempt history to standard error");
-  command->callback([options, &exit_code] { exit_code = run_client(*options); });
+  command->callback([options, command, &exit_code] { exit_code = run_client(*options, *command); });
 }
 
 }  // namespace retryproof::client

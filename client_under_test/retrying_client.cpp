@@ -81,7 +81,9 @@ struct RetryingClient::Run {
   // A 409, or a timeout, left a request with this key possibly still being processed:
   // a later 404 then proves only that it has not committed yet.
   bool may_still_commit = false;
-  int round = 1;  // of an outer loop that starts over (ClientBehaviour::rounds)
+  int round = 1;        // of an outer loop that starts over (ClientBehaviour::rounds)
+  int budget_used = 0;  // creates sent toward the budget in this run (and round)
+  bool key_used_for_another_payload = false;  // by an earlier run: a found job may be its
 };
 
 RetryingClient::RetryingClient(ClientSettings settings, ClientParts parts, Mutant mutant)
@@ -122,6 +124,10 @@ RetryingClient::Next RetryingClient::plan(Run& run) {
       earlier &&
       (earlier->payload_fingerprint != run.fingerprint ||
        (earlier->status == IntentStatus::failed && !earlier->reason.starts_with(kRejected)));
+  // The key stays the operation's; if an earlier run sent it with another payload, a job
+  // the provider holds for it may be that payload's, and a lookup cannot tell.
+  run.key_used_for_another_payload =
+      earlier && earlier->payload_fingerprint != run.fingerprint && earlier->attempts > 0;
   if (earlier && !stale) {
     run.intent = *earlier;
     Step note{.attempt = earlier->attempts,
@@ -176,6 +182,7 @@ RetryingClient::Next RetryingClient::attempt(Run& run) {
 
   ++run.intent.attempts;
   ++run.result.attempts;
+  ++run.budget_used;
   if (behaviour_.key == KeyScheme::per_attempt) {
     run.intent.idempotency_key =
         run.operation.operation_id + ":attempt-" + std::to_string(run.intent.attempts);
@@ -268,6 +275,13 @@ RetryingClient::Next RetryingClient::reconcile(Run& run) {
 
   if (response.ok() && response.status == 200 && !job_id_in(response).empty()) {
     step.classification = "found";
+    if (run.key_used_for_another_payload) {
+      step.decision = "stop: fail closed, the job may be the one an earlier payload created";
+      record(run, step);
+      return give_up(run, Outcome::unknown,
+                     "the provider holds " + job_id_in(response) +
+                         " for this key, which an earlier run sent with another payload");
+    }
     step.decision = "done: the provider holds the job";
     record(run, step);
     return confirm(run, job_id_in(response));
@@ -305,6 +319,7 @@ RetryingClient::Next RetryingClient::give_up(Run& run, Outcome outcome, const st
     ++run.round;
     run.intent.idempotency_key = run.operation.operation_id + ":round-" + std::to_string(run.round);
     run.intent.attempts = 0;
+    run.budget_used = 0;
     run.intent.status = IntentStatus::planned;
     run.final_lookup = false;
     run.wait = backoff(1);
@@ -328,9 +343,11 @@ RetryingClient::Next RetryingClient::confirm(Run& run, const std::string& job_id
   return Next::done;
 }
 
+// The budget is per run, as the harness counts it: a restart is a new decision to carry the
+// operation out (its intent still says how many attempts came before).
 bool RetryingClient::budget_left(const Run& run) const {
   const int budget = behaviour_.bounded ? settings_.attempts : kUnboundedSafetyCap;
-  return run.intent.attempts < budget;
+  return run.budget_used < budget;
 }
 
 Millis RetryingClient::backoff(int attempts_made) {

@@ -90,7 +90,7 @@ Decision ProviderCore::advance_clock(const std::string& body) {
     if (!options.contains("advance") || !options["advance"].is_string()) {
       throw std::invalid_argument("expected {\"advance\": \"<duration>\"}, such as \"25h\"");
     }
-    clock_offset_ += parse_duration(options["advance"].get<std::string>());
+    clock_offset_ += parse_duration(options["advance"].get<std::string>());  // under the lock
   } catch (const std::invalid_argument& problem) {
     return error(400, "invalid_clock", problem.what());
   }

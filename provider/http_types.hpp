@@ -46,6 +46,9 @@ struct Decision {
   // Set when the request is held in flight (delay-before-commit): after `delay`, the
   // decision to deliver is ProviderCore::complete(*pending_commit, now).
   std::optional<std::uint64_t> pending_commit;
+  // The journal entry of the request (0 for a control call, which is not journaled): what
+  // an interpreter names when it tells the core what the client did (ProviderCore::abandoned).
+  std::uint64_t journal_seq = 0;
 };
 
 }  // namespace retryproof::provider

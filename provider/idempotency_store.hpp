@@ -34,7 +34,8 @@ class IdempotencyStore {
   // The job this key names at `now`, or null when the key is unknown or expired.
   const StoredJob* find(const std::string& key, Millis now);
 
-  // Records a new job for a key that has none; the caller checked find() first.
+  // Records a new job. A key already indexed keeps naming its first job (a provider that
+  // does not enforce keys creates more than one per key).
   const StoredJob& insert(StoredJob job);
 
   const std::vector<StoredJob>& jobs() const { return jobs_; }

@@ -121,6 +121,7 @@ void to_json(json& out, const JournalEntry& entry) {
       {"outcome", to_string(entry.outcome)},
       {"fault", entry.fault ? json(to_string(*entry.fault)) : json(nullptr)},
       {"answeredAtMs", entry.answered_at ? json(entry.answered_at->count()) : json(nullptr)},
+      {"abandonedAtMs", entry.abandoned_at ? json(entry.abandoned_at->count()) : json(nullptr)},
       {"delivery", name_of(kDeliveries, entry.delivery)},
       {"status", or_null(entry.status)},
       {"delivered", entry.delivered()},
@@ -153,6 +154,8 @@ void from_json(const json& in, JournalEntry& entry) {
   }
   const auto answered = optional_number<std::int64_t>(in, "answeredAtMs");
   entry.answered_at = answered ? std::optional<Millis>(Millis(*answered)) : std::nullopt;
+  const auto abandoned = optional_number<std::int64_t>(in, "abandonedAtMs");
+  entry.abandoned_at = abandoned ? std::optional<Millis>(Millis(*abandoned)) : std::nullopt;
   entry.delivery = parse_name(kDeliveries, text_of(in, "delivery"), "delivery");
   entry.status = optional_number<int>(in, "status");
   entry.retry_after_seconds = optional_number<int>(in, "retryAfter");

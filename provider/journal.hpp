@@ -53,6 +53,9 @@ struct JournalEntry {
   std::optional<Fault> fault;  // taken by a new operation, or by a failed lookup
   // What reached the client. Empty while a request is held in flight.
   std::optional<Millis> answered_at;  // when the response was complete or the connection ended
+  // When the client closed its connection before the answer (it stopped waiting), if the
+  // interpreter of the decision could see it.
+  std::optional<Millis> abandoned_at;
   Delivery delivery = Delivery::respond;
   std::optional<int> status;               // empty when no status line was sent
   std::optional<int> retry_after_seconds;  // the Retry-After the response carried
@@ -65,8 +68,8 @@ struct JournalEntry {
   friend bool operator==(const JournalEntry&, const JournalEntry&) = default;
 };
 
-// {"seq","atMs","method","path","kind","key","fingerprint","outcome","fault",
-//  "answeredAtMs","delivery","status","delivered","retryAfter","jobId"}; absent values are null.
+// {"seq","atMs","method","path","kind","key","fingerprint","outcome","fault","answeredAtMs",
+//  "abandonedAtMs","delivery","status","delivered","retryAfter","jobId"}; absent values are null.
 void to_json(nlohmann::json& json, const JournalEntry& entry);
 // The inverse. Throws std::invalid_argument naming the field that is missing or wrong.
 void from_json(const nlohmann::json& json, JournalEntry& entry);

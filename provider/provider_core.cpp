@@ -108,7 +108,8 @@ Decision ProviderCore::handle(const HttpRequest& request, Millis now) {
 
   JournalEntry entry{
       .seq = journal_.size() + 1, .at = now, .method = request.method, .path = request.path};
-  const Decision decision = route(request, entry, now);
+  Decision decision = route(request, entry, now);
+  decision.journal_seq = entry.seq;
   // A held request is journaled now, in arrival order, and answered by complete().
   if (!decision.pending_commit) record_answer(entry, decision, now);
   assert(entry.seq == journal_.size() + 1);                         // seqs are contiguous from 1
@@ -162,13 +163,14 @@ Decision ProviderCore::create_job(const HttpRequest& request, JournalEntry& entr
   }
   entry.fingerprint = fingerprint(payload);
 
-  if (in_flight_.contains(key)) {
+  if (config_.enforce_keys && in_flight(key)) {
     entry.outcome = Outcome::conflict;
     log("[provider] key=" + key + " CONFLICT (in flight)");
     return error(409, "idempotency_key_in_flight",
                  "the first request with this key is still being processed; retry later");
   }
-  if (const StoredJob* stored = store_.find(key, now)) {
+  const StoredJob* stored = config_.enforce_keys ? store_.find(key, now) : nullptr;
+  if (stored != nullptr) {
     entry.job_id = stored->id();
     if (stored->fingerprint != *entry.fingerprint) {
       entry.outcome = Outcome::rejected;
@@ -212,9 +214,8 @@ Decision ProviderCore::apply_fault(const Fault& fault, StoredJob job, JournalEnt
   const FaultRow& row = row_of(fault.kind);
   if (row.commit == Commit::after_hold) {
     entry.job_id = job.id();
-    const std::string key = job.key;
     const std::uint64_t hold = next_hold_++;
-    in_flight_.emplace(key, InFlight{std::move(job), entry.seq, hold});
+    in_flight_.emplace(hold, InFlight{std::move(job), entry.seq});
     return Decision{.delay = fault.duration, .pending_commit = hold};
   }
   Decision answer = answer_of(row, fault, job.job);
@@ -232,9 +233,7 @@ Decision ProviderCore::apply_fault(const Fault& fault, StoredJob job, JournalEnt
 Decision ProviderCore::complete(std::uint64_t pending_commit, Millis now) {
   std::lock_guard lock(mutex_);
   now += clock_offset_;
-  const auto held = std::find_if(in_flight_.begin(), in_flight_.end(), [&](const auto& item) {
-    return item.second.hold == pending_commit;
-  });
+  const auto held = in_flight_.find(pending_commit);
   if (held == in_flight_.end()) {  // a reset emptied the provider meanwhile
     return error(503, "temporarily_unavailable",
                  "the provider was reset while this request waited");
@@ -250,6 +249,22 @@ Decision ProviderCore::complete(std::uint64_t pending_commit, Millis now) {
   if (JournalEntry* entry = journal_entry(seq)) record_answer(*entry, created, now);
   log("[provider] key=" + stored.key + " COMMITTED job=" + stored.id() + " (after delay)");
   return created;
+}
+
+bool ProviderCore::in_flight(const std::string& key) const {
+  return std::any_of(in_flight_.begin(), in_flight_.end(),
+                     [&](const auto& held) { return held.second.job.key == key; });
+}
+
+void ProviderCore::abandoned(std::uint64_t seq, Millis now) {
+  std::lock_guard lock(mutex_);
+  JournalEntry* entry = journal_entry(seq);
+  if (entry != nullptr && !entry->abandoned_at) entry->abandoned_at = now + clock_offset_;
+}
+
+void ProviderCore::advance_clock(Millis by) {
+  std::lock_guard lock(mutex_);
+  clock_offset_ += by;
 }
 
 Decision ProviderCore::replay(const StoredJob& stored) const {

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -31,7 +32,10 @@ struct ProviderConfig {
   std::uint64_t seed = 0;
   std::size_t max_body_bytes = 1024 * 1024;
   Profile profile = Profile::baseline;
-  std::optional<Millis> key_ttl;             // keys never expire when empty
+  std::optional<Millis> key_ttl;  // keys never expire when empty
+  // A repeated key replays (or is refused). False: every create is a new job, and keys are
+  // only recorded for lookup, as a provider with a searchable client reference does.
+  bool enforce_keys = true;
   std::optional<std::string> control_token;  // /_test/ needs "Authorization: Bearer <token>"
   FaultPlan initial_plan;                    // in force at start (a reset empties it)
   // Receives one line per data-plane request, in the original provider's words
@@ -53,6 +57,13 @@ class ProviderCore {
   // An error the HTTP library answered before the core saw the request (a body over
   // the limit, a request that is not HTTP), in this provider's error shape.
   Decision library_error(int status) const;
+
+  // The client of a held request closed its connection before the answer: it stopped
+  // waiting at `now`. Interpreters of a decision call it when they can see it.
+  void abandoned(std::uint64_t seq, Millis now);
+
+  // Moves the provider's clock forward, as POST /_test/clock does.
+  void advance_clock(Millis by);
 
   std::size_t job_count() const;
   // How far the provider has come: what a waiter watches.
@@ -78,7 +89,6 @@ class ProviderCore {
   struct InFlight {
     StoredJob job;
     std::uint64_t seq;
-    std::uint64_t hold;  // its Decision::pending_commit
   };
 
   Decision route(const HttpRequest& request, JournalEntry& entry, Millis now);
@@ -110,7 +120,8 @@ class ProviderCore {
   FaultPlan plan_;
   JobIdGenerator job_ids_;
   std::vector<JournalEntry> journal_;
-  std::unordered_map<std::string, InFlight> in_flight_;
+  std::map<std::uint64_t, InFlight> in_flight_;  // by hold, its Decision::pending_commit
+  bool in_flight(const std::string& key) const;
   // Never restarts, not even on reset: a hold from before a reset must not match one after.
   std::uint64_t next_hold_ = 1;
   std::unordered_map<std::string, std::uint64_t> creates_by_key_;  // for chaos: the n-th create

@@ -14,19 +14,38 @@ int ScenarioResult::creates() const {
   }));
 }
 
+provider::ProviderConfig provider_config(const Scenario& scenario, std::uint64_t seed) {
+  return {.seed = seed,
+          .profile = scenario.profile,
+          .key_ttl = scenario.provider.key_ttl,
+          .enforce_keys = scenario.provider.enforces_keys,
+          .initial_plan = provider::FaultPlan::from_json(scenario.plan)};
+}
+
 std::string not_reached(const KillPoint& kill) {
   return "ended before its kill point (" + kill.describe() +
          ") was reached, so it could not be killed there";
 }
 
-ScenarioResult drive(const Scenario& scenario, const ClientChoice& client, std::uint64_t seed,
-                     World& world) {
+bool ScenarioResult::fails_at(Severity threshold) const {
+  return std::any_of(unmet.begin(), unmet.end(),
+                     [&](const Unmet& miss) { return miss.severity >= threshold; });
+}
+
+ClientPolicy implicit_policy(const ClientChoice& client) {
+  if (client.kind == ClientChoice::Kind::command) return {};
+  return ClientPolicy{.follows_settings = true};
+}
+
+ScenarioResult drive(const Scenario& scenario, const ClientChoice& client,
+                     const ClientPolicy& declared, std::uint64_t seed, World& world) {
   ScenarioResult result{.name = scenario.name,
                         .description = scenario.description,
                         .file = scenario.file.string(),
                         .client = client.describe(),
                         .seed = seed,
-                        .expected_violations = scenario.expect.violations};
+                        .policy = judged_policy(scenario, declared.over(implicit_policy(client)))};
+  result.expected_violations = scenario.expect.for_policy(result.policy.on_ambiguous).violations;
   for (std::size_t i = 0; i < scenario.invocations.size(); ++i) {
     const Invocation& invocation = scenario.invocations[i];
     const InvocationPlan plan{
@@ -46,7 +65,8 @@ ScenarioResult drive(const Scenario& scenario, const ClientChoice& client, std::
          evidence.journal.size() >= result.invocations.back().last_seq);
   result.journal = std::move(evidence.journal);
   result.jobs = std::move(evidence.jobs);
-  result.verdicts = judge(Evidence(scenario, result.invocations, result.journal, result.jobs));
+  result.verdicts =
+      judge(Evidence(scenario, result.policy, result.invocations, result.journal, result.jobs));
   result.unmet = unmet_expectations(scenario, result);
   return result;
 }

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 
+#include "provider/provider_core.hpp"
+#include "scenarios/client_policy.hpp"
 #include "scenarios/run_result.hpp"
 #include "scenarios/scenario.hpp"
 
@@ -32,12 +34,20 @@ class World {
   virtual RunEvidence finish() = 0;
 };
 
+// The provider a scenario asks for: its profile, contract and fault plan, seeded.
+provider::ProviderConfig provider_config(const Scenario& scenario, std::uint64_t seed);
+
 // Why an invocation with a kill point has no account: it ended before the point.
 std::string not_reached(const KillPoint& kill);
 
-// Runs every invocation of the scenario in `world`, then judges the evidence against the
-// scenario's expectations. `client` and `seed` are for the result's header.
-ScenarioResult drive(const Scenario& scenario, const ClientChoice& client, std::uint64_t seed,
-                     World& world);
+// Runs every invocation of the scenario in `world`, then judges the evidence, by the client's
+// declared policy over the scenario's settings, against the scenario's expectations.
+// `client` and `seed` are for the result's header.
+ScenarioResult drive(const Scenario& scenario, const ClientChoice& client,
+                     const ClientPolicy& declared, std::uint64_t seed, World& world);
+
+// What a client is taken to declare when the user declares nothing: the reference client
+// and the mutants follow the settings they are given.
+ClientPolicy implicit_policy(const ClientChoice& client);
 
 }  // namespace retryproof::scenarios

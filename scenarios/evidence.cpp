@@ -8,9 +8,14 @@ namespace retryproof::scenarios {
 using provider::Outcome;
 using provider::RequestKind;
 
-Evidence::Evidence(const Scenario& scenario, const std::vector<InvocationResult>& invocations,
+Evidence::Evidence(const Scenario& scenario, const JudgedPolicy& policy,
+                   const std::vector<InvocationResult>& invocations,
                    const std::vector<JournalEntry>& journal, const std::vector<JobRecord>& jobs)
-    : scenario_(scenario), invocations_(invocations), journal_(journal), jobs_(jobs) {
+    : scenario_(scenario),
+      policy_(policy),
+      invocations_(invocations),
+      journal_(journal),
+      jobs_(jobs) {
   // entries_of() searches by seq.
   assert(
       std::is_sorted(journal_.begin(), journal_.end(),

@@ -22,10 +22,13 @@ using provider::JournalEntry;
 class Evidence {
  public:
   // The view keeps references: every argument must outlive it.
-  Evidence(const Scenario& scenario, const std::vector<InvocationResult>& invocations,
+  Evidence(const Scenario& scenario, const JudgedPolicy& policy,
+           const std::vector<InvocationResult>& invocations,
            const std::vector<JournalEntry>& journal, const std::vector<JobRecord>& jobs);
 
   const Scenario& scenario() const { return scenario_; }
+  // What the client is judged by: its declaration over the scenario's settings.
+  const JudgedPolicy& policy() const { return policy_; }
   const std::vector<InvocationResult>& invocations() const { return invocations_; }
   const std::vector<JournalEntry>& journal() const { return journal_; }
   const std::vector<JobRecord>& jobs() const { return jobs_; }
@@ -49,6 +52,7 @@ class Evidence {
 
  private:
   const Scenario& scenario_;
+  const JudgedPolicy& policy_;
   const std::vector<InvocationResult>& invocations_;
   const std::vector<JournalEntry>& journal_;
   const std::vector<JobRecord>& jobs_;

@@ -5,37 +5,41 @@
 
 namespace retryproof::scenarios {
 
-std::vector<std::string> unmet_expectations(const Scenario& scenario,
-                                            const ScenarioResult& result) {
-  std::vector<std::string> unmet;
-  const auto& expected = scenario.expect.violations;
+std::vector<Unmet> unmet_expectations(const Scenario& scenario, const ScenarioResult& result) {
+  std::vector<Unmet> unmet;
+  const Expectations& expect = scenario.expect.for_policy(result.policy.on_ambiguous);
+  const auto& expected = expect.violations;
   for (const Verdict& verdict : result.verdicts) {
     const bool expected_to_fail =
         std::find(expected.begin(), expected.end(), verdict.id) != expected.end();
     if (expected_to_fail && verdict.status != VerdictStatus::fail) {
-      unmet.push_back(verdict.id + " was expected to flag this client, but it " +
-                      (verdict.status == VerdictStatus::pass ? "passed" : "did not apply"));
+      unmet.push_back({verdict.id + " was expected to flag this client, but it " +
+                           (verdict.status == VerdictStatus::pass ? "passed" : "did not apply"),
+                       Severity::harm});  // the harness missed what it exists to catch
     } else if (!expected_to_fail && verdict.status == VerdictStatus::fail) {
-      unmet.push_back(verdict.id + ": " + verdict.explanation);
+      unmet.push_back({verdict.id + ": " + verdict.explanation, verdict.severity});
     }
   }
-  if (scenario.expect.jobs && static_cast<int>(result.jobs.size()) != *scenario.expect.jobs) {
-    unmet.push_back("the provider holds " + std::to_string(result.jobs.size()) +
-                    " jobs; expected " + std::to_string(*scenario.expect.jobs));
+  if (expect.jobs && static_cast<int>(result.jobs.size()) != *expect.jobs) {
+    const bool more = static_cast<int>(result.jobs.size()) > *expect.jobs;
+    unmet.push_back({"the provider holds " + std::to_string(result.jobs.size()) +
+                         " jobs; expected " + std::to_string(*expect.jobs),
+                     more ? Severity::harm : Severity::policy});
   }
-  if (!scenario.expect.outcomes.empty()) {
+  if (!expect.outcomes.empty()) {
     // The last outcome reported for each operation is its final word.
     std::map<std::string, Reported> final_outcome;
     for (const auto& invocation : result.invocations) {
       if (invocation.outcome) final_outcome[invocation.operation] = invocation.outcome->outcome;
     }
-    const auto& allowed = scenario.expect.outcomes;
+    const auto& allowed = expect.outcomes;
     for (const auto& [operation, outcome] : final_outcome) {
       if (std::find(allowed.begin(), allowed.end(), outcome) != allowed.end()) continue;
       std::string list;
       for (const Reported name : allowed)
         list += (list.empty() ? "" : " or ") + to_string(name);
-      unmet.push_back(operation + " ended " + to_string(outcome) + "; expected " + list);
+      unmet.push_back(
+          {operation + " ended " + to_string(outcome) + "; expected " + list, Severity::policy});
     }
   }
   return unmet;

@@ -11,7 +11,10 @@
 
 namespace retryproof::scenarios {
 
-// One line per expectation the run missed; empty when it met them all.
-std::vector<std::string> unmet_expectations(const Scenario& scenario, const ScenarioResult& result);
+// One line per expectation the run missed, with how bad that is; empty when it met them
+// all. A verdict's miss is as bad as the verdict; more jobs than expected is harm, fewer
+// (work not done), or another final outcome, is policy: truthful-outcome judges whether an
+// outcome was true.
+std::vector<Unmet> unmet_expectations(const Scenario& scenario, const ScenarioResult& result);
 
 }  // namespace retryproof::scenarios

@@ -24,6 +24,8 @@ struct ExploreOptions {
   std::uint64_t seed = 0;
   std::string time_limit = "10m";
   std::string save = "retryproof-counterexample.json";
+  std::string client_policy;
+  std::string fail_on = "policy";
   bool with_delays = false;
 };
 
@@ -34,26 +36,37 @@ std::uint64_t run_seed(std::uint64_t seed, int run) {
 
 int explore(const ExploreOptions& options) {
   ClientChoice client;
+  ClientPolicy declared;
+  Severity threshold = Severity::policy;
   Clock::time_point deadline;
   try {
     client = parse_client_choice(options.client);
+    declared = parse_client_policy(options.client_policy);
+    threshold = parse_severity(options.fail_on);
     deadline = Clock::now() + parse_duration(options.time_limit);
   } catch (const std::exception& error) {
     std::cerr << "retryproof explore: " << error.what() << '\n';
     return 2;
   }
   const FaultMenu menu = options.with_delays ? FaultMenu::all : FaultMenu::instant;
-  RunOptions run_options{.client = client, .executable = this_executable()};
+  RunOptions run_options{.client = client, .executable = this_executable(), .declared = declared};
+  // A client is judged only by settings it says it follows: the others get the defaults.
+  const bool follows = declared.over(implicit_policy(client)).follows_settings.value_or(false);
+  const Settings settings = follows ? Settings::varied : Settings::defaults;
   const auto violates = [&](const Schedule& schedule, std::uint64_t seed, ScenarioResult* keep) {
     run_options.seed = seed;
     ScenarioResult result = run_scenario(to_scenario(schedule, "explored"), run_options);
-    const bool failed = !result.met();
+    const bool failed = result.fails_at(threshold);
     if (keep) *keep = std::move(result);
     return failed;
   };
 
   std::cout << "retryproof explore: client " << client.describe() << ", seed " << options.seed
-            << ", up to " << options.runs << " schedules" << std::endl;
+            << ", up to " << options.runs << " schedules, "
+            << (follows
+                    ? "varying the client's settings (it follows RETRYPROOF_CLIENT)"
+                    : "with the default client settings (declare follows-settings to vary them)")
+            << std::endl;
   for (int run = 0; run < options.runs; ++run) {
     if (Clock::now() >= deadline) {
       std::cout << "time limit reached after " << run << " schedules: no violation found\n";
@@ -61,7 +74,7 @@ int explore(const ExploreOptions& options) {
     }
     // Each run's schedule derives from the seed and its index alone.
     SplitMix64 random(options.seed * 0x9e3779b97f4a7c15ULL + static_cast<std::uint64_t>(run));
-    const Schedule schedule = random_schedule(random, menu);
+    const Schedule schedule = random_schedule(random, menu, settings);
     const std::uint64_t seed = run_seed(options.seed, run);
     ScenarioResult result;
     if (!violates(schedule, seed, &result)) continue;
@@ -89,7 +102,11 @@ int explore(const ExploreOptions& options) {
     }
     std::cout << "\nsaved to " << options.save << "; replay it with:\n  retryproof run "
               << reports::shell_quote(options.save) << " --client "
-              << reports::shell_quote(client.describe()) << " --seed " << seed << '\n';
+              << reports::shell_quote(client.describe()) << " --seed " << seed
+              << (options.client_policy.empty()
+                      ? ""
+                      : " --client-policy " + reports::shell_quote(options.client_policy))
+              << '\n';
     return 1;
   }
   std::cout << options.runs << " schedules: no violation found\n";
@@ -121,6 +138,14 @@ void add_explore_command(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   command->add_option("--save", options->save, "Where to write the smallest failing schedule")
       ->capture_default_str();
+  command->add_option("--client-policy", options->client_policy,
+                      "What the client under test promises (as for run); explore varies the "
+                      "client's settings only when it declares follows-settings");
+  command
+      ->add_option("--fail-on", options->fail_on,
+                   "Which failures count as a violation: policy (any, the default) or harm")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"harm", "policy"}));
   command->add_flag("--with-delays", options->with_delays,
                     "Also draw delayed responses and held requests (slower; their outcome over "
                     "real HTTP depends on timing)");

@@ -13,21 +13,12 @@ namespace {
 using nlohmann::json;
 using SteadyClock = std::chrono::steady_clock;
 
-std::vector<std::string> client_argv(const ClientChoice& choice, const Scenario& scenario,
-                                     const RunOptions& options, std::uint64_t seed) {
+// The reference client and the mutants take their settings from RETRYPROOF_CLIENT, as any
+// client may.
+std::vector<std::string> client_argv(const ClientChoice& choice, const RunOptions& options,
+                                     std::uint64_t seed) {
   if (choice.kind == ClientChoice::Kind::command) return {"/bin/sh", "-c", choice.command};
-  const auto& settings = scenario.settings;
-  std::vector<std::string> argv = {options.executable.string(),
-                                   "client",
-                                   "--attempts",
-                                   std::to_string(settings.attempts),
-                                   "--base-delay",
-                                   format_duration(settings.base_delay),
-                                   "--max-delay",
-                                   format_duration(settings.max_delay),
-                                   "--timeout",
-                                   format_duration(settings.timeout),
-                                   "--seed",
+  std::vector<std::string> argv = {options.executable.string(), "client", "--seed",
                                    std::to_string(seed)};
   if (choice.kind == ClientChoice::Kind::mutant) {
     argv.insert(argv.end(), {"--mutant", client::to_string(choice.mutant)});
@@ -55,14 +46,13 @@ ProcessWorld::ProcessWorld(const Scenario& scenario, const ClientChoice& client,
     : scenario_(scenario),
       client_(client),
       options_(options),
-      server_({.seed = options.seed,
-               .profile = scenario.profile,
-               .initial_plan = provider::FaultPlan::from_json(scenario.plan)},
+      server_(provider_config(scenario, options.seed),
               {.host = "127.0.0.1", .port = 0, .workers = 16}),
       state_("retryproof-run") {}
 
 InvocationResult ProcessWorld::invoke(const InvocationPlan& plan) {
   provider::ProviderCore& core = server_.core();
+  if (plan.invocation.after > Millis(0)) core.advance_clock(plan.invocation.after);
   InvocationResult result{.index = plan.index,
                           .operation = plan.invocation.operation,
                           .payload = plan.payload,
@@ -71,8 +61,10 @@ InvocationResult ProcessWorld::invoke(const InvocationPlan& plan) {
   const std::size_t jobs_before = core.job_count();
 
   ChildProcess child(
-      client_argv(client_, scenario_, options_, plan.client_seed),
+      client_argv(client_, options_, plan.client_seed),
       {{"RETRYPROOF_BASE_URL", server_.base_url()},
+       {"RETRYPROOF_CLIENT",
+        client::settings_to_contract(scenario_.settings, scenario_.time_limit).dump()},
        {"RETRYPROOF_OPERATION",
         json{{"operationId", plan.invocation.operation}, {"payload", plan.payload}}.dump()},
        {"RETRYPROOF_STATE_DIR", state_.path().string()},
@@ -102,15 +94,14 @@ InvocationResult ProcessWorld::invoke(const InvocationPlan& plan) {
   if (!status) {
     child.send_signal(SIGKILL);
     status = child.wait(std::chrono::seconds(10));
-    result.client_error =
-        "no outcome within the time limit of " + format_duration(scenario_.time_limit) + "; killed";
+    result.timed_out = true;
   }
   result.exit = status ? status->describe() : "still running";
   result.standard_error = last_lines(child.standard_error(), 40);
   result.ended_at = server_.now();
   result.last_seq = core.journal_size();
 
-  if (result.killed || !result.client_error.empty()) return result;
+  if (result.killed || result.timed_out) return result;
   if (kill.armed()) result.client_error = not_reached(kill);
   OutcomeReading reading = read_outcome_line(child.standard_output());
   result.outcome = std::move(reading.line);
@@ -131,7 +122,7 @@ RunEvidence ProcessWorld::finish() {
 ScenarioResult run_scenario(const Scenario& scenario, const RunOptions& options) {
   const ClientChoice choice = scenario.pinned_client.value_or(options.client);
   ProcessWorld world(scenario, choice, options);
-  return drive(scenario, choice, options.seed, world);
+  return drive(scenario, choice, options.declared, options.seed, world);
 }
 
 }  // namespace retryproof::scenarios

@@ -17,6 +17,7 @@ struct RunOptions {
   ClientChoice client;               // a scenario's pinned client wins over it
   std::uint64_t seed = 0;            // provider job ids; client i gets seed + i
   std::filesystem::path executable;  // this program, to run `client` for reference and mutants
+  ClientPolicy declared;             // --client-policy: what the client under test promises
 };
 
 class ProcessWorld final : public World {

@@ -27,6 +27,8 @@ struct RunCommandOptions {
   int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   std::string filter;
   std::map<std::string, std::string> reports;  // format option -> file
+  std::string client_policy;
+  std::string fail_on = "policy";
   bool mutants = false;
 };
 
@@ -114,6 +116,7 @@ int run(const RunCommandOptions& command) {
   try {
     scenarios = load_catalog(paths);
     options.client = parse_client_choice(command.client);
+    options.declared = parse_client_policy(command.client_policy);
     reports = open_reports(command.reports);
   } catch (const std::exception& error) {
     std::cerr << "retryproof run: " << error.what()
@@ -147,9 +150,16 @@ int run(const RunCommandOptions& command) {
                                  ": writing failed");
       }
     }
-    const bool all_met = std::all_of(summary.results.begin(), summary.results.end(),
-                                     [](const ScenarioResult& result) { return result.met(); });
-    return all_met ? 0 : 1;
+    const Severity threshold = parse_severity(command.fail_on);
+    const bool failed =
+        std::any_of(summary.results.begin(), summary.results.end(),
+                    [&](const ScenarioResult& result) { return result.fails_at(threshold); });
+    if (threshold == Severity::harm && !failed &&
+        std::any_of(summary.results.begin(), summary.results.end(),
+                    [](const ScenarioResult& result) { return !result.met(); })) {
+      std::cout << "exit 0: only policy failures, and --fail-on harm counts harm alone\n";
+    }
+    return failed ? 1 : 0;
   } catch (const std::exception& error) {
     std::cerr << "retryproof run: " << error.what() << '\n';
     return 2;
@@ -181,6 +191,18 @@ void add_run_command(CLI::App& app, int& exit_code) {
       ->capture_default_str()
       ->check(CLI::Range(1, 64));
   command->add_option("--filter", options->filter, "Only scenarios whose name contains this text");
+  command->add_option("--client-policy", options->client_policy,
+                      "What the client under test promises, judged instead of the scenario's "
+                      "settings: attempts=N (creates per run, counting the first), "
+                      "min-backoff=DURATION, timeout=DURATION, "
+                      "on-ambiguous=lookup-first|same-key-retry, follows-settings (it honours "
+                      "RETRYPROOF_CLIENT). Example: attempts=4,min-backoff=0ms");
+  command
+      ->add_option("--fail-on", options->fail_on,
+                   "Which failures make the run fail: policy (any, the default) or harm "
+                   "(duplicate effects, untruthful or missing outcomes only)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"harm", "policy"}));
   for (const ReportFormat& format : report_formats()) {
     command->add_option("--" + std::string(format.option),
                         options->reports[std::string(format.option)], std::string(format.help));

@@ -10,6 +10,7 @@
 #include "common/millis.hpp"
 #include "provider/job_record.hpp"
 #include "provider/journal.hpp"
+#include "scenarios/client_policy.hpp"
 #include "scenarios/outcome_line.hpp"
 #include "scenarios/verdicts.hpp"
 
@@ -25,6 +26,7 @@ struct InvocationResult {
   Millis started_at{0};         // on the provider's clock
   Millis ended_at{0};
   bool killed = false;                 // by the scenario's kill point, on purpose
+  bool timed_out = false;              // still running at the scenario's time limit
   std::optional<OutcomeLine> outcome;  // empty when killed or when the line was missing or bad
   std::string client_error;            // why there is no valid outcome line; empty when fine
   std::string exit;                    // "exit code 0", "killed by SIGKILL"
@@ -39,6 +41,12 @@ struct RunEvidence {
   std::vector<provider::JobRecord> jobs;        // in creation order
 };
 
+// An expectation of the scenario that the run missed, and how bad that is.
+struct Unmet {
+  std::string text;
+  Severity severity = Severity::policy;
+};
+
 struct ScenarioResult {
   std::string name;
   std::string description;
@@ -48,11 +56,14 @@ struct ScenarioResult {
   std::vector<InvocationResult> invocations;
   std::vector<provider::JournalEntry> journal;
   std::vector<provider::JobRecord> jobs;
+  JudgedPolicy policy;  // what the client was judged by
   std::vector<Verdict> verdicts;
-  std::vector<std::string> unmet;  // how the run missed the scenario's expectations
+  std::vector<Unmet> unmet;  // how the run missed the scenario's expectations
   std::vector<std::string> expected_violations;
 
   bool met() const { return unmet.empty(); }
+  // Whether it missed an expectation at `threshold` or worse (--fail-on).
+  bool fails_at(Severity threshold) const;
   int creates() const;  // requests to the create route the provider saw
 };
 

@@ -8,69 +8,13 @@
 
 #include "common/duration.hpp"
 #include "common/json_text.hpp"
+#include "scenarios/json_node.hpp"
 #include "scenarios/verdicts.hpp"
 
 namespace retryproof::scenarios {
 namespace {
 
 using nlohmann::json;
-
-// A JSON value and where it stands in the file ("$.client.timeout"), for errors that say
-// exactly where to look.
-struct Node {
-  const json& value;
-  std::string path;
-
-  [[noreturn]] void fail(const std::string& what) const { throw ScenarioError(path + ": " + what); }
-
-  Node field(const std::string& name) const { return {value.at(name), path + "." + name}; }
-  Node item(std::size_t i) const { return {value.at(i), path + "[" + std::to_string(i) + "]"}; }
-  bool has(const std::string& name) const { return value.contains(name); }
-
-  const json& object(std::initializer_list<std::string_view> known) const {
-    if (!value.is_object()) fail("expected an object");
-    for (const auto& [name, ignored] : value.items()) {
-      if (std::find(known.begin(), known.end(), name) == known.end()) {
-        std::string names;
-        for (const auto known_name : known)
-          names += (names.empty() ? "" : ", ") + std::string(known_name);
-        fail("unknown field \"" + name + "\"; expected one of: " + names);
-      }
-    }
-    return value;
-  }
-  std::string string() const {
-    if (!value.is_string()) fail("expected a string");
-    return value.get<std::string>();
-  }
-  std::string non_empty_string() const {
-    std::string text = string();
-    if (text.empty()) fail("expected a non-empty string");
-    return text;
-  }
-  int integer(int low, int high) const {
-    if (!value.is_number_integer() || value.get<std::int64_t>() < low ||
-        value.get<std::int64_t>() > high) {
-      fail("expected a whole number from " + std::to_string(low) + " to " + std::to_string(high));
-    }
-    return value.get<int>();
-  }
-  Millis duration() const {
-    try {
-      return parse_duration(string());
-    } catch (const std::invalid_argument& error) {
-      fail(error.what());
-    }
-  }
-  const json& array() const {
-    if (!value.is_array()) fail("expected an array");
-    return value;
-  }
-  json payload() const {
-    if (!value.is_object()) fail("expected a JSON object (the job's payload)");
-    return value;
-  }
-};
 
 ScenarioOperation read_operation(const Node& node) {
   node.object({"id", "payload"});
@@ -91,13 +35,14 @@ void read_generated(const Node& node, std::vector<ScenarioOperation>& operations
 }
 
 Invocation read_invocation(const Node& node, const std::set<std::string>& operation_ids) {
-  node.object({"operation", "payload", "kill"});
+  node.object({"operation", "payload", "kill", "after"});
   if (!node.has("operation")) node.fail("an invocation names its \"operation\"");
   Invocation invocation{node.field("operation").non_empty_string()};
   if (!operation_ids.contains(invocation.operation)) {
     node.field("operation").fail("no operation has the id \"" + invocation.operation + "\"");
   }
   if (node.has("payload")) invocation.payload = node.field("payload").payload();
+  if (node.has("after")) invocation.after = node.field("after").duration();
   if (node.has("kill")) {
     try {
       invocation.kill = parse_kill_point(node.field("kill").string());
@@ -125,8 +70,22 @@ void read_client(const Node& node, Scenario& scenario) {
   }
 }
 
-void read_expectations(const Node& node, Expectations& expect) {
-  node.object({"jobs", "outcomes", "violations"});
+ProviderContract read_provider(const Node& node) {
+  node.object({"enforcesKeys", "keyTtl"});
+  ProviderContract contract;
+  if (node.has("enforcesKeys")) {
+    const Node field = node.field("enforcesKeys");
+    if (!field.value.is_boolean()) field.fail("expected true or false");
+    contract.enforces_keys = field.value.get<bool>();
+  }
+  if (node.has("keyTtl")) contract.key_ttl = node.field("keyTtl").duration();
+  return contract;
+}
+
+void read_expectations(const Node& node, Expectations& expect,
+                       std::initializer_list<std::string_view> fields = {"jobs", "outcomes",
+                                                                         "violations"}) {
+  node.object(fields);
   if (node.has("jobs")) expect.jobs = node.field("jobs").integer(0, 1'000'000);
   if (node.has("outcomes")) {
     const Node outcomes = node.field("outcomes");
@@ -151,8 +110,9 @@ void read_expectations(const Node& node, Expectations& expect) {
 
 Scenario read_scenario(const json& document, const std::filesystem::path& file) {
   const Node root{document, "$"};
-  root.object({"name", "description", "profile", "plan", "operations", "generatedOperations",
-               "invocations", "client", "minGap", "timeLimit", "expect"});
+  root.object({"name", "description", "profile", "provider", "plan", "operations",
+               "generatedOperations", "clientPolicy", "invocations", "client", "minGap",
+               "timeLimit", "expect"});
   Scenario scenario;
   scenario.file = file;
   if (!root.has("name")) root.fail("a scenario needs a \"name\"");
@@ -203,7 +163,18 @@ Scenario read_scenario(const json& document, const std::filesystem::path& file) 
   scenario.min_gap =
       root.has("minGap") ? root.field("minGap").duration() : scenario.settings.base_delay / 2;
   if (root.has("timeLimit")) scenario.time_limit = root.field("timeLimit").duration();
-  if (root.has("expect")) read_expectations(root.field("expect"), scenario.expect);
+  if (root.has("clientPolicy"))
+    scenario.client_policy = client_policy_from(root.field("clientPolicy"));
+  if (root.has("provider")) scenario.provider = read_provider(root.field("provider"));
+  if (root.has("expect")) {
+    const Node expect = root.field("expect");
+    read_expectations(expect, scenario.expect,
+                      {"jobs", "outcomes", "violations", "underSameKeyRetry"});
+    if (expect.has("underSameKeyRetry")) {
+      scenario.expect.under_same_key_retry.emplace();
+      read_expectations(expect.field("underSameKeyRetry"), *scenario.expect.under_same_key_retry);
+    }
+  }
   return scenario;
 }
 

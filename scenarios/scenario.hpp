@@ -10,9 +10,12 @@
 #include <vector>
 
 #include "client_under_test/retrying_client.hpp"
+#include "client_under_test/settings_contract.hpp"
 #include "common/millis.hpp"
 #include "provider/fault_plan.hpp"
 #include "provider/profile.hpp"
+#include "scenarios/client_policy.hpp"
+#include "scenarios/json_node.hpp"
 #include "scenarios/outcome_line.hpp"
 
 namespace retryproof::scenarios {
@@ -49,6 +52,16 @@ struct Invocation {
   std::string operation;                  // an operation id of the scenario
   std::optional<nlohmann::json> payload;  // replaces the operation's payload for this run
   KillPoint kill;
+  Millis after{0};  // the provider's clock moves this far forward before the run
+};
+
+// What the provider promises, as a fact of the scenario: a client's assumption about it
+// can then be tested.
+struct ProviderContract {
+  // A repeated key replays (or is refused); false: every create is a new job, though keys
+  // are still recorded for lookup (a searchable client reference, not an idempotency key).
+  bool enforces_keys = true;
+  std::optional<Millis> key_ttl;  // keys are forgotten this long after their job was created
 };
 
 // Which client a scenario insists on, whatever --client says (the anti-pattern
@@ -70,28 +83,36 @@ struct Expectations {
   std::vector<std::string> violations;  // verdict ids expected to fail; others must pass
 };
 
+// What a scenario expects, and what it expects instead of a client that declares
+// same-key-retry: a scenario that shows where that assumption does harm (a provider that
+// does not deduplicate) expects the harm, and says so, rather than failing the client.
+struct ScenarioExpectations : Expectations {
+  std::optional<Expectations> under_same_key_retry;
+
+  const Expectations& for_policy(OnAmbiguous policy) const {
+    return policy == OnAmbiguous::same_key_retry && under_same_key_retry ? *under_same_key_retry
+                                                                         : *this;
+  }
+};
+
 struct Scenario {
   std::filesystem::path file;
   std::string name;
   std::string description;
   provider::Profile profile = provider::Profile::baseline;
+  ProviderContract provider;
   nlohmann::json plan;  // the provider's plan format, validated by FaultPlan::from_json
   std::vector<ScenarioOperation> operations;
   std::vector<Invocation> invocations;  // default: one per operation, in order
-  // What the reference client and mutants run with.
-  client::ClientSettings settings{
-      .attempts = 3, .base_delay = Millis(100), .max_delay = Millis(1000), .timeout = Millis(1000)};
-  Millis min_gap{50};        // the backoff floor every retry must respect
-  Millis time_limit{20000};  // per invocation
+  // What every client is given in RETRYPROOF_CLIENT (and the reference client runs with).
+  client::ClientSettings settings = client::kDefaultSettings;
+  Millis min_gap{50};          // the backoff floor, unless the client declares another
+  Millis time_limit{20000};    // per invocation
+  ClientPolicy client_policy;  // what the scenario assumes of its client; the user's wins
   std::optional<ClientChoice> pinned_client;
-  Expectations expect;
+  ScenarioExpectations expect;
 
   const ScenarioOperation& operation(const std::string& id) const;
-};
-
-// A scenario file that breaks the format: where and what.
-struct ScenarioError : std::runtime_error {
-  using std::runtime_error::runtime_error;
 };
 
 // Validates a scenario document; `origin` names it in errors and in reports.

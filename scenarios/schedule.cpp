@@ -21,7 +21,7 @@ const std::string kSimplest = "none";
 
 }  // namespace
 
-Schedule random_schedule(SplitMix64& random, FaultMenu menu) {
+Schedule random_schedule(SplitMix64& random, FaultMenu menu, Settings settings) {
   const auto below = [&](std::uint64_t n) { return static_cast<int>(random.next() % n); };
   const std::vector<std::string> faults = faults_in(menu);
   Schedule schedule;
@@ -35,6 +35,15 @@ Schedule random_schedule(SplitMix64& random, FaultMenu menu) {
   schedule.timeout_ms = std::array{100, 1000, 3000}[static_cast<std::size_t>(below(3))];
   schedule.stripe = below(4) == 0;
   schedule.rerun = static_cast<Rerun>(below(3));
+  if (settings == Settings::defaults) {
+    // Drawn all the same, so that a seed gives the same faults either way.
+    const Schedule defaults;
+    schedule.settings = Settings::defaults;
+    schedule.attempts = defaults.attempts;
+    schedule.base_delay_ms = defaults.base_delay_ms;
+    schedule.max_delay_ms = defaults.max_delay_ms;
+    schedule.timeout_ms = defaults.timeout_ms;
+  }
   return schedule;
 }
 
@@ -90,7 +99,9 @@ std::vector<Schedule> simpler_schedules(const Schedule& schedule) {
   for (std::size_t i = 0; i < schedule.faults.size(); ++i) {
     with([&](Schedule& s) { s.faults[i] = kSimplest; });
   }
-  with([](Schedule& s) { s.attempts = std::max(1, s.attempts - 1); });
+  if (schedule.settings == Settings::varied) {
+    with([](Schedule& s) { s.attempts = std::max(1, s.attempts - 1); });
+  }
   return simpler;
 }
 

@@ -22,10 +22,15 @@ enum class Rerun {
   changed_payload,  // ... with a changed amount: the provider must refuse its key (422)
 };
 
+// Whether a schedule varies the client's settings. Only a client that follows
+// RETRYPROOF_CLIENT can be judged by settings it was not built with.
+enum class Settings { varied, defaults };
+
 struct Schedule {
   int operations = 1;               // "fulfillment:order-1" ... in order
   std::vector<std::string> faults;  // the provider's script, one per new operation
-  int attempts = 3;
+  Settings settings = Settings::varied;
+  int attempts = 3;  // the client settings (the scenario defaults unless varied)
   int base_delay_ms = 100;
   int max_delay_ms = 1000;
   int timeout_ms = 1000;
@@ -41,7 +46,7 @@ using provider::FaultMenu;
 using provider::faults_in;
 
 // A schedule drawn from a seeded generator: the same generator state, the same schedule.
-Schedule random_schedule(SplitMix64& random, FaultMenu menu);
+Schedule random_schedule(SplitMix64& random, FaultMenu menu, Settings settings = Settings::varied);
 
 // The schedule as a scenario document (the catalog's format) named `name`. No
 // expectations: a client under test must simply pass every verdict.

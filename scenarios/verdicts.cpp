@@ -19,29 +19,43 @@ Verdict retry_after(const Evidence& evidence);
 Verdict no_retry_of_definitive(const Evidence& evidence);
 Verdict truthful_outcome(const Evidence& evidence);
 Verdict crash_recovery(const Evidence& evidence);
+Verdict gave_up(const Evidence& evidence);
+Verdict time_limit(const Evidence& evidence);
 Verdict client_error(const Evidence& evidence);
 }  // namespace checkers
 
 const std::vector<VerdictRow>& verdict_table() {
+  using enum Severity;
   static const std::vector<VerdictRow> table = {
-      {"no-duplicate-effect", checkers::no_duplicate_effect,
+      {"no-duplicate-effect", harm, checkers::no_duplicate_effect,
        "at most one job per logical operation"},
-      {"key-stability", checkers::key_stability, "all creates of one operation carry one key"},
-      {"payload-stability", checkers::payload_stability,
+      {"key-stability", policy, checkers::key_stability,
+       "all creates of one operation carry one key"},
+      {"payload-stability", harm, checkers::payload_stability,
        "every create carries the payload its invocation was given"},
-      {"fail-closed", checkers::fail_closed,
-       "after an outcome the client could not see, the next request naming the key is a lookup"},
-      {"attempt-budget", checkers::attempt_budget,
-       "one run of the client sends at most the budget's creates"},
-      {"backoff", checkers::backoff, "consecutive attempts of a run are at least the floor apart"},
-      {"retry-after", checkers::retry_after, "after a 429, the next attempt waits its Retry-After"},
-      {"no-retry-of-definitive", checkers::no_retry_of_definitive,
+      {"fail-closed", policy, checkers::fail_closed,
+       "under lookup-first, after an outcome the client could not see, the next request naming "
+       "the key is a lookup"},
+      {"attempt-budget", policy, checkers::attempt_budget,
+       "one run of the client sends at most its budget of creates"},
+      {"backoff", policy, checkers::backoff,
+       "each retry waits at least the floor after the previous attempt ended"},
+      {"retry-after", policy, checkers::retry_after,
+       "after a 429, the next attempt waits its Retry-After"},
+      {"no-retry-of-definitive", policy, checkers::no_retry_of_definitive,
        "nothing is re-sent after a 400 or 422"},
-      {"truthful-outcome", checkers::truthful_outcome,
-       "a reported outcome matches what the provider holds"},
-      {"crash-recovery", checkers::crash_recovery,
-       "after a kill, the rerun looks its intent up first and creates no second job"},
-      {"client-error", checkers::client_error, "every invocation prints one valid outcome line"},
+      {"truthful-outcome", harm, checkers::truthful_outcome,
+       "a reported outcome matches what the provider holds, for this invocation's payload"},
+      {"crash-recovery", policy, checkers::crash_recovery,
+       "a restart after a kill creates no second job (harm), and under lookup-first asks by key "
+       "first (policy)"},
+      {"gave-up", policy, checkers::gave_up,
+       "no failed or unknown report while budget was left after a retryable 503 or 429, and "
+       "none without an attempt"},
+      {"time-limit", policy, checkers::time_limit,
+       "every invocation ends within the scenario's time limit"},
+      {"client-error", harm, checkers::client_error,
+       "every invocation prints one valid outcome line and exits 0"},
   };
   return table;
 }
@@ -71,9 +85,20 @@ std::vector<Verdict> judge(const Evidence& evidence) {
     Verdict verdict = row.check(evidence);
     // The row is the one source of the id: a checker cannot report under another.
     verdict.id = std::string(row.id);
+    verdict.severity = std::max(verdict.severity, row.severity);
     verdicts.push_back(std::move(verdict));
   }
   return verdicts;
+}
+
+std::string to_string(Severity severity) {
+  return severity == Severity::harm ? "harm" : "policy";
+}
+
+Severity parse_severity(std::string_view text) {
+  if (text == "harm") return Severity::harm;
+  if (text == "policy") return Severity::policy;
+  throw std::invalid_argument("\"" + std::string(text) + "\": harm or policy");
 }
 
 std::string to_string(VerdictStatus status) {

@@ -16,15 +16,29 @@ class Evidence;
 enum class VerdictStatus { pass, fail, not_applicable };
 std::string to_string(VerdictStatus status);
 
+// How bad a failure is. Harm: a duplicate effect, an untruthful or missing outcome, a job
+// lost or duplicated by a crash, a payload the operation did not ask for. Policy: a rule
+// of the safe pattern that the client broke without harm here (lookup-first, budget,
+// backoff, Retry-After, no retry of a definitive failure...). Ordered: harm is worse.
+enum class Severity { policy, harm };
+std::string to_string(Severity severity);
+// "harm" or "policy"; throws std::invalid_argument otherwise.
+Severity parse_severity(std::string_view text);
+
 struct Verdict {
   std::string id;
   VerdictStatus status = VerdictStatus::pass;
   std::string explanation;              // one line a person understands; why it failed
   std::vector<std::uint64_t> evidence;  // journal seqs that prove a violation
+  // Of a failure: its row's, or worse where the checker found worse (crash-recovery's
+  // second job is harm where its skipped lookup is policy). judge() takes the worse of the
+  // two, so a checker can only escalate.
+  Severity severity = Severity::policy;
 };
 
 struct VerdictRow {
   std::string_view id;
+  Severity severity;  // of a failure, unless the checker escalates it
   Verdict (*check)(const Evidence& evidence);
   std::string_view rule;  // what it requires, in one line, for help and reports
 };

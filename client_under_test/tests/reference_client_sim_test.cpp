@@ -282,6 +282,28 @@ TEST(ReferenceClientSim, ChangedPayloadUnderAKnownKeyIsRejectedAndNotRetried) {
   EXPECT_EQ(intent->status, IntentStatus::failed);
 }
 
+// Found by the property test through truthful-outcome: after an earlier run sent the key
+// with another payload, a job found by key may be that payload's, and a lookup cannot tell.
+// The client must not report it as the answer to this run's changed request.
+TEST(ReferenceClientSim, AJobFoundForAKeyAnEarlierPayloadUsedProvesNothing) {
+  SimHarness sim(with_plan({"delay-before-commit:5s"}));
+  // The first run's request is held (it commits only at 5 s); the run ends unknown.
+  const ClientResult first = sim.run_unsettled(
+      sim.parts(), order_operation(), settings_with(1, Millis(200), Millis(5000), Millis(100)));
+  EXPECT_EQ(first.outcome, Outcome::unknown);
+  // A second run asks for a changed amount: 409 while the first is held, then its final
+  // lookup, after the commit, finds the first payload's job.
+  const ClientResult changed = sim.run(order_operation("order-42", 999),
+                                       settings_with(2, Millis(3600), Millis(3600), Millis(100)));
+  EXPECT_EQ(sim.requests().back(), kLookup + "lookup_hit 200")
+      << ::testing::PrintToString(sim.requests())
+      << ::testing::PrintToString(describe_timed(changed.history));
+  EXPECT_EQ(changed.outcome, Outcome::unknown) << changed.reason;
+  EXPECT_NE(changed.reason.find("which an earlier run sent with another payload"),
+            std::string::npos)
+      << changed.reason;
+}
+
 TEST(ReferenceClientSim, LookupUnavailableAfterADropFailsClosedAsUnknown) {
   SimHarness sim(with_plan({"commit-then-drop", "lookup-unavailable"}));
   const ClientResult result = sim.run(order_operation());

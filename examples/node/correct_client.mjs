@@ -8,17 +8,20 @@
 // not see, and a final lookup when the budget is spent. When nothing can be proven it
 // fails closed: {"outcome":"unknown"}, never a guess.
 //
-// Contract: reads RETRYPROOF_BASE_URL, RETRYPROOF_OPERATION, RETRYPROOF_STATE_DIR and
-// RETRYPROOF_SEED; prints exactly one JSON line on stdout; logs go to stderr.
+// Contract: reads RETRYPROOF_BASE_URL, RETRYPROOF_OPERATION, RETRYPROOF_STATE_DIR,
+// RETRYPROOF_SEED and RETRYPROOF_CLIENT (the scenario's attempts, timeout and backoff,
+// which it follows); prints exactly one JSON line on stdout; logs go to stderr.
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 
-const ATTEMPTS = 3;        // total POSTs, not retries after the first
-const BASE_MS = 200;       // first backoff step (the harness's default floor is half of 200 ms)
-const CAP_MS = 1000;       // no step is longer than this
-const TIMEOUT_MS = 1000;   // per request, body included
+// The scenario's settings when the harness gives them (RETRYPROOF_CLIENT), else these.
+const SETTINGS = JSON.parse(process.env.RETRYPROOF_CLIENT || "{}");
+const ATTEMPTS = SETTINGS.attempts ?? 3;          // total POSTs, not retries after the first
+const BASE_MS = SETTINGS.baseDelayMs ?? 100;      // first backoff step
+const CAP_MS = SETTINGS.maxDelayMs ?? 1000;       // no step is longer than this
+const TIMEOUT_MS = SETTINGS.timeoutMs ?? 1000;    // per request, body included
 const REJECTED = "rejected: ";  // how a definitive refusal's reason begins
 
 // Timers may fire up to a millisecond early; a backoff is a floor, so wait it out fully.
@@ -166,6 +169,10 @@ class Client {
   // The state machine: plan -> attempt -> classify -> backoff | reconcile | done.
   async run() {
     const earlier = this.ledger.load();
+    // If an earlier run sent this key with another payload, a job found by key may be that
+    // payload's: a lookup cannot tell, so it proves nothing (fail closed).
+    this.keyUsedForAnotherPayload = earlier !== null &&
+      earlier.payloadFingerprint !== this.fingerprint && (earlier.attempts ?? 0) > 0;
     const stale = earlier !== null && (earlier.payloadFingerprint !== this.fingerprint ||
       (earlier.status === "failed" && !String(earlier.reason).startsWith(REJECTED)));
     if (earlier !== null && !stale) {
@@ -222,7 +229,13 @@ class Client {
     const key = this.intent.idempotencyKey;
     const r = await send(this.baseUrl, "GET", `/jobs/by-idempotency-key/${encodeURIComponent(key)}`);
     log(`GET lookup key=${key} -> ${r.status ?? r.failure}`);
-    if (r.status === 200 && jobIdIn(r.body)) return this.succeeded(jobIdIn(r.body));
+    if (r.status === 200 && jobIdIn(r.body)) {
+      if (this.keyUsedForAnotherPayload) {
+        return this.giveUp("unknown", `the provider holds ${jobIdIn(r.body)} for this key, ` +
+                           "which an earlier run sent with another payload");
+      }
+      return this.succeeded(jobIdIn(r.body));
+    }
     if (r.status === 404) {
       if (!final && this.budgetLeft()) return this.attempt(this.backoffMs());  // same key again
       if (this.sawInFlight) return this.giveUp("unknown", "the key was still in flight when the budget ran out");

@@ -7,9 +7,14 @@ with capped exponential backoff and jitter, a lookup by key after any outcome it
 not see, and a final lookup when the budget is spent. When nothing can be proven it
 fails closed: {"outcome":"unknown"}, never a guess.
 
-Contract (docs/spec/CLIENTS_AND_VERDICTS.md): reads RETRYPROOF_BASE_URL,
-RETRYPROOF_OPERATION, RETRYPROOF_STATE_DIR, RETRYPROOF_SEED; prints exactly one JSON
-line on stdout; logs go to stderr.
+Contract (docs/scenarios.md): reads RETRYPROOF_BASE_URL, RETRYPROOF_OPERATION,
+RETRYPROOF_STATE_DIR, RETRYPROOF_SEED and RETRYPROOF_CLIENT (the scenario's attempts,
+timeout and backoff, which it follows); prints exactly one JSON line on stdout; logs go to
+stderr.
+
+With --same-key-retry it re-sends the same key and payload after an outcome it could not
+see, instead of looking the key up first (as the Stripe SDK does), and still keeps its
+durable intent record. Judge it with --client-policy on-ambiguous=same-key-retry.
 """
 import hashlib
 import http.client
@@ -21,10 +26,13 @@ import time
 import traceback
 import urllib.parse
 
-ATTEMPTS = 3      # total POSTs, not retries after the first
-BASE_MS = 200     # first backoff step (the harness's default floor is half of 200 ms)
-CAP_MS = 1000     # no step is longer than this
-TIMEOUT_S = 1.0   # per socket operation of one request
+# The scenario's settings when the harness gives them (RETRYPROOF_CLIENT), else these.
+SETTINGS = json.loads(os.environ.get("RETRYPROOF_CLIENT") or "{}")
+ATTEMPTS = int(SETTINGS.get("attempts", 3))            # total POSTs, not retries after the first
+BASE_MS = int(SETTINGS.get("baseDelayMs", 100))        # first backoff step
+CAP_MS = int(SETTINGS.get("maxDelayMs", 1000))         # no step is longer than this
+TIMEOUT_S = int(SETTINGS.get("timeoutMs", 1000)) / 1000  # per socket operation of one request
+SAME_KEY_RETRY = "--same-key-retry" in sys.argv[1:]
 REJECTED = "rejected: "  # how a definitive refusal's reason begins
 
 
@@ -132,6 +140,7 @@ class Client:
         self.random = random.Random(seed)
         self.intent = None
         self.saw_in_flight = False
+        self.key_used_for_another_payload = False
 
     # -- the intent record --------------------------------------------------------------
     def save(self, **changes):
@@ -159,6 +168,11 @@ class Client:
     # -- the state machine: plan -> attempt -> classify -> backoff | reconcile | done ----
     def run(self):
         earlier = self.ledger.load()
+        # If an earlier run sent this key with another payload, a job found by key may be
+        # that payload's: a lookup cannot tell, so it proves nothing (fail closed).
+        self.key_used_for_another_payload = (
+            earlier is not None and earlier.get("payloadFingerprint") != self.fingerprint
+            and earlier.get("attempts", 0) > 0)
         stale = earlier is not None and (
             earlier.get("payloadFingerprint") != self.fingerprint
             or (earlier.get("status") == "failed" and not earlier.get("reason", "").startswith(REJECTED)))
@@ -170,6 +184,8 @@ class Client:
                 return {"outcome": "succeeded", "jobId": earlier["jobId"]}
             if status == "failed":                      # refused before: do not send it again
                 return {"outcome": "failed", "reason": earlier["reason"]}
+            if SAME_KEY_RETRY:                          # re-send the same key: a replay if it committed
+                return self.attempt(wait_s=0)
             return self.reconcile(final=False)          # planned/sent/unknown: look up first
         # The key is derived once, from business identity, and kept for every attempt.
         self.intent = {"operationId": self.operation_id, "idempotencyKey": self.operation_id,
@@ -183,6 +199,8 @@ class Client:
                 log(f"waiting {wait_s * 1000:.0f} ms")
                 time.sleep(wait_s)
             if not self.budget_left():                  # a 5xx may follow a commit: look it up
+                if SAME_KEY_RETRY:                      # no lookup: nothing can be proven
+                    return self.give_up("unknown", f"no answer after {self.intent['attempts']} attempts")
                 return self.reconcile(final=True)
             self.save(status="sent", attempts=self.intent["attempts"] + 1)
             key = self.intent["idempotencyKey"]
@@ -207,6 +225,9 @@ class Client:
                 code = error_code_in(body)
                 return self.give_up("failed", f"{REJECTED}{status}" + (f" {code}" if code else ""))
             # Timeout, closed/reset, truncated or unparsable body, 500: it may have committed.
+            if SAME_KEY_RETRY:                          # the same key again: a replay if it did
+                wait_s = self.backoff_s()
+                continue
             return self.reconcile(final=False)
 
     def reconcile(self, final):
@@ -215,6 +236,9 @@ class Client:
             "GET", "/jobs/by-idempotency-key/" + urllib.parse.quote(key, safe=""))
         log(f"GET lookup key={key} -> {status}")
         if status == 200 and job_id_in(body):
+            if self.key_used_for_another_payload:
+                return self.give_up("unknown", f"the provider holds {job_id_in(body)} for this key, "
+                                    "which an earlier run sent with another payload")
             return self.succeeded(job_id_in(body))
         if status == 404:
             if not final and self.budget_left():        # never committed: same key again

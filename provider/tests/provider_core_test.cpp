@@ -539,6 +539,7 @@ TEST_F(ProviderCoreTest, JournalRecordsEveryDataPlaneRequest) {
                 {"outcome", outcome},
                 {"fault", fault},
                 {"answeredAtMs", at},
+                {"abandonedAtMs", nullptr},
                 {"delivery", delivery},
                 {"status", status},
                 {"delivered", std::string(delivery) == "respond"},

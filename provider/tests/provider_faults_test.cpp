@@ -384,6 +384,35 @@ TEST_F(ProviderFaultsTest, LookupUnavailableAlsoFailsALookupThatWouldMiss) {
   EXPECT_EQ(lookup(core_, "never").status, 404);
 }
 
+// A provider that records keys for lookup but does not deduplicate: every create is a new
+// job, and a lookup finds the first.
+TEST(ProviderContract, WithoutKeyEnforcementEveryCreateIsANewJob) {
+  ProviderConfig config = config_with(42);
+  config.enforce_keys = false;
+  ProviderCore core(config);
+  const std::string first = body_of(post(core, "key-A", kOrder42))["id"];
+  const Decision again = post(core, "key-A", kOrder42);
+  EXPECT_EQ(again.status, 201);  // not a replay
+  EXPECT_FALSE(header_of(again, "Idempotent-Replayed").has_value());
+  EXPECT_NE(body_of(again)["id"], first);
+  EXPECT_EQ(post(core, "key-A", R"({"orderId":"order-7"})").status, 201);  // not a 422
+  EXPECT_EQ(stored_count(core), 3U);
+  EXPECT_EQ(body_of(lookup(core, "key-A"))["id"], first);
+  const auto entries = core.journal();
+  EXPECT_EQ(entries[1].outcome, Outcome::new_operation);
+}
+
+TEST(ProviderContract, AClientThatStopsWaitingIsJournaledWhenItLeaves) {
+  ProviderCore core(config_with(42));
+  install(core, {"commit-then-delay:3s"});
+  const Decision held = post(core, "key-A", kOrder42, Millis{100});
+  ASSERT_EQ(held.journal_seq, 1U);
+  core.abandoned(held.journal_seq, Millis{1'100});
+  core.abandoned(held.journal_seq, Millis{1'500});  // the first time it left counts
+  EXPECT_EQ(core.journal()[0].abandoned_at, Millis{1'100});
+  EXPECT_EQ(core.journal()[0].answered_at, Millis{3'100});
+}
+
 TEST_F(ProviderFaultsTest, EveryFaultNameIsJournaledAsWritten) {
   const std::vector<std::string> names = {"none",
                                           "fail-before-commit",

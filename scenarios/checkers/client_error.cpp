@@ -1,4 +1,6 @@
-// client-error: every invocation prints one valid outcome line (a kill on purpose aside).
+// client-error (harm): every invocation prints one valid outcome line and exits 0: without
+// it the caller cannot know what became of its operation. A kill on purpose and a stop at
+// the time limit (time-limit's) aside.
 #include "scenarios/checkers/violations.hpp"
 
 namespace retryproof::scenarios::checkers {
@@ -6,7 +8,7 @@ namespace retryproof::scenarios::checkers {
 Verdict client_error(const Evidence& evidence) {
   Violations violations;
   for (const auto& invocation : evidence.invocations()) {
-    if (invocation.killed || invocation.client_error.empty()) continue;
+    if (invocation.killed || invocation.timed_out || invocation.client_error.empty()) continue;
     violations.add(label(invocation) + ": " + invocation.client_error, {});
   }
   return std::move(violations).verdict("every invocation printed one valid outcome line");

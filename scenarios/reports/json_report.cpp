@@ -13,6 +13,7 @@ using namespace reports;
 json verdict_json(const Verdict& verdict) {
   return {{"id", valid_utf8(verdict.id)},
           {"status", to_string(verdict.status)},
+          {"severity", to_string(verdict.severity)},
           {"explanation", valid_utf8(verdict.explanation)},
           {"evidence", verdict.evidence}};
 }
@@ -40,6 +41,22 @@ json strings_json(const std::vector<std::string>& strings) {
   return result;
 }
 
+json unmet_json(const std::vector<Unmet>& unmet) {
+  json result = json::array();
+  for (const Unmet& miss : unmet)
+    result.push_back(
+        {{"expectation", valid_utf8(miss.text)}, {"severity", to_string(miss.severity)}});
+  return result;
+}
+
+json policy_json(const JudgedPolicy& policy) {
+  return {{"attempts", policy.attempts},
+          {"minBackoffMs", policy.min_backoff.count()},
+          {"timeoutMs", policy.timeout.count()},
+          {"onAmbiguous", to_string(policy.on_ambiguous)},
+          {"followsSettings", policy.follows_settings}};
+}
+
 json scenario_json(const ScenarioResult& result) {
   json verdicts = json::array();
   for (const auto& verdict : result.verdicts)
@@ -53,7 +70,8 @@ json scenario_json(const ScenarioResult& result) {
           {"client", valid_utf8(result.client)},
           {"seed", result.seed},
           {"met", result.met()},
-          {"unmet", strings_json(result.unmet)},
+          {"unmet", unmet_json(result.unmet)},
+          {"policy", policy_json(result.policy)},
           {"expectedViolations", strings_json(result.expected_violations)},
           {"posts", result.creates()},
           {"verdicts", std::move(verdicts)},
@@ -72,7 +90,13 @@ json to_json(const RunSummary& run) {
   return {{"seed", run.seed},
           {"client", valid_utf8(run.client)},
           {"summary",
-           {{"scenarios", run.results.size()}, {"met", met}, {"notMet", run.results.size() - met}}},
+           {{"scenarios", run.results.size()},
+            {"met", met},
+            {"notMet", run.results.size() - met},
+            {"withHarm", std::count_if(run.results.begin(), run.results.end(),
+                                       [](const ScenarioResult& result) {
+                                         return worst_miss(result) == Severity::harm;
+                                       })}}},
           {"scenarios", std::move(scenarios)}};
 }
 

@@ -21,8 +21,9 @@ struct TestCase {
   std::string classname;
   std::string name;
   double seconds = 0;
-  std::string message;  // of <failure> or <skipped>
-  std::string body;     // of <failure>
+  std::string message;        // of <failure> or <skipped>
+  std::string type = "harm";  // of <failure>: the severity
+  std::string body;           // of <failure>
   std::string system_out;
   std::string system_err;
 };
@@ -76,6 +77,7 @@ TestCase verdict_case(const ScenarioResult& result, const Verdict& verdict) {
       break;
     case Reading::failed:
       test.kind = TestCase::Kind::failure;
+      test.type = to_string(verdict.severity);
       test.message = verdict.explanation;
       test.body = cited + timeline_text(result, verdict.evidence);
       break;
@@ -104,8 +106,9 @@ TestCase expectations_case(const ScenarioResult& result) {
   test.system_out = invocations_text(result);
   if (!result.unmet.empty()) {
     test.kind = TestCase::Kind::failure;
-    test.message = join(result.unmet, "; ");
-    test.body = join(result.unmet, "\n") + "\n" + timeline_text(result, {});
+    test.type = to_string(*worst_miss(result));
+    test.message = join(unmet_texts(result), "; ");
+    test.body = join(unmet_texts(result), "\n") + "\n" + timeline_text(result, {});
   }
   for (const auto& invocation : result.invocations) {
     if (invocation.client_error.empty()) continue;
@@ -130,7 +133,8 @@ void write_test_case(std::ostream& out, const TestCase& test) {
   out << ">\n";
   if (test.kind == TestCase::Kind::failure) {
     out << "      <failure message=\"" << xml_escape(test.message, XmlPlace::attribute)
-        << "\" type=\"verdict\">" << xml_escape(test.body, XmlPlace::text) << "</failure>\n";
+        << "\" type=\"" << test.type << "\">" << xml_escape(test.body, XmlPlace::text)
+        << "</failure>\n";
   } else if (test.kind == TestCase::Kind::skipped) {
     out << "      <skipped message=\"" << xml_escape(test.message, XmlPlace::attribute) << "\"/>\n";
   }

@@ -19,7 +19,9 @@ std::string failed_verdicts_cell(const ScenarioResult& result) {
   for (const auto& verdict : result.verdicts) {
     if (verdict.status != VerdictStatus::fail) continue;
     std::string text = markdown_text(verdict.id);
-    if (read_verdict(result, verdict) == Reading::expected_failure) text += " (expected)";
+    text += read_verdict(result, verdict) == Reading::expected_failure
+                ? " (expected)"
+                : " (" + to_string(verdict.severity) + ")";
     failed.push_back(text);
   }
   return failed.empty() ? "none" : join(failed, ", ");
@@ -107,8 +109,8 @@ void write_details(std::ostream& out, const RunSummary& run, const ScenarioResul
   if (!result.file.empty()) out << "File: " << code_span(result.file) << "\n\n";
   if (!result.unmet.empty()) {
     out << "Unmet expectations:\n\n";
-    for (const auto& unmet : result.unmet)
-      out << "- " << markdown_text(unmet) << '\n';
+    for (const Unmet& unmet : result.unmet)
+      out << "- " << to_string(unmet.severity) << ": " << markdown_text(unmet.text) << '\n';
     out << '\n';
   }
   bool any_failed = false;
@@ -117,7 +119,9 @@ void write_details(std::ostream& out, const RunSummary& run, const ScenarioResul
     if (!any_failed) out << "Failed verdicts:\n\n";
     any_failed = true;
     out << "- **" << markdown_text(verdict.id) << "**";
-    if (read_verdict(result, verdict) == Reading::expected_failure) out << " (expected)";
+    out << (read_verdict(result, verdict) == Reading::expected_failure
+                ? " (expected)"
+                : " (" + to_string(verdict.severity) + ")");
     out << ": " << markdown_text(verdict.explanation)
         << " (evidence: " << seq_list(verdict.evidence) << ")\n";
   }

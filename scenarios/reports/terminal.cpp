@@ -57,7 +57,7 @@ Row verdict_row(const ScenarioResult& result, const Verdict& verdict) {
     case Reading::passed:
       return {id, {"pass", kGreen}};
     case Reading::failed:
-      return {id, {"FAIL", kRed}, {explanation + cited}};
+      return {id, {"FAIL " + to_string(verdict.severity), kRed}, {explanation + cited}};
     case Reading::expected_failure:
       return {id, {"fail (expected)"}, {explanation + cited}};
     case Reading::missed_violation:
@@ -127,13 +127,15 @@ void write_standard_errors(std::ostream& out, const ScenarioResult& result) {
 
 void write_block(std::ostream& out, const ScenarioResult& result, Colour colour) {
   const bool met = result.met();
-  std::string heading = paint(met ? "PASS" : "FAIL", met ? kGreen : kRed, colour) + "  " +
+  const std::string mark = met ? "PASS" : "FAIL (" + to_string(*worst_miss(result)) + ")";
+  std::string heading = paint(mark, met ? kGreen : kRed, colour) + "  " +
                         paint(terminal_text(result.name), kBold, colour);
   if (!result.file.empty()) heading += "  (" + terminal_text(result.file) + ")";
   out << heading << '\n';
   if (!result.description.empty()) out << "  " << terminal_text(result.description) << '\n';
   out << "  jobs " << result.jobs.size() << ", POSTs " << result.creates() << ", client "
-      << terminal_text(result.client) << ", seed " << result.seed << '\n';
+      << terminal_text(result.client) << ", seed " << result.seed << ", "
+      << policy_text(result.policy) << '\n';
 
   if (result.invocations.empty()) {
     out << "  invocations: none\n";
@@ -162,7 +164,7 @@ void write_block(std::ostream& out, const ScenarioResult& result, Colour colour)
 
   if (!result.unmet.empty()) {
     out << "  expectations not met:\n";
-    for (const auto& unmet : result.unmet)
+    for (const auto& unmet : unmet_texts(result))
       out << "    - " << terminal_text(unmet) << '\n';
   }
   if (!met) {

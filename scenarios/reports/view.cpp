@@ -28,10 +28,45 @@ std::size_t count_met(const RunSummary& run) {
                                                 [](const ScenarioResult& r) { return r.met(); }));
 }
 
+std::optional<Severity> worst_miss(const ScenarioResult& result) {
+  std::optional<Severity> worst;
+  for (const Unmet& unmet : result.unmet)
+    worst = std::max(worst.value_or(unmet.severity), unmet.severity);
+  return worst;
+}
+
 std::string summary_line(const RunSummary& run) {
   const std::size_t met = count_met(run);
-  return std::to_string(run.results.size()) + " scenarios: " + std::to_string(met) +
-         " met their expectations, " + std::to_string(run.results.size() - met) + " did not";
+  const std::size_t harm = static_cast<std::size_t>(std::count_if(
+      run.results.begin(), run.results.end(),
+      [](const ScenarioResult& result) { return worst_miss(result) == Severity::harm; }));
+  const std::size_t missed = run.results.size() - met;
+  std::string line = std::to_string(run.results.size()) +
+                     (run.results.size() == 1 ? " scenario: " : " scenarios: ") +
+                     std::to_string(met) + " met " + (run.results.size() == 1 ? "its" : "their") +
+                     " expectations, " + std::to_string(missed) + " did not";
+  if (missed > 0) {
+    line += " (" + std::to_string(harm) + " with harm, " + std::to_string(missed - harm) +
+            " policy only)";
+  }
+  return line;
+}
+
+std::string unmet_text(const Unmet& unmet) {
+  return "[" + to_string(unmet.severity) + "] " + unmet.text;
+}
+
+std::vector<std::string> unmet_texts(const ScenarioResult& result) {
+  std::vector<std::string> texts;
+  for (const Unmet& unmet : result.unmet)
+    texts.push_back(unmet_text(unmet));
+  return texts;
+}
+
+std::string policy_text(const JudgedPolicy& policy) {
+  return "judged by attempts " + std::to_string(policy.attempts) + ", min-backoff " +
+         std::to_string(policy.min_backoff.count()) + " ms, timeout " +
+         std::to_string(policy.timeout.count()) + " ms, " + to_string(policy.on_ambiguous);
 }
 
 std::string replay_command(const RunSummary& run) {

@@ -26,8 +26,15 @@ enum class Reading {
 Reading read_verdict(const ScenarioResult& result, const Verdict& verdict);
 
 std::size_t count_met(const RunSummary& run);
-// "20 scenarios: 19 met their expectations, 1 did not"
+// The worst of a scenario's misses, when it has any.
+std::optional<Severity> worst_miss(const ScenarioResult& result);
+// "20 scenarios: 18 met their expectations, 2 did not (1 with harm, 1 policy only)"
 std::string summary_line(const RunSummary& run);
+// "[harm] the provider holds 2 jobs; expected 1"
+std::string unmet_text(const Unmet& unmet);
+std::vector<std::string> unmet_texts(const ScenarioResult& result);
+// "judged by attempts 3, min-backoff 50 ms, timeout 1000 ms, lookup-first"
+std::string policy_text(const JudgedPolicy& policy);
 // "retryproof run --seed 7 --client mutant:blind-retry"
 std::string replay_command(const RunSummary& run);
 

@@ -48,6 +48,7 @@ TransportResponse SimulatedTransport::send(const TransportRequest& request) {
   if (decision.delay > Millis(0)) {
     if (decision.delay >= request.timeout) {
       // The client gives up first; a held request still commits when its wait ends.
+      provider_.abandoned(decision.journal_seq, clock_.now() + request.timeout);
       if (decision.pending_commit) {
         held_.push_back({clock_.now() + decision.delay, *decision.pending_commit});
       }

@@ -21,26 +21,27 @@ SimulatedWorld::SimulatedWorld(const Scenario& scenario, const ClientChoice& cli
                                std::uint64_t seed)
     : scenario_(scenario),
       client_(simulable(client)),
-      provider_({.seed = seed,
-                 .profile = scenario.profile,
-                 .initial_plan = provider::FaultPlan::from_json(scenario.plan)}),
+      provider_(provider_config(scenario, seed)),
       transport_(provider_, clock_),
       sleeper_(transport_) {}
 
 InvocationResult SimulatedWorld::invoke(const InvocationPlan& plan) {
+  if (plan.invocation.after > Millis(0)) provider_.advance_clock(plan.invocation.after);
   InvocationResult result{.index = plan.index,
                           .operation = plan.invocation.operation,
                           .payload = plan.payload,
                           .first_seq = provider_.journal_size() + 1,
                           .started_at = clock_.now()};
+  // The client dies at its kill point, or is stopped at the scenario's time limit, as the
+  // process world would stop it.
   const KillPoint& kill = plan.invocation.kill;
-  if (kill.armed()) {
-    const std::size_t jobs_before = provider_.job_count();
-    transport_.kill_when([this, &kill, &result, jobs_before] {
-      return kill.reached(provider_.job_count() - jobs_before,
-                          provider_.journal_size() + 1 - result.first_seq);
-    });
-  }
+  const std::size_t jobs_before = provider_.job_count();
+  const Millis deadline = result.started_at + scenario_.time_limit;
+  transport_.kill_when([this, &kill, &result, jobs_before, deadline] {
+    return clock_.now() >= deadline ||
+           kill.reached(provider_.job_count() - jobs_before,
+                        provider_.journal_size() + 1 - result.first_seq);
+  });
 
   client::SeededRandom random(plan.client_seed);  // as `retryproof client --seed`
   client::RetryingClient client(scenario_.settings, {transport_, clock_, sleeper_, random, ledger_},
@@ -51,7 +52,8 @@ InvocationResult SimulatedWorld::invoke(const InvocationPlan& plan) {
     result.exit = "exit code 0";
     client_results_.push_back(std::move(outcome));
   } catch (const ClientKilled&) {
-    result.killed = true;
+    result.timed_out = clock_.now() >= deadline;
+    result.killed = !result.timed_out;
     result.exit = "killed by SIGKILL";
     client_results_.emplace_back();
   }
@@ -68,10 +70,10 @@ RunEvidence SimulatedWorld::finish() {
   return {provider_.journal(), provider_.jobs()};
 }
 
-SimulationResult simulate(const Scenario& scenario, const ClientChoice& client,
-                          std::uint64_t seed) {
+SimulationResult simulate(const Scenario& scenario, const ClientChoice& client, std::uint64_t seed,
+                          const ClientPolicy& declared) {
   SimulatedWorld world(scenario, client, seed);
-  ScenarioResult result = drive(scenario, client, seed, world);
+  ScenarioResult result = drive(scenario, client, declared, seed, world);
   return {std::move(result), world.client_results()};
 }
 

@@ -45,6 +45,7 @@ struct SimulationResult {
 };
 
 // Drives the scenario through a SimulatedWorld.
-SimulationResult simulate(const Scenario& scenario, const ClientChoice& client, std::uint64_t seed);
+SimulationResult simulate(const Scenario& scenario, const ClientChoice& client, std::uint64_t seed,
+                          const ClientPolicy& declared = {});
 
 }  // namespace retryproof::scenarios

@@ -204,14 +204,22 @@ struct HandBuiltRun {
   std::vector<InvocationResult> invocations;
   std::vector<JournalEntry> journal;
   std::vector<JobRecord> jobs;
+  JudgedPolicy policy = judged_policy(scenario, {});  // nothing declared
 
-  Evidence evidence() const { return Evidence(scenario, invocations, journal, jobs); }
+  Evidence evidence() const { return Evidence(scenario, policy, invocations, journal, jobs); }
+  HandBuiltRun declaring(const std::string& declaration) const {
+    HandBuiltRun declared = *this;
+    declared.policy = judged_policy(scenario, parse_client_policy(declaration));
+    return declared;
+  }
 };
 
 // One verdict of the table on the run, as judge() gives it.
 Verdict check(std::string_view id, const HandBuiltRun& run) {
-  Verdict verdict = verdict_row(id).check(run.evidence());
+  const VerdictRow& row = verdict_row(id);
+  Verdict verdict = row.check(run.evidence());
   verdict.id = std::string(id);
+  verdict.severity = std::max(verdict.severity, row.severity);
   return verdict;
 }
 
@@ -491,17 +499,52 @@ TEST_F(Checkers, FailClosedCommitThenDelayFollowedByAPostBeforeTheResponseFails)
           {job("job_1", "k42")});
   const Verdict verdict = check("fail-closed", record);
   expect_fail(verdict, {1, 2});
-  EXPECT_MENTIONS(verdict, "answered 3000 ms after it arrived");
+  EXPECT_MENTIONS(verdict, "no answer within the client's timeout of 1000 ms");
+  EXPECT_MENTIONS(verdict, "the provider replayed job_1");
+  EXPECT_MENTIONS(verdict, "on-ambiguous=same-key-retry");  // the declaration that changes it
+  EXPECT_EQ(verdict.severity, Severity::policy);
   EXPECT_MENTIONS(verdict, "seq 1");
   EXPECT_MENTIONS(verdict, "seq 2");
 }
 
-TEST_F(Checkers, FailClosedCommitThenDelayFollowedByAPostAfterTheResponseIsNotAmbiguous) {
+// The same rule in every scenario: an answer held past the client's timeout is hidden from
+// it whenever its next request comes, before the hold ends or after.
+TEST_F(Checkers, FailClosedAHeldAnswerIsHiddenWhateverTheReSendsTiming) {
   const auto record =
       run({invocation(1, 2, succeeded("job_1"))},
           {post({.seq = 1, .fault = "commit-then-delay:3s", .job = "job_1"}), replay(2, 4000)},
           {job("job_1", "k42")});
+  expect_fail(check("fail-closed", record), {1, 2});
+}
+
+TEST_F(Checkers, FailClosedAHoldShorterThanTheTimeoutHidesNothing) {
+  const auto record =
+      run({invocation(1, 2, succeeded("job_1"))},
+          {post({.seq = 1, .fault = "commit-then-delay:200ms", .job = "job_1"}), replay(2, 400)},
+          {job("job_1", "k42")});
   expect_not_applicable(check("fail-closed", record));
+}
+
+TEST_F(Checkers, FailClosedJudgesTheTimeoutTheClientDeclares) {
+  // Held 3 s: hidden from a client with the scenario's 1 s timeout, not from one that
+  // declares it waits 5 s.
+  const auto record =
+      run({invocation(1, 2, succeeded("job_1"))},
+          {post({.seq = 1, .fault = "commit-then-delay:3s", .job = "job_1"}), replay(2, 3500)},
+          {job("job_1", "k42")});
+  expect_fail(check("fail-closed", record), {1, 2});
+  expect_not_applicable(check("fail-closed", record.declaring("timeout=5s")));
+}
+
+TEST_F(Checkers, FailClosedLetsASameKeyRetryClientReSendTheSameKey) {
+  const auto record =
+      run({invocation(1, 2, succeeded("job_1"))},
+          {post({.seq = 1, .fault = "commit-then-drop", .job = "job_1"}), replay(2, 300)},
+          {job("job_1", "k42")});
+  expect_fail(check("fail-closed", record), {1, 2});
+  const Verdict declared = check("fail-closed", record.declaring("on-ambiguous=same-key-retry"));
+  expect_pass(declared);
+  EXPECT_MENTIONS(declared, "1 re-send(s) with the same key");
 }
 
 TEST_F(Checkers, FailClosedCommitThenDelayFollowedByALookupPasses) {
@@ -536,8 +579,11 @@ TEST_F(Checkers, AttemptBudgetNamesTheFirstPostOverIt) {
   const Verdict verdict = check("attempt-budget", record);
   expect_fail(verdict, {6});  // the 4th POST; lookups do not count
   EXPECT_MENTIONS(verdict, kOp42);
-  EXPECT_MENTIONS(verdict, "sent 4 POSTs; the budget is 3");
-  EXPECT_MENTIONS(verdict, "seq 6");
+  EXPECT_MENTIONS(verdict, "sent 4 POSTs (the first over the budget: seq 6); the budget is 3");
+  EXPECT_MENTIONS(verdict, "--client-policy attempts=N");
+  EXPECT_EQ(verdict.severity, Severity::policy);
+  // urllib3's Retry(total=3) makes four requests by design: declared, the budget is four.
+  expect_pass(check("attempt-budget", record.declaring("attempts=4")));
 }
 
 TEST_F(Checkers, AttemptBudgetIsPerRunOfTheClient) {
@@ -604,6 +650,42 @@ TEST_F(Checkers, BackoffMeasuresFromPostToPostNotFromTheLookupBetween) {
                            post({.seq = 3, .at = 60, .job = "job_1"})},
                           {job("job_1", "k42")});
   expect_pass(check("backoff", record));
+}
+
+TEST_F(Checkers, BackoffCountsFromWhenTheClientLeftSoARetryRightAfterATimeoutIsCaught) {
+  // Held 3 s; the client closed its connection at 1000 ms and re-sent at 1002 ms. Measured
+  // from arrival to arrival the gap would be 1002 ms; the client waited 2 ms.
+  JournalEntry held = post({.seq = 1, .fault = "commit-then-delay:3s", .job = "job_1"});
+  held.abandoned_at = Millis(1000);
+  const auto record =
+      run({invocation(1, 2, succeeded("job_1"))}, {held, replay(2, 1002)}, {job("job_1", "k42")});
+  const Verdict verdict = check("backoff", record);
+  expect_fail(verdict, {1, 2});
+  EXPECT_MENTIONS(verdict, "came at once, 2 ms after the previous attempt (seq 1) ended");
+}
+
+TEST_F(Checkers, BackoffDoesNotGuessWhenAClientLeftAHeldAnswer) {
+  // Not seen to leave: its timer started before its request arrived, so arrival plus its
+  // timeout is no measure of when it stopped waiting. The gap is not judged, and says so.
+  const auto record =
+      run({invocation(1, 2, succeeded("job_1"))},
+          {post({.seq = 1, .fault = "commit-then-delay:3s", .job = "job_1"}), replay(2, 1002)},
+          {job("job_1", "k42")});
+  const Verdict verdict = check("backoff", record);
+  expect_not_applicable(verdict);
+  EXPECT_MENTIONS(verdict, "did not see when the client stopped waiting");
+}
+
+TEST_F(Checkers, BackoffListsTheWaitsAndFollowsADeclaredFloor) {
+  const auto record = run({invocation(1, 3, succeeded("job_1"))},
+                          {fail_before_commit(1, 0), fail_before_commit(2, 20),
+                           post({.seq = 3, .at = 60, .job = "job_1"})},
+                          {job("job_1", "k42")});
+  expect_fail(check("backoff", record), {1, 2, 3});
+  const Verdict declared = check("backoff", record.declaring("min-backoff=0ms"));
+  expect_pass(declared);
+  EXPECT_MENTIONS(declared, "(waits: 20, 40 ms)");
+  EXPECT_MENTIONS(check("backoff", record), "declare it: --client-policy min-backoff=DURATION");
 }
 
 // --- retry-after ---
@@ -758,6 +840,75 @@ TEST_F(Checkers, TruthfulOutcomeIgnoresInvocationsWithoutAnOutcome) {
   expect_pass(check("truthful-outcome", record));
 }
 
+TEST_F(Checkers, TruthfulOutcomeRefusesTheOldJobAsTheAnswerToAChangedPayload) {
+  // payload-change: the second invocation asks for amount 999 under the same key; the
+  // provider refuses it with 422, and the client answers with the job of amount 120.
+  const auto record =
+      run({invocation(1, 1, succeeded("job_1")),
+           invocation(2, 2, succeeded("job_1"), 1, kOp42, drifted_42())},
+          {post({.seq = 1, .job = "job_1"}), rejected_drift(2, 500)}, {job("job_1", "k42")});
+  const Verdict verdict = check("truthful-outcome", record);
+  expect_fail(verdict, {1});
+  EXPECT_MENTIONS(verdict, "invocation 2 (" + kOp42 + ") reported succeeded with job_1");
+  EXPECT_MENTIONS(verdict, "from another payload");
+  EXPECT_EQ(verdict.severity, Severity::harm);
+}
+
+// --- gave-up ---
+
+TEST_F(Checkers, GaveUpFailsAReportWithoutASingleRequest) {
+  for (const Said& outcome : {failed(), unknown()}) {
+    const auto record = run({invocation(1, 0, outcome)}, {});
+    const Verdict verdict = check("gave-up", record);
+    expect_fail(verdict, {});
+    EXPECT_MENTIONS(verdict, "without sending a single request");
+  }
+}
+
+TEST_F(Checkers, GaveUpFailsAStopAfterA503WithBudgetLeft) {
+  const auto record = run({invocation(1, 1, unknown())}, {fail_before_commit(1)});
+  const Verdict verdict = check("gave-up", record);
+  expect_fail(verdict, {1});
+  EXPECT_MENTIONS(verdict, "after a 503 (seq 1) with 2 of its 3 attempts left");
+  EXPECT_MENTIONS(verdict, "--client-policy attempts=1");
+  expect_pass(check("gave-up", record.declaring("attempts=1")));
+}
+
+TEST_F(Checkers, GaveUpAcceptsAReportOnceTheBudgetIsSpent) {
+  const auto record =
+      run({invocation(1, 4, failed())},
+          {fail_before_commit(1), fail_before_commit(2, 200), fail_before_commit(3, 600),
+           lookup({.seq = 4, .at = 900, .outcome = Outcome::lookup_miss})});
+  expect_pass(check("gave-up", record));
+}
+
+TEST_F(Checkers, GaveUpAcceptsARerunThatSendsNothingOnAnEarlierAnswer) {
+  // The payload-change refusal, reported again by a rerun from the client's record.
+  const auto record =
+      run({invocation(1, 1, failed()), invocation(2, 1, failed(), 1)}, {rejected_drift(1, 0)}, {});
+  expect_pass(check("gave-up", record));
+}
+
+TEST_F(Checkers, GaveUpIsNotApplicableWhenEveryRunSucceeded) {
+  expect_not_applicable(check("gave-up", one_post_job_1()));
+}
+
+// --- time-limit ---
+
+TEST_F(Checkers, TimeLimitNamesTheRunStillRetryingAndItsLastRequest) {
+  auto slow = invocation(1, 2, std::nullopt);
+  slow.timed_out = true;
+  slow.exit = "killed by SIGKILL";
+  const auto record = run({slow}, {fail_before_commit(1, 0), fail_before_commit(2, 8000)});
+  const Verdict verdict = check("time-limit", record);
+  expect_fail(verdict, {});
+  EXPECT_MENTIONS(verdict, "still running at the time limit of 20s");
+  EXPECT_MENTIONS(verdict, "its last request (seq 2) came 8000 ms after it started");
+  EXPECT_EQ(verdict.severity, Severity::policy);
+  // Stopped by the harness, it printed nothing: that is time-limit's, not client-error's.
+  expect_pass(check("client-error", record));
+}
+
 // --- crash-recovery ---
 
 TEST_F(Checkers, CrashRecoveryIsNotApplicableWithoutAKill) {
@@ -798,9 +949,21 @@ TEST_F(Checkers, CrashRecoveryFailsOnASecondJobAfterTheRestart) {
           {commit_then_delay_10s(), post({.seq = 2, .at = 200, .key = "k42-new", .job = "job_2"})},
           {job("job_1", "k42"), job("job_2", "k42-new")});
   const Verdict verdict = check("crash-recovery", record);
-  expect_fail(verdict, {1, 2});
-  EXPECT_MENTIONS(verdict, "POST /jobs (seq 2)");
-  EXPECT_MENTIONS(verdict, "and 1 more");
+  expect_fail(verdict, {2});
+  EXPECT_MENTIONS(verdict, "created a second job, job_2 (seq 2, key k42-new)");
+  EXPECT_MENTIONS(verdict, "and 1 more");       // and under lookup-first it did not ask first
+  EXPECT_EQ(verdict.severity, Severity::harm);  // the second job; the skipped lookup is policy
+}
+
+TEST_F(Checkers, CrashRecoveryASameKeyReSendAfterTheRestartIsPolicyOnlyUnderLookupFirst) {
+  // Killed after the commit; the restart re-sends the same key and gets the replay.
+  const auto record = run({killed_first(), invocation(2, 2, succeeded("job_1"), 1)},
+                          {commit_then_delay_10s(), replay(2, 200)}, {job("job_1", "k42")});
+  const Verdict verdict = check("crash-recovery", record);
+  expect_fail(verdict, {2});
+  EXPECT_EQ(verdict.severity, Severity::policy);
+  EXPECT_MENTIONS(verdict, "the provider replayed job_1");
+  expect_pass(check("crash-recovery", record.declaring("on-ambiguous=same-key-retry")));
 }
 
 TEST_F(Checkers, CrashRecoveryFailsOnASecondJobEvenAfterALookup) {
@@ -811,9 +974,9 @@ TEST_F(Checkers, CrashRecoveryFailsOnASecondJobEvenAfterALookup) {
            post({.seq = 3, .at = 300, .key = "k42-new", .job = "job_2"})},
           {job("job_1", "k42"), job("job_2", "k42-new")});
   const Verdict verdict = check("crash-recovery", record);
-  expect_fail(verdict, {1, 3});
-  EXPECT_MENTIONS(verdict, "after the restart");
-  EXPECT_MENTIONS(verdict, "2 jobs");
+  expect_fail(verdict, {3});
+  EXPECT_MENTIONS(verdict, "the restart after the kill created a second job");
+  EXPECT_EQ(verdict.severity, Severity::harm);
 }
 
 TEST_F(Checkers, CrashRecoveryPassesWhenNothingRunsAfterTheKill) {
@@ -869,6 +1032,23 @@ TEST_F(Checkers, JudgeFlagsTheFreshKeyAntiPattern) {
     if (verdict.status == VerdictStatus::fail) failing.push_back(verdict.id);
   }
   EXPECT_EQ(failing, (std::vector<std::string>{"no-duplicate-effect", "key-stability"}));
+}
+
+TEST_F(Checkers, JudgeGivesEachFailureItsSeverity) {
+  for (const auto& verdict : judge(fresh_key_retry().evidence())) {
+    if (verdict.id == "no-duplicate-effect") {
+      EXPECT_EQ(verdict.severity, Severity::harm);
+    }
+    if (verdict.id == "key-stability") {
+      EXPECT_EQ(verdict.severity, Severity::policy);
+    }
+  }
+  for (const VerdictRow& row : verdict_table()) {
+    EXPECT_FALSE(row.rule.empty()) << row.id;
+  }
+  EXPECT_EQ(to_string(Severity::harm), "harm");
+  EXPECT_EQ(parse_severity("policy"), Severity::policy);
+  EXPECT_THROW(parse_severity("minor"), std::invalid_argument);
 }
 
 TEST(VerdictStatusText, Spellings) {

@@ -121,7 +121,8 @@ ScenarioResult failing_scenario() {
       {.id = "no-duplicate-effect",
        .status = VerdictStatus::fail,
        .explanation = "operation fulfillment:order-42 made 2 jobs: job_c1, job_c2",
-       .evidence = {1, 2}},
+       .evidence = {1, 2},
+       .severity = Severity::harm},
       {.id = "key-stability",
        .status = VerdictStatus::fail,
        .explanation = "operation fulfillment:order-42 used 2 keys",
@@ -132,12 +133,14 @@ ScenarioResult failing_scenario() {
        .explanation = "no crash in this scenario"},
       {.id = "client-error",
        .status = VerdictStatus::fail,
-       .explanation = "invocation 0: no outcome line on standard output"},
+       .explanation = "invocation 1: no outcome line on standard output",
+       .severity = Severity::harm},
   };
   result.expected_violations = {"key-stability", "payload-stability"};
-  result.unmet = {"verdict no-duplicate-effect failed; the scenario does not expect it",
-                  "verdict payload-stability passed; the scenario expects it to fail",
-                  "expected 1 job, the provider holds 2"};
+  result.unmet = {
+      {"verdict no-duplicate-effect failed; the scenario does not expect it", Severity::harm},
+      {"verdict payload-stability passed; the scenario expects it to fail", Severity::harm},
+      {"expected 1 job, the provider holds 2", Severity::harm}};
   return result;
 }
 
@@ -334,7 +337,7 @@ TEST(TerminalReport, NamesTheRunAndEachScenario) {
   const std::string text = terminal(Colour::off);
   EXPECT_TRUE(text.starts_with("retryproof run: seed 42, client reference\n")) << text;
   EXPECT_TRUE(contains(text, "PASS  A-fail-before-commit")) << text;
-  EXPECT_TRUE(contains(text, "FAIL  C-commit-then-drop")) << text;
+  EXPECT_TRUE(contains(text, "FAIL (harm)  C-commit-then-drop")) << text;
   EXPECT_TRUE(contains(text, "jobs 1, POSTs 2")) << text;
   EXPECT_TRUE(contains(text, "jobs 2, POSTs 2")) << text;
   EXPECT_TRUE(contains(text, "succeeded jobId=job_a1")) << text;
@@ -345,7 +348,7 @@ TEST(TerminalReport, NamesTheRunAndEachScenario) {
 
 TEST(TerminalReport, ShowsTheVerdictsWithExplanationsForFailAndNotApplicable) {
   const std::string text = terminal(Colour::off);
-  EXPECT_TRUE(has_line(text, {"    no-duplicate-effect  ", "  FAIL  ",
+  EXPECT_TRUE(has_line(text, {"    no-duplicate-effect  ", "  FAIL harm  ",
                               "  operation fulfillment:order-42 made 2 jobs: job_c1, job_c2 "
                               "(seq 1, 2)"}))
       << text;
@@ -358,7 +361,8 @@ TEST(TerminalReport, ShowsTheVerdictsWithExplanationsForFailAndNotApplicable) {
   EXPECT_TRUE(has_line(text, {"    backoff  ", "  pass"})) << text;
   // A passing verdict's explanation is left out.
   EXPECT_FALSE(contains(text, "gaps of 120ms")) << text;
-  EXPECT_TRUE(contains(text, "expectations not met:\n    - verdict no-duplicate-effect failed"))
+  EXPECT_TRUE(
+      contains(text, "expectations not met:\n    - [harm] verdict no-duplicate-effect failed"))
       << text;
 }
 
@@ -388,7 +392,9 @@ TEST(TerminalReport, ShowsTheTimelineAndStandardErrorOfAFailingScenarioOnly) {
 
 TEST(TerminalReport, EndsWithTheSummaryAndTheReplayCommands) {
   const std::string text = terminal(Colour::off);
-  EXPECT_TRUE(contains(text, "\n2 scenarios: 1 met their expectations, 1 did not\n")) << text;
+  EXPECT_TRUE(contains(
+      text, "\n2 scenarios: 1 met their expectations, 1 did not (1 with harm, 0 policy only)\n"))
+      << text;
   EXPECT_TRUE(contains(text, "replay: retryproof run --seed 42 --client reference\n")) << text;
   EXPECT_TRUE(contains(text,
                        "retryproof run --seed 42 --client reference --filter "
@@ -410,7 +416,7 @@ TEST(TerminalReport, ColoursOnlyWhenAskedTo) {
   EXPECT_FALSE(contains(plain, "\x1b")) << plain;
   const std::string coloured = terminal(Colour::on);
   EXPECT_TRUE(contains(coloured, "\x1b[32mPASS\x1b[0m")) << coloured;
-  EXPECT_TRUE(contains(coloured, "\x1b[31mFAIL\x1b[0m")) << coloured;
+  EXPECT_TRUE(contains(coloured, "\x1b[31mFAIL (harm)\x1b[0m")) << coloured;
   EXPECT_FALSE(contains(coloured, "\x1b[2J")) << coloured;
 }
 
@@ -425,7 +431,8 @@ TEST(JsonReport, RoundTripsTheResultModel) {
   const json parsed = json::parse(to_json(summary()).dump());
   EXPECT_EQ(parsed["seed"], 42);
   EXPECT_EQ(parsed["client"], "reference");
-  EXPECT_EQ(parsed["summary"], json({{"scenarios", 2}, {"met", 1}, {"notMet", 1}}));
+  EXPECT_EQ(parsed["summary"],
+            json({{"scenarios", 2}, {"met", 1}, {"notMet", 1}, {"withHarm", 1}}));
   ASSERT_EQ(parsed["scenarios"].size(), 2u);
   const json& met = parsed["scenarios"][0];
   EXPECT_EQ(met["name"], "A-fail-before-commit");
@@ -443,7 +450,8 @@ TEST(JsonReport, RoundTripsTheResultModel) {
             json({{"id", "no-duplicate-effect"},
                   {"status", "fail"},
                   {"explanation", "operation fulfillment:order-42 made 2 jobs: job_c1, job_c2"},
-                  {"evidence", {1, 2}}}));
+                  {"evidence", {1, 2}},
+                  {"severity", "harm"}}));
   const json& invocation = failing["invocations"][0];
   EXPECT_EQ(invocation["index"], 0);
   EXPECT_EQ(invocation["operation"], "fulfillment:order-42");
@@ -497,7 +505,7 @@ TEST(JunitReport, JudgesVerdictsAgainstTheExpectedViolations) {
   const std::string duplicate = test_case(xml, "C-commit-then-drop", "no-duplicate-effect");
   EXPECT_TRUE(contains(duplicate,
                        "<failure message=\"operation fulfillment:order-42 made 2 jobs: "
-                       "job_c1, job_c2\" type=\"verdict\">evidence: seq 1, 2\n"))
+                       "job_c1, job_c2\" type=\"harm\">evidence: seq 1, 2\n"))
       << duplicate;
   EXPECT_TRUE(contains(duplicate,
                        "* #1 +5ms POST /jobs key=order&lt;&amp;&quot;&gt;42 new "
@@ -521,8 +529,8 @@ TEST(JunitReport, JudgesVerdictsAgainstTheExpectedViolations) {
   EXPECT_FALSE(contains(test_case(xml, "A-fail-before-commit", "expectations"), "<failure"));
   const std::string unmet = test_case(xml, "C-commit-then-drop", "expectations");
   EXPECT_TRUE(contains(unmet,
-                       "<failure message=\"verdict no-duplicate-effect failed; the scenario "
-                       "does not expect it; verdict payload-stability"))
+                       "<failure message=\"[harm] verdict no-duplicate-effect failed; the scenario "
+                       "does not expect it; [harm] verdict payload-stability"))
       << unmet;
   EXPECT_TRUE(contains(unmet, "time=\"1.500\"")) << unmet;
   EXPECT_TRUE(contains(unmet, "<system-err>standard error of invocation 1")) << unmet;
@@ -557,10 +565,11 @@ TEST(MarkdownReport, HasTheHeadingAndTheScenarioTable) {
                        "| A-fail-before-commit | yes | 1 | 2 | succeeded jobId=job\\_a1 | "
                        "none |\n"))
       << text;
-  EXPECT_TRUE(contains(text,
-                       "| C-commit-then-drop | **no** | 2 | 2 | client error: no outcome "
-                       "line on standard output (exit code 1); killed by SIGKILL | "
-                       "no-duplicate-effect, key-stability (expected), client-error |\n"))
+  EXPECT_TRUE(
+      contains(text,
+               "| C-commit-then-drop | **no** | 2 | 2 | client error: no outcome "
+               "line on standard output (exit code 1); killed by SIGKILL | "
+               "no-duplicate-effect (harm), key-stability (expected), client-error (harm) |\n"))
       << text;
 }
 
@@ -568,9 +577,9 @@ TEST(MarkdownReport, DetailsOnlyTheScenarioThatMissedItsExpectations) {
   const std::string text = markdown();
   EXPECT_FALSE(contains(text, "### A-fail-before-commit")) << text;
   EXPECT_TRUE(contains(text, "### C-commit-then-drop: expectations not met\n")) << text;
-  EXPECT_TRUE(contains(text, "- expected 1 job, the provider holds 2\n")) << text;
+  EXPECT_TRUE(contains(text, "- harm: expected 1 job, the provider holds 2\n")) << text;
   EXPECT_TRUE(contains(text,
-                       "- **no-duplicate-effect**: operation fulfillment:order-42 made 2 "
+                       "- **no-duplicate-effect** (harm): operation fulfillment:order-42 made 2 "
                        "jobs: job\\_c1, job\\_c2 (evidence: seq 1, 2)\n"))
       << text;
   EXPECT_TRUE(contains(text, "--filter C-commit-then-drop`")) << text;

@@ -189,6 +189,49 @@ TEST(RunCommand, AMutantIsExit1WithTheVerdictThatCaughtIt) {
       << child.standard_output();
 }
 
+TEST(RunCommand, FailOnHarmPassesARunWithPolicyFailuresOnly) {
+  // blind-retry re-sends after the 500: a policy failure under lookup-first, no harm where
+  // the provider enforces keys.
+  ChildProcess policy({kBinary, "run", "--filter", "500-after-commit", "--client",
+                       "mutant:blind-retry", "--fail-on", "harm"});
+  EXPECT_EQ(run_to_end(policy).code, 0) << policy.standard_output();
+  EXPECT_NE(policy.standard_output().find("FAIL policy"), std::string::npos);
+  EXPECT_NE(policy.standard_output().find("--fail-on harm counts harm alone"), std::string::npos);
+  // Where it does not, the same re-send is a second job: harm, which fails the run.
+  ChildProcess harm({kBinary, "run", "--filter", "no-dedup-commit-then-drop", "--client",
+                     "mutant:blind-retry", "--fail-on", "harm"});
+  EXPECT_EQ(run_to_end(harm).code, 1) << harm.standard_output();
+  EXPECT_NE(harm.standard_output().find("no-duplicate-effect     FAIL harm"), std::string::npos)
+      << harm.standard_output();
+}
+
+TEST(RunCommand, ADeclaredPolicyChangesTheVerdictAndATypoInItIsExit2) {
+  ChildProcess declared({kBinary, "run", "--filter", "500-after-commit", "--client",
+                         "mutant:blind-retry", "--client-policy", "on-ambiguous=same-key-retry"});
+  EXPECT_EQ(run_to_end(declared).code, 0) << declared.standard_output();
+  ChildProcess typo({kBinary, "run", "--client-policy", "attempt=4"});
+  EXPECT_EQ(run_to_end(typo).code, 2);
+  EXPECT_NE(typo.standard_error().find("unknown key \"attempt\" (did you mean \"attempts\"?)"),
+            std::string::npos)
+      << typo.standard_error();
+}
+
+TEST(ExploreCommand, KeepsTheDefaultSettingsForAClientThatDoesNotFollowThem) {
+  TempFile saved("");
+  ChildProcess child({kBinary, "explore", "--client", "cmd:exit 3", "--runs", "1", "--seed", "5",
+                      "--time-limit", "1m", "--save", saved.path()});
+  run_to_end(child);
+  EXPECT_NE(child.standard_output().find("with the default client settings"), std::string::npos)
+      << child.standard_output();
+  std::ifstream file(saved.path());
+  const auto schedule = nlohmann::json::parse(file, nullptr, false);
+  ASSERT_TRUE(schedule.is_object()) << child.standard_output();
+  EXPECT_EQ(schedule["client"], nlohmann::json({{"attempts", 3},
+                                                {"baseDelay", "100ms"},
+                                                {"maxDelay", "1000ms"},
+                                                {"timeout", "1000ms"}}));
+}
+
 TEST(ExploreCommand, FindsShrinksAndSavesAReplayableCounterexampleForAMutant) {
   TempFile saved("");
   ChildProcess child({kBinary, "explore", "--client", "mutant:blind-retry", "--runs", "30",

@@ -45,7 +45,7 @@ std::string describe(const ScenarioResult& result) {
         << '\n';
   }
   for (const auto& unmet : result.unmet)
-    out << "  unmet: " << unmet << '\n';
+    out << "  unmet: [" << to_string(unmet.severity) << "] " << unmet.text << '\n';
   for (const auto& invocation : result.invocations) {
     out << "  invocation " << invocation.index + 1 << ": "
         << (invocation.outcome ? invocation.outcome->line.dump() : "none") << " " << invocation.exit
@@ -109,8 +109,8 @@ TEST(Runner, CommitThenDropCatchesTheBlindRetryMutant) {
   EXPECT_EQ(fail_closed.evidence[0], 1u);  // the dropped POST
   EXPECT_EQ(result.journal[1].kind, provider::RequestKind::create) << describe(result);
   EXPECT_EQ(fail_closed.evidence[1], 2u);  // the blind second POST
-  EXPECT_TRUE(std::any_of(result.unmet.begin(), result.unmet.end(), [](const std::string& unmet) {
-    return unmet.starts_with("fail-closed: ");
+  EXPECT_TRUE(std::any_of(result.unmet.begin(), result.unmet.end(), [](const Unmet& unmet) {
+    return unmet.text.starts_with("fail-closed: ") && unmet.severity == Severity::policy;
   })) << describe(result);
 }
 
@@ -170,13 +170,18 @@ TEST_F(ExternalClient, AValidLineFollowedByAFailingExitIsAClientError) {
   EXPECT_TRUE(contains(verdict.explanation, "exit code 4")) << verdict.explanation;
 }
 
-TEST_F(ExternalClient, RunningPastTheTimeLimitIsAClientError) {
+TEST_F(ExternalClient, RunningPastTheTimeLimitIsStoppedAndJudgedByTimeLimitNotClientError) {
   const auto started = std::chrono::steady_clock::now();
   const ScenarioResult result = run_command("exec sleep 5", 1000ms);
-  EXPECT_LT(std::chrono::steady_clock::now() - started, 4s);
-  const Verdict& verdict = verdict_of(result, "client-error");
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 4s);  // stopped, not waited for
+  const Verdict& verdict = verdict_of(result, "time-limit");
   EXPECT_EQ(to_string(verdict.status), "fail") << describe(result);
-  EXPECT_TRUE(contains(verdict.explanation, "time limit of 1s")) << verdict.explanation;
+  EXPECT_EQ(verdict.severity, Severity::policy);
+  EXPECT_TRUE(contains(verdict.explanation, "still running at the time limit of 1s"))
+      << verdict.explanation;
+  EXPECT_TRUE(contains(verdict.explanation, "it sent no request")) << verdict.explanation;
+  EXPECT_EQ(to_string(verdict_of(result, "client-error").status), "pass");
+  EXPECT_TRUE(result.invocations[0].timed_out);
   EXPECT_EQ(result.invocations[0].exit, "killed by SIGKILL");
 }
 
@@ -221,8 +226,8 @@ TEST_F(ExternalClient, AnInventedJobIdIsAnUntruthfulOutcome) {
   const Verdict& truthful = verdict_of(result, "truthful-outcome");
   EXPECT_EQ(to_string(truthful.status), "fail") << describe(result);
   EXPECT_TRUE(contains(truthful.explanation, "job_invented")) << truthful.explanation;
-  EXPECT_TRUE(std::any_of(result.unmet.begin(), result.unmet.end(), [](const std::string& unmet) {
-    return contains(unmet, "holds 0 jobs; expected 1");
+  EXPECT_TRUE(std::any_of(result.unmet.begin(), result.unmet.end(), [](const Unmet& unmet) {
+    return contains(unmet.text, "holds 0 jobs; expected 1");
   })) << describe(result);
 }
 

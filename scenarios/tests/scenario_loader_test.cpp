@@ -213,9 +213,9 @@ TEST_F(ScenarioLoader, GeneratedOperationsValidateTheirFields) {
 // --- every validation error names the file, the JSON path and what was expected ---
 
 TEST_F(ScenarioLoader, UnknownTopLevelField) {
-  expect_error(
-      minimal_with("colour", R"("blue")"),
-      {"$: unknown field \"colour\"", "expected one of: name, description, profile, plan"});
+  expect_error(minimal_with("colour", R"("blue")"),
+               {"$: unknown field \"colour\"",
+                "expected one of: name, description, profile, provider, plan"});
 }
 
 TEST_F(ScenarioLoader, UnknownFieldInClient) {
@@ -277,6 +277,40 @@ TEST_F(ScenarioLoader, InvocationNamingAnUnknownOperation) {
 TEST_F(ScenarioLoader, InvocationWithoutOperation) {
   expect_error(minimal_with("invocations", R"([{"kill": "after-commit"}])"),
                {"$.invocations[0]: an invocation names its \"operation\""});
+}
+
+TEST_F(ScenarioLoader, TheProvidersContractTheClientsPolicyAndTheClockAreScenarioFacts) {
+  const Scenario scenario = load_scenario(dir_.write("s.json", R"({
+    "name": "facts",
+    "provider": {"enforcesKeys": false, "keyTtl": "1h"},
+    "clientPolicy": {"attempts": 4, "minBackoff": "0ms", "onAmbiguous": "same-key-retry",
+                     "followsSettings": true},
+    "operations": [{"id": "op"}],
+    "invocations": [{"operation": "op"}, {"operation": "op", "after": "2h"}],
+    "expect": {"jobs": 1, "underSameKeyRetry": {"jobs": 2, "violations": ["no-duplicate-effect"]}}
+  })"));
+  EXPECT_FALSE(scenario.provider.enforces_keys);
+  EXPECT_EQ(scenario.provider.key_ttl, 1h);
+  EXPECT_EQ(scenario.client_policy,
+            parse_client_policy(
+                "attempts=4,min-backoff=0ms,on-ambiguous=same-key-retry,follows-settings"));
+  EXPECT_EQ(scenario.invocations[0].after, Millis(0));
+  EXPECT_EQ(scenario.invocations[1].after, 2h);
+  EXPECT_EQ(scenario.expect.for_policy(OnAmbiguous::lookup_first).jobs, 1);
+  EXPECT_EQ(scenario.expect.for_policy(OnAmbiguous::same_key_retry).jobs, 2);
+  EXPECT_EQ(scenario.expect.for_policy(OnAmbiguous::same_key_retry).violations,
+            (std::vector<std::string>{"no-duplicate-effect"}));
+}
+
+TEST_F(ScenarioLoader, MistakesInTheNewBlocksNameTheirPath) {
+  expect_error(minimal_with("provider", R"({"enforceKeys": false})"),
+               {"$.provider: unknown field \"enforceKeys\" (did you mean \"enforcesKeys\"?)"});
+  expect_error(minimal_with("provider", R"({"enforcesKeys": "no"})"),
+               {"$.provider.enforcesKeys: expected true or false"});
+  expect_error(minimal_with("clientPolicy", R"({"onAmbiguous": "retry"})"),
+               {"$.clientPolicy.onAmbiguous: on-ambiguous=retry: lookup-first or same-key-retry"});
+  expect_error(minimal_with("expect", R"({"underSameKeyRetry": {"job": 2}})"),
+               {"$.expect.underSameKeyRetry: unknown field \"job\" (did you mean \"jobs\"?)"});
 }
 
 TEST_F(ScenarioLoader, KillAfterTheNthRequest) {

@@ -1,0 +1,76 @@
+// What a client declares about itself, and so what the verdicts judge it by. A client under
+// test need not behave like the reference client: urllib3's Retry(total=3) makes four
+// requests by design, cockatiel's default jitter has no floor, the Stripe SDK re-sends the
+// same key after a dropped connection instead of looking it up. The user declares that
+// (`--client-policy attempts=4,min-backoff=0ms,on-ambiguous=same-key-retry`, or a
+// `clientPolicy` block in a scenario), and budgets, backoff floors and the rule after an
+// ambiguous outcome follow the declaration. Without one, a client is judged by the
+// scenario's settings, which it is given in RETRYPROOF_CLIENT.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "common/millis.hpp"
+#include "scenarios/json_node.hpp"
+
+namespace retryproof::scenarios {
+
+struct Scenario;
+
+// What a client does after an outcome it could not see (no response, a partial one, a
+// 500, or none within its timeout).
+enum class OnAmbiguous {
+  lookup_first,    // asks the provider by key before sending anything again (the default)
+  same_key_retry,  // re-sends the same key and payload: safe where the provider enforces keys
+};
+
+std::string to_string(OnAmbiguous policy);
+
+struct ClientPolicy {
+  std::optional<int> attempts;        // most creates per operation per invocation
+  std::optional<Millis> min_backoff;  // the shortest wait it promises between attempts
+  std::optional<Millis> timeout;      // how long it waits for an answer
+  std::optional<OnAmbiguous> on_ambiguous;
+  std::optional<bool> follows_settings;  // it honours RETRYPROOF_CLIENT
+
+  // This declaration, with `base` filling in what it does not say.
+  ClientPolicy over(const ClientPolicy& base) const;
+  // "attempts=4,min-backoff=500ms,on-ambiguous=same-key-retry" (what is set, in that order).
+  std::string describe() const;
+
+  friend bool operator==(const ClientPolicy&, const ClientPolicy&) = default;
+};
+
+// The command-line form: comma-separated key=value pairs, `follows-settings` alone meaning
+// follows-settings=yes. Throws std::invalid_argument naming the key or value that is wrong
+// and what is accepted.
+ClientPolicy parse_client_policy(std::string_view text);
+
+// A scenario's "clientPolicy" block: {"attempts", "minBackoff", "timeout", "onAmbiguous",
+// "followsSettings"}. Throws ScenarioError with the JSON path.
+ClientPolicy client_policy_from(const Node& node);
+
+// The numbers a run is judged by, each with the place it came from, for messages.
+struct JudgedPolicy {
+  int attempts = 3;
+  Millis min_backoff{50};
+  Millis timeout{1000};
+  OnAmbiguous on_ambiguous = OnAmbiguous::lookup_first;
+  bool follows_settings = false;
+  bool declared_attempts = false;  // false: the scenario's client.attempts
+  bool declared_min_backoff = false;
+  bool declared_timeout = false;
+  bool declared_on_ambiguous = false;
+
+  // "3 (the scenario's client.attempts; declare another with --client-policy attempts=N)"
+  std::string attempts_text() const;
+  std::string min_backoff_text() const;
+};
+
+// The declaration over the scenario's settings (a scenario's own clientPolicy under the
+// user's).
+JudgedPolicy judged_policy(const Scenario& scenario, const ClientPolicy& declared);
+
+}  // namespace retryproof::scenarios

@@ -1,0 +1,74 @@
+// The client's declared policy: the command-line form, the scenario block, and how the
+// declaration and the scenario's settings combine into the numbers a run is judged by.
+#include "scenarios/client_policy.hpp"
+
+#include <gtest/gtest.h>
+
+#include "scenarios/scenario.hpp"
+
+namespace retryproof::scenarios {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::string rejection_of(const std::string& text) {
+  try {
+    parse_client_policy(text);
+  } catch (const std::invalid_argument& error) {
+    return error.what();
+  }
+  ADD_FAILURE() << "accepted: " << text;
+  return {};
+}
+
+TEST(ClientPolicy, ReadsEveryKeyOfTheCommandLineForm) {
+  const ClientPolicy policy = parse_client_policy(
+      "attempts=4,min-backoff=500ms,timeout=2s,on-ambiguous=same-key-retry,follows-settings");
+  EXPECT_EQ(policy.attempts, 4);
+  EXPECT_EQ(policy.min_backoff, Millis(500));
+  EXPECT_EQ(policy.timeout, Millis(2000));
+  EXPECT_EQ(policy.on_ambiguous, OnAmbiguous::same_key_retry);
+  EXPECT_EQ(policy.follows_settings, true);
+  EXPECT_EQ(policy.describe(),
+            "attempts=4,min-backoff=500ms,timeout=2s,on-ambiguous=same-key-retry,"
+            "follows-settings=yes");
+  EXPECT_EQ(parse_client_policy(""), ClientPolicy{});
+  EXPECT_EQ(parse_client_policy("follows-settings=no").follows_settings, false);
+}
+
+TEST(ClientPolicy, SaysWhatIsWrongAndSuggestsTheKeyATypoMeant) {
+  EXPECT_EQ(rejection_of("atempts=4"),
+            "unknown key \"atempts\" (did you mean \"attempts\"?); the keys are attempts, "
+            "min-backoff, timeout, on-ambiguous and follows-settings");
+  EXPECT_NE(rejection_of("attempts=0").find("a whole number from 1 to 1000"), std::string::npos);
+  EXPECT_NE(rejection_of("attempts=three").find("attempts=three"), std::string::npos);
+  EXPECT_NE(rejection_of("min-backoff=5").find("bad duration \"5\""), std::string::npos);
+  EXPECT_EQ(rejection_of("on-ambiguous=lookup"),
+            "on-ambiguous=lookup: lookup-first or same-key-retry (did you mean \"lookup-first\"?)");
+  EXPECT_EQ(rejection_of("attempts"), "attempts needs a value: attempts=...");
+  EXPECT_EQ(rejection_of("attempts=4,,timeout=1s"), "an empty entry between commas");
+}
+
+TEST(ClientPolicy, JudgesByTheDeclarationOverTheScenarioOverTheSettings) {
+  Scenario scenario;
+  scenario.settings.attempts = 3;
+  scenario.min_gap = 50ms;
+  scenario.settings.timeout = 1s;
+  // Nothing declared: the scenario's settings.
+  JudgedPolicy judged = judged_policy(scenario, {});
+  EXPECT_EQ(judged.attempts, 3);
+  EXPECT_EQ(judged.min_backoff, 50ms);
+  EXPECT_EQ(judged.timeout, 1s);
+  EXPECT_EQ(judged.on_ambiguous, OnAmbiguous::lookup_first);
+  EXPECT_FALSE(judged.declared_attempts);
+  EXPECT_NE(judged.attempts_text().find("--client-policy attempts=N"), std::string::npos);
+  // A scenario's own clientPolicy, and the user's declaration over it.
+  scenario.client_policy = parse_client_policy("attempts=5,on-ambiguous=same-key-retry");
+  judged = judged_policy(scenario, parse_client_policy("attempts=4"));
+  EXPECT_EQ(judged.attempts, 4);
+  EXPECT_EQ(judged.on_ambiguous, OnAmbiguous::same_key_retry);
+  EXPECT_EQ(judged.attempts_text(), "4 (declared)");
+}
+
+}  // namespace
+}  // namespace retryproof::scenarios
