@@ -54,12 +54,20 @@ std::optional<Reported> parse_reported(std::string_view text) {
 }
 
 OutcomeReading read_outcome_line(const std::string& standard_output) {
+  // The last line that is a JSON object: a client (or a library it uses) may print other
+  // lines before its final word.
   std::istringstream lines(standard_output);
   std::string line;
-  while (std::getline(lines, line) && blank(line)) {
+  std::string last_printed;
+  std::optional<std::string> last_object;
+  while (std::getline(lines, line)) {
+    if (blank(line)) continue;
+    last_printed = line;
+    if (nlohmann::json::parse(line, nullptr, false).is_object()) last_object = line;
   }
-  if (blank(line)) return {std::nullopt, "printed no outcome line"};
-  return check(nlohmann::json::parse(line, nullptr, false), "\"" + line.substr(0, 200) + "\"");
+  if (last_printed.empty()) return {std::nullopt, "printed no outcome line"};
+  const std::string& chosen = last_object.value_or(last_printed);
+  return check(nlohmann::json::parse(chosen, nullptr, false), "\"" + chosen.substr(0, 200) + "\"");
 }
 
 OutcomeReading outcome_line_of(const nlohmann::json& object) {

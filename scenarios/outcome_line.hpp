@@ -20,9 +20,9 @@ struct OutcomeLine {
   nlohmann::json line;  // the object as printed, for reports
 };
 
-// The contract's outcome line from a client's standard output, or `problem` saying why the
-// output holds none (no line, not a JSON object, an unknown outcome, a success without a
-// job id).
+// The contract's outcome line from a client's standard output: its last line that is a JSON
+// object (lines before it are the client's to print). Or `problem` saying why the output
+// holds none (no line, no JSON object, an unknown outcome, a success without a job id).
 struct OutcomeReading {
   std::optional<OutcomeLine> line;
   std::string problem;

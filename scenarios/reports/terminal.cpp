@@ -183,6 +183,23 @@ void write_terminal_report(std::ostream& out, const RunSummary& run, Colour colo
   }
   const bool all_met = count_met(run) == run.results.size();
   out << '\n' << paint(summary_line(run), all_met ? kGreen : kRed, colour) << '\n';
+  // The misses grouped by how bad they are, harm first: what to fix first.
+  for (const Severity severity : {Severity::harm, Severity::policy}) {
+    std::vector<std::string> names;
+    for (const auto& result : run.results) {
+      if (worst_miss(result) != severity) continue;
+      std::vector<std::string> failed;
+      for (const auto& verdict : result.verdicts) {
+        if (read_verdict(result, verdict) == Reading::failed && verdict.severity == severity)
+          failed.push_back(verdict.id);
+      }
+      names.push_back(terminal_text(result.name) +
+                      (failed.empty() ? "" : " (" + join(failed, ", ") + ")"));
+    }
+    if (names.empty()) continue;
+    out << (severity == Severity::harm ? "with harm: " : "policy only: ") << join(names, "; ")
+        << '\n';
+  }
   out << "replay: " << terminal_text(replay_command(run)) << '\n';
   for (const auto& result : run.results) {
     if (result.met()) continue;
