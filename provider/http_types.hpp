@@ -1,11 +1,12 @@
-// The provider core's view of HTTP: plain values, no sockets. The HTTP adapter turns
-// cpp-httplib requests into HttpRequest and a Decision back into bytes on the wire.
+// The provider core's view of HTTP: plain values, no sockets. The HTTP server turns
+// requests into HttpRequest and a Decision back into bytes on the wire.
 #pragma once
 
 #include <strings.h>
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -26,6 +27,7 @@ struct HttpRequest {
   std::string path;  // percent-decoded, without the query string
   Headers headers;
   std::string body;
+  std::string query;  // the raw query string, without the '?'; empty when there is none
 };
 
 // How the response (if any) reaches the client.
@@ -46,6 +48,10 @@ struct Decision {
   // Set when the request is held in flight (delay-before-commit): after `delay`, the
   // decision to deliver is ProviderCore::complete(*pending_commit, now).
   std::optional<std::uint64_t> pending_commit;
+  // A body too large to build at once (a long journal): when set, `body` is ignored and
+  // the server sends the response chunked, pulling chunks until nullopt. Called on a
+  // server thread, after the decision is returned, with no lock held by the server.
+  std::function<std::optional<std::string>()> body_chunks;
 };
 
 }  // namespace retryproof::provider

@@ -5,7 +5,8 @@ set -euo pipefail
 
 packages=(
   cmake ninja-build g++ pkg-config
-  libcpp-httplib-dev   # HTTP server and client (0.11)
+  libcpp-httplib-dev   # HTTP client (0.11): the reference client, the tests, the demo
+  libboost-dev         # Boost.Beast and Asio (1.74, header-only): the provider's HTTP server
   nlohmann-json3-dev   # JSON
   libssl-dev           # SHA-256 through OpenSSL's EVP interface
   libcli11-dev         # command line
