@@ -195,6 +195,9 @@ void HttpConnection::scan_buffered() {
     case HeadStatus::too_large:
       return refuse(431, "request_header_fields_too_large",
                     "the request head is over " + limit + " bytes");
+    case HeadStatus::not_http:
+      return refuse(400, "bad_request",
+                    "this is not an HTTP/1.1 request (TLS? the provider speaks plain HTTP)");
     case HeadStatus::obsolete_folding:
       return refuse(400, "bad_request",
                     "a header line starts with a space or tab (obsolete line folding); write "
@@ -213,11 +216,14 @@ void HttpConnection::acknowledge_now() {
 
 void HttpConnection::read_some() {
   const std::size_t room = std::min(kReadChunk, buffer_.max_size() - buffer_.size());
+  if (room == 0) {  // cannot happen while the head limit is below the buffer's size
+    return refuse(431, "request_header_fields_too_large", "the request head is too large");
+  }
   socket_.async_read_some(buffer_.prepare(room),
                           [self = shared_from_this()](error_code error, std::size_t bytes) {
                             if (self->deadline_passed_) return self->on_deadline();
-                            if (error)
-                              return self->close_socket();  // the client left, or the server stops
+                            // The client left, or the server is stopping.
+                            if (error) return self->close_socket();
                             self->buffer_.commit(bytes);
                             self->scan_buffered();
                           });
@@ -246,8 +252,6 @@ void HttpConnection::on_head(std::size_t head_size) {
   keep_alive_ = message.keep_alive();
   head_request_ = message.method() == http::verb::head;
   http10_ = message.version() < 11;
-  const std::string_view target(message.target().data(), message.target().size());
-  control_request_ = target.starts_with(context_.settings.control_prefix);
   if (parser_->is_done()) return dispatch();
 
   phase_ = Phase::body;
@@ -292,13 +296,14 @@ Decision HttpConnection::ask(const std::function<Decision()>& question) {
 void HttpConnection::dispatch() {
   disarm_deadline();
   phase_ = Phase::handling;
-  if (slot_.admission() == Admission::control_only && !control_request_) {
+  const HttpRequest request = to_http_request(parser_->release());
+  if (slot_.admission() == Admission::control_only &&
+      !request.path.starts_with(context_.settings.control_prefix)) {
     return refuse(503, "capacity_exhausted",
                   "the provider is at --max-connections (" +
                       std::to_string(context_.settings.options.max_connections) +
                       "); this connection is reserved for the control plane (/_test/)");
   }
-  const HttpRequest request = to_http_request(parser_->release());
   decision_ = ask([&] { return context_.handler.handle(request); });
   if (decision_.delay <= Millis(0)) return deliver();
 
@@ -328,7 +333,8 @@ void HttpConnection::deliver() {
       socket_.set_option(net::socket_base::linger(true, 0), ignored);
       return close_socket();
     case Delivery::truncate: {  // a head that promises the whole body, half of it, FIN
-      std::string bytes = response_head(decision_, BodyFraming::content_length, true);
+      std::string bytes =
+          response_head(decision_, BodyFraming::content_length, AfterResponse::closes);
       bytes.append(decision_.body, 0, decision_.body.size() / 2);
       return write(std::move(bytes), [this] { close_gracefully(); });
     }
@@ -336,16 +342,23 @@ void HttpConnection::deliver() {
 }
 
 void HttpConnection::respond(bool closes) {
-  if (!decision_.body_chunks || head_request_) {
-    std::string bytes = response_head(decision_, BodyFraming::content_length, closes);
+  const auto after = [this](bool closing) {
+    if (closing) return AfterResponse::closes;
+    return http10_ ? AfterResponse::stays_open_for_http10 : AfterResponse::stays_open;
+  };
+  if (!decision_.body_chunks) {
+    std::string bytes = response_head(decision_, BodyFraming::content_length, after(closes));
     if (!head_request_) bytes += decision_.body;
     return write(std::move(bytes), [this, closes] { after_response(closes); });
   }
   // An HTTP/1.0 client knows no chunks: it reads the body until the connection closes.
-  const bool until_close = http10_;
-  write(response_head(decision_, until_close ? BodyFraming::until_close : BodyFraming::chunked,
-                      closes || until_close),
-        [this, closes, until_close] { send_next_chunk(closes || until_close); });
+  const BodyFraming framing = http10_ ? BodyFraming::until_close : BodyFraming::chunked;
+  closes = closes || http10_;
+  std::string head = response_head(decision_, framing, after(closes));
+  if (head_request_) {  // the head a GET would get, and no body: nothing is pulled
+    return write(std::move(head), [this, closes] { after_response(closes); });
+  }
+  write(std::move(head), [this, closes] { send_next_chunk(closes); });
 }
 
 void HttpConnection::send_next_chunk(bool closes) {

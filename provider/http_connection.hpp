@@ -110,7 +110,6 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   bool keep_alive_ = false;
   bool head_request_ = false;
   bool http10_ = false;
-  bool control_request_ = false;
   Decision decision_;
   std::string out_;  // the bytes being written
   std::array<char, 4096> discard_{};

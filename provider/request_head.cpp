@@ -1,6 +1,26 @@
 #include "provider/request_head.hpp"
 
 namespace retryproof::provider {
+namespace {
+
+// RFC 9110 5.6.2: a method is a token.
+bool is_token_character(char c) {
+  const auto byte = static_cast<unsigned char>(c);
+  if (byte >= '0' && byte <= '9') return true;
+  if ((byte | 0x20) >= 'a' && (byte | 0x20) <= 'z') return true;
+  return std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
+}
+
+// Whether the bytes so far can still begin a request line: a method, then a space.
+bool can_begin_request_line(std::string_view received) {
+  for (const char c : received) {
+    if (c == ' ') return true;
+    if (!is_token_character(c)) return false;
+  }
+  return true;
+}
+
+}  // namespace
 
 HeadScan scan_request_head(std::string_view received, const HeadLimits& limits) {
   HeadScan scan;
@@ -10,6 +30,10 @@ HeadScan scan_request_head(std::string_view received, const HeadLimits& limits) 
     const std::size_t length = received.starts_with("\n") ? 1 : 2;
     scan.empty_lines += length;
     received.remove_prefix(length);
+  }
+  if (!can_begin_request_line(received)) {
+    scan.status = HeadStatus::not_http;
+    return scan;
   }
   const std::size_t line_end = received.find('\n');
   const std::size_t line_length = line_end == std::string_view::npos ? received.size() : line_end;

@@ -22,6 +22,7 @@ enum class HeadStatus {
   too_many_fields,
   too_large,
   obsolete_folding,
+  not_http,  // the request line cannot begin like this (TLS, binary): said at once
 };
 
 struct HeadScan {

@@ -25,7 +25,7 @@ bool breaks_the_head(std::string_view text) {
 
 }  // namespace
 
-std::string response_head(const Decision& decision, BodyFraming framing, bool closes) {
+std::string response_head(const Decision& decision, BodyFraming framing, AfterResponse after) {
   const auto reason =
       boost::beast::http::obsolete_reason(static_cast<boost::beast::http::status>(decision.status));
   std::string head = "HTTP/1.1 " + std::to_string(decision.status) + " " +
@@ -47,7 +47,8 @@ std::string response_head(const Decision& decision, BodyFraming framing, bool cl
     case BodyFraming::until_close:
       break;
   }
-  if (closes) head += "Connection: close\r\n";
+  if (after == AfterResponse::closes) head += "Connection: close\r\n";
+  if (after == AfterResponse::stays_open_for_http10) head += "Connection: keep-alive\r\n";
   return head + "\r\n";
 }
 

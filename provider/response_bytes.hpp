@@ -17,9 +17,16 @@ enum class BodyFraming {
   until_close,     // neither: an HTTP/1.0 client reads the streamed body until the close
 };
 
+// What the client is told about the connection after this response.
+enum class AfterResponse {
+  stays_open,             // HTTP/1.1: persistent unless said otherwise
+  stays_open_for_http10,  // HTTP/1.0 asked for keep-alive: Connection: keep-alive
+  closes,                 // Connection: close
+};
+
 // The status line with its reason phrase, the decision's headers, Content-Type, the
-// framing, and Connection: close when the server closes the connection afterwards.
-std::string response_head(const Decision& decision, BodyFraming framing, bool closes);
+// framing, and the Connection header `after` calls for.
+std::string response_head(const Decision& decision, BodyFraming framing, AfterResponse after);
 
 // One chunk of a chunked body; `data` must not be empty (an empty chunk ends the body).
 std::string chunk(std::string_view data);

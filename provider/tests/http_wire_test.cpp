@@ -129,6 +129,33 @@ TEST_F(Wire, HeadIsAnsweredLikeGetWithoutABody) {
   EXPECT_EQ(handler.last.method, "HEAD");
 }
 
+TEST_F(Wire, HeadOfAStreamedBodyPullsNothing) {
+  auto pulled = std::make_shared<std::atomic<int>>(0);
+  handler.answer = [pulled](const HttpRequest&) {
+    Decision streamed;
+    streamed.body_chunks = [pulled]() -> std::optional<std::string> {
+      ++*pulled;
+      return std::nullopt;
+    };
+    return streamed;
+  };
+  const std::string raw = exchange("HEAD /x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  EXPECT_NE(raw.find("Transfer-Encoding: chunked\r\n"), std::string::npos) << raw;
+  EXPECT_TRUE(raw.ends_with("\r\n\r\n")) << raw;
+  EXPECT_EQ(*pulled, 0);
+}
+
+TEST_F(Wire, AnHttp10ClientAskingForKeepAliveIsToldAndServedAgain) {
+  handler.answer = [](const HttpRequest&) { return Decision{}; };
+  testing::RawConnection connection(server.port());
+  for (int i = 0; i < 2; ++i) {
+    connection.send("GET /x HTTP/1.0\r\nConnection: keep-alive\r\n\r\n");
+    const auto answer = connection.read_response(std::chrono::seconds(5));
+    ASSERT_TRUE(answer) << "request " << i;
+    EXPECT_NE(answer->find("\r\nConnection: keep-alive\r\n"), std::string::npos) << *answer;
+  }
+}
+
 TEST_F(Wire, TheStatusLineContentTypeAndHeadersAreTheDecisions) {
   handler.answer = [](const HttpRequest&) {
     Decision limited;

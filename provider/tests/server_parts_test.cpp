@@ -39,6 +39,8 @@ TEST(RequestHead, EachLimitHasItsStatus) {
             HeadStatus::obsolete_folding);
   EXPECT_EQ(scan_request_head("GET / HTTP/1.1\r\nA: 1\r\n\t2\r\n\r\n", kLimits).status,
             HeadStatus::obsolete_folding);
+  EXPECT_EQ(scan_request_head("\x16\x03\x01\x00", kLimits).status, HeadStatus::not_http);
+  EXPECT_EQ(scan_request_head("GE", kLimits).status, HeadStatus::incomplete);
 }
 
 TEST(RequestTarget, SplitsDecodesAndDropsAnAbsoluteFormsAuthority) {
@@ -101,10 +103,10 @@ TEST(ResponseBytes, TheHeadFramesTheBodyAndSkipsFramingHeadersFromTheDecision) {
   decision.body = "{}";
   decision.headers.emplace("Content-Length", "999");
   decision.headers.emplace("Idempotent-Replayed", "true");
-  EXPECT_EQ(response_head(decision, BodyFraming::content_length, false),
+  EXPECT_EQ(response_head(decision, BodyFraming::content_length, AfterResponse::stays_open),
             "HTTP/1.1 201 Created\r\nIdempotent-Replayed: true\r\nContent-Type: "
             "application/json\r\nContent-Length: 2\r\n\r\n");
-  EXPECT_EQ(response_head(decision, BodyFraming::chunked, true),
+  EXPECT_EQ(response_head(decision, BodyFraming::chunked, AfterResponse::closes),
             "HTTP/1.1 201 Created\r\nIdempotent-Replayed: true\r\nContent-Type: "
             "application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n");
   EXPECT_EQ(chunk(std::string(26, 'z')), "1a\r\n" + std::string(26, 'z') + "\r\n");
