@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs the Debian packages retryproof builds and tests with. Idempotent: it does
-# nothing when every package is present, and runs `apt-get update` once otherwise.
+# Installs the Debian packages retryproof builds and tests with, and any named as
+# arguments (scripts/bench.sh and scripts/soak.sh add wrk). Idempotent: it does nothing
+# when every package is present, and runs `apt-get update` once otherwise.
 set -euo pipefail
 
 packages=(
@@ -14,6 +15,7 @@ packages=(
   libgtest-dev         # unit and integration tests
   librapidcheck-dev    # property tests
   curl                 # examples and the README walkthrough
+  "$@"
 )
 
 missing=()
