@@ -16,7 +16,6 @@ using testing::eventually;
 using testing::raw_control_request;
 using testing::raw_exchange;
 using testing::raw_post_jobs;
-using testing::raw_post_jobs_keep_alive;
 using testing::RawConnection;
 using testing::ReadUntil;
 using testing::status_of;
@@ -41,15 +40,7 @@ TEST(Stop, EndsWithinASecondWithIdleTricklingAndHeldClientsAndKeepsTheJobs) {
   clients.emplace_back(port);
   clients.back().send(raw_post_jobs("held", "{}"));  // held before its commit
   ASSERT_TRUE(eventually([&] { return server.core().journal_size() == 5; }));
-  for (int i = 0; i < 20; ++i) {  // idle, kept alive
-    clients.emplace_back(port);
-    clients.back().send(raw_post_jobs_keep_alive("idle-" + std::to_string(i), "{}"));
-    ASSERT_TRUE(clients.back().read_response(5s));
-  }
-  for (int i = 0; i < 20; ++i) {  // a head in progress
-    clients.emplace_back(port);
-    clients.back().send("POST /jobs HTTP/1.1\r\nHost: 127.0.0.1\r\n");
-  }
+  ASSERT_TRUE(testing::open_idle_and_half_sent(port, 20, clients));
 
   const auto started = std::chrono::steady_clock::now();
   server.stop();

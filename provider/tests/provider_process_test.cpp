@@ -26,7 +26,6 @@ using testing::eventually;
 using testing::raw_control_request;
 using testing::raw_exchange;
 using testing::raw_post_jobs;
-using testing::raw_post_jobs_keep_alive;
 using testing::RawConnection;
 using testing::ReadUntil;
 using testing::status_of;
@@ -69,15 +68,7 @@ TEST(ProviderProcess, StopsWithinASecondOfSigtermWhateverClientsHold) {
     clients.emplace_back(port);
     clients.back().send(raw_post_jobs(key, "{}"));
   }
-  for (int i = 0; i < 20; ++i) {  // idle, kept alive
-    clients.emplace_back(port);
-    clients.back().send(raw_post_jobs_keep_alive("idle-" + std::to_string(i), "{}"));
-    ASSERT_TRUE(clients.back().read_response(5s));
-  }
-  for (int i = 0; i < 20; ++i) {  // a head in progress
-    clients.emplace_back(port);
-    clients.back().send("POST /jobs HTTP/1.1\r\nHost: 127.0.0.1\r\n");
-  }
+  ASSERT_TRUE(testing::open_idle_and_half_sent(port, 20, clients));
   ASSERT_TRUE(eventually([&] {
     const auto journal =
         raw_exchange(port, raw_control_request(port, "GET", "/_test/journal"), ReadUntil::response);

@@ -175,6 +175,19 @@ std::string raw_post_jobs_keep_alive(const std::string& key, const std::string& 
          "\r\n\r\n" + body;
 }
 
+bool open_idle_and_half_sent(int port, int count, std::vector<RawConnection>& clients) {
+  for (int i = 0; i < count; ++i) {
+    clients.emplace_back(port);
+    clients.back().send(raw_post_jobs_keep_alive("idle-" + std::to_string(i), "{}"));
+    if (!clients.back().read_response(std::chrono::seconds(5))) return false;
+  }
+  for (int i = 0; i < count; ++i) {
+    clients.emplace_back(port);
+    clients.back().send("POST /jobs HTTP/1.1\r\nHost: 127.0.0.1\r\n");
+  }
+  return true;
+}
+
 std::string raw_control_request(int port, const std::string& method, const std::string& path,
                                 const std::string& body) {
   return method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port) +

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace retryproof::provider::testing {
 
@@ -61,6 +62,11 @@ std::string raw_post_jobs(const std::string& key, const std::string& body);
 
 // The same, kept alive, for pipelining and connection reuse.
 std::string raw_post_jobs_keep_alive(const std::string& key, const std::string& body);
+
+// Adds to `clients` `count` connections that each created a job ("idle-N") and now sit
+// idle, kept alive, and `count` that sent half a request head: what a provider being
+// stopped must not wait for. False if an idle one got no answer.
+bool open_idle_and_half_sent(int port, int count, std::vector<RawConnection>& clients);
 
 // A control-plane request as a script sends it: the provider's own loopback Host.
 std::string raw_control_request(int port, const std::string& method, const std::string& path,
