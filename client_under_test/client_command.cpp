@@ -24,6 +24,7 @@ struct ClientOptions {
   std::string timeout = format_duration(kDefaultSettings.timeout);
   std::string mutant;
   std::optional<std::uint64_t> seed;
+  int time_scale = 1;
   bool verbose = false;
 };
 
@@ -113,8 +114,9 @@ int run_client(const ClientOptions& options, const CLI::App& command) {
       ledger =
           std::make_unique<SqliteIntentLedger>(std::filesystem::path(state_dir) / "intents.sqlite");
     }
-    HttpTransport transport(base_url);
-    SystemClock clock;
+    const TimeScale scale(options.time_scale);
+    HttpTransport transport(base_url, scale);
+    SystemClock clock(scale);
     SeededRandom random(options.seed ? *options.seed : std::random_device{}());
     RetryingClient client(settings, {transport, clock, clock, random, *ledger}, mutant);
     const ClientResult result = client.run(operation);
@@ -166,6 +168,12 @@ void add_client_command(CLI::App& app, int& exit_code) {
         return names;
       }()));
   command->add_option("--seed", options->seed, "Seed for the backoff jitter (default: random)");
+  command
+      ->add_option("--time-scale", options->time_scale,
+                   "Run N times faster: the client's clock, its backoff waits and its request "
+                   "timeouts, as `retryproof run --time-scale N` runs the provider")
+      ->capture_default_str()
+      ->check(CLI::Range(1, TimeScale::kMaxFactor));
   command->add_flag("--verbose", options->verbose, "Print the attempt history to standard error");
   command->callback([options, command, &exit_code] { exit_code = run_client(*options, *command); });
 }

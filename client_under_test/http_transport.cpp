@@ -8,9 +8,9 @@ namespace retryproof::client {
 
 TransportResponse HttpTransport::send(const TransportRequest& request) {
   httplib::Client client(base_url_);
-  const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(request.timeout);
-  const auto micros =
-      std::chrono::duration_cast<std::chrono::microseconds>(request.timeout - seconds);
+  const std::chrono::microseconds timeout = scale_.to_real(request.timeout);
+  const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(timeout);
+  const auto micros = timeout - seconds;
   client.set_connection_timeout(seconds.count(), micros.count());
   client.set_read_timeout(seconds.count(), micros.count());
   client.set_write_timeout(seconds.count(), micros.count());
@@ -51,9 +51,9 @@ TransportResponse HttpTransport::send(const TransportRequest& request) {
       break;
     default:
       // cpp-httplib reports FIN and RST alike; either way the request may have committed.
-      response.failure = head_arrived                 ? TransportFailure::truncated
-                         : elapsed >= request.timeout ? TransportFailure::timeout
-                                                      : TransportFailure::closed;
+      response.failure = head_arrived         ? TransportFailure::truncated
+                         : elapsed >= timeout ? TransportFailure::timeout
+                                              : TransportFailure::closed;
       break;
   }
   return response;

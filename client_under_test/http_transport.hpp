@@ -5,16 +5,21 @@
 #include <string>
 
 #include "client_under_test/transport.hpp"
+#include "common/time_scale.hpp"
 
 namespace retryproof::client {
 
 class HttpTransport final : public Transport {
  public:
-  explicit HttpTransport(std::string base_url) : base_url_(std::move(base_url)) {}
+  // A request's timeout is in the client's time: under --time-scale N it waits a Nth as
+  // long in real time.
+  explicit HttpTransport(std::string base_url, TimeScale scale = {})
+      : base_url_(std::move(base_url)), scale_(scale) {}
   TransportResponse send(const TransportRequest& request) override;
 
  private:
   std::string base_url_;
+  TimeScale scale_;
 };
 
 }  // namespace retryproof::client

@@ -5,11 +5,11 @@
 namespace retryproof::client {
 
 Millis SystemClock::now() {
-  return std::chrono::duration_cast<Millis>(std::chrono::steady_clock::now().time_since_epoch());
+  return scale_.to_scaled(std::chrono::steady_clock::now().time_since_epoch());
 }
 
 void SystemClock::sleep(Millis duration) {
-  std::this_thread::sleep_for(duration);
+  std::this_thread::sleep_for(scale_.to_real(duration));
 }
 
 }  // namespace retryproof::client

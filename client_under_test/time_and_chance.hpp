@@ -7,6 +7,7 @@
 
 #include "common/millis.hpp"
 #include "common/splitmix64.hpp"
+#include "common/time_scale.hpp"
 
 namespace retryproof::client {
 
@@ -41,11 +42,16 @@ class VirtualClock final : public Clock, public Sleeper {
   Millis now_;
 };
 
-// The real thing, for the command and for HTTP runs.
+// The real thing, for the command and for HTTP runs; under --time-scale N it counts N
+// times faster than the real clock, and a sleep lasts a Nth as long.
 class SystemClock final : public Clock, public Sleeper {
  public:
+  explicit SystemClock(TimeScale scale = {}) : scale_(scale) {}
   Millis now() override;
   void sleep(Millis duration) override;
+
+ private:
+  TimeScale scale_;
 };
 
 // Seeded: the same seed gives the same choices on every machine.

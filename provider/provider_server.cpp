@@ -46,11 +46,18 @@ struct ProviderServer::Impl final : RequestHandler {
         return server_error(refusal->status, refusal->code, refusal->detail);
       }
     }
-    return owner.core_.handle(request, owner.now());
+    return in_real_time(owner.core_.handle(request, owner.now()));
   }
 
   Decision complete(std::uint64_t pending_commit) override {
-    return owner.core_.complete(pending_commit, owner.now());
+    return in_real_time(owner.core_.complete(pending_commit, owner.now()));
+  }
+
+  // The core holds in its own time; the server's timer waits in real time. Rounded up, so
+  // that an answer never comes sooner than the journal says.
+  Decision in_real_time(Decision decision) const {
+    decision.delay = std::chrono::ceil<Millis>(owner.time_scale_.to_real(decision.delay));
+    return decision;
   }
 
   Decision server_error(int status, std::string_view code, std::string_view detail) override {
@@ -69,6 +76,7 @@ ProviderServer::ProviderServer(ProviderConfig config, const ServerOptions& optio
     : core_(std::move(config)),
       host_(options.host),
       started_(std::chrono::steady_clock::now()),
+      time_scale_(options.time_scale),
       impl_(std::make_unique<Impl>(*this, options)),
       port_(impl_->server.port()) {}
 
@@ -86,7 +94,7 @@ std::string ProviderServer::base_url() const {
 }
 
 Millis ProviderServer::now() const {
-  return std::chrono::duration_cast<Millis>(std::chrono::steady_clock::now() - started_);
+  return time_scale_.to_scaled(std::chrono::steady_clock::now() - started_);
 }
 
 }  // namespace retryproof::provider

@@ -29,7 +29,8 @@ class ProviderServer {
   // threads, within a second whatever clients are connected. Idempotent.
   void stop();
 
-  // Time since the provider started: the journal's atMs, unless /_test/clock moved it.
+  // Time since the provider started, on its clock (ServerOptions::time_scale): the
+  // journal's atMs, unless /_test/clock moved it.
   Millis now() const;
 
  private:
@@ -38,6 +39,7 @@ class ProviderServer {
   ProviderCore core_;
   std::string host_;
   std::chrono::steady_clock::time_point started_;
+  TimeScale time_scale_;
   std::unique_ptr<Impl> impl_;  // destroyed before the core it calls
   int port_ = -1;
 };

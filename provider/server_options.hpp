@@ -7,6 +7,7 @@
 #include <string>
 
 #include "common/millis.hpp"
+#include "common/time_scale.hpp"
 
 namespace retryproof::provider {
 
@@ -35,6 +36,11 @@ struct ServerOptions {
   std::size_t max_request_line_bytes = 8 * 1024;
   std::size_t max_header_fields = 100;
   std::size_t max_header_bytes = 16 * 1024;  // the whole head, request line included
+
+  // The provider's clock (the journal's times, key expiry) runs this many times faster than
+  // real time, and a hold lasts a Nth as long (`run --time-scale`). The deadlines above
+  // protect the server, not a scenario, and stay in real time.
+  TimeScale time_scale;
 };
 
 }  // namespace retryproof::provider
