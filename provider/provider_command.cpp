@@ -15,6 +15,7 @@
 #include "common/duration.hpp"
 #include "common/json_text.hpp"
 #include "provider/control_plane_guard.hpp"
+#include "provider/log_destination.hpp"
 #include "provider/log_sink.hpp"
 #include "provider/provider_server.hpp"
 
@@ -35,6 +36,7 @@ struct ProviderOptions {
   std::string idle_timeout = format_duration(ServerOptions{}.idle_timeout);
   std::string header_timeout = format_duration(ServerOptions{}.header_timeout);
   std::string body_timeout = format_duration(ServerOptions{}.body_timeout);
+  std::string log = "stderr";
 };
 
 // A configuration error, said the way a user can act on it.
@@ -118,7 +120,9 @@ void raise_descriptor_limit(const ServerOptions& server) {
 }
 
 int run_provider(ProviderOptions options) {
+  std::optional<LogDestination> log_destination;
   try {
+    log_destination.emplace(options.log);
     if (!options.plan_file.empty()) options.core.initial_plan = read_plan_file(options.plan_file);
     if (!options.key_ttl.empty()) options.core.key_ttl = parse_duration(options.key_ttl);
     options.core.control_token = control_token(options);
@@ -150,18 +154,21 @@ int run_provider(ProviderOptions options) {
   raise_descriptor_limit(options.server);
 
   // Declared before the server, so it outlives every request that logs.
-  LogSink log_sink(STDERR_FILENO);
-  options.core.log = [&log_sink](const std::string& line) { log_sink.write(line); };
+  std::optional<LogSink> log_sink;
+  if (log_destination->fd() >= 0) log_sink.emplace(log_destination->fd());
+  const auto log = [&log_sink](const std::string& line) {
+    if (log_sink) log_sink->write(line);
+  };
+  if (log_sink) options.core.log = log;
   try {
     ProviderServer server(options.core, options.server);
     std::cout << server.base_url() << std::endl;  // the first line: where to find us
     int received = 0;
     sigwait(&stop_signals, &received);
-    log_sink.write(std::string("[provider] stopping on ") +
-                   (received == SIGINT ? "SIGINT" : "SIGTERM"));
+    log(std::string("[provider] stopping on ") + (received == SIGINT ? "SIGINT" : "SIGTERM"));
     server.stop();
   } catch (const std::exception& error) {
-    log_sink.stop();
+    if (log_sink) log_sink->stop();
     std::cerr << "retryproof provider: " << error.what() << '\n';
     return 1;
   }
@@ -175,8 +182,8 @@ void add_provider_command(CLI::App& app, int& exit_code) {
   CLI::App* command = app.add_subcommand(
       "provider",
       "Run the misbehaving provider: an HTTP API that enforces idempotency keys and fails on "
-      "command. Prints its URL on the first line, logs one line per request to standard error, "
-      "and stops cleanly on SIGINT or SIGTERM.");
+      "command. Prints its URL on the first line, logs one line per request (to standard error "
+      "unless --log says otherwise), and stops cleanly on SIGINT or SIGTERM.");
   command
       ->add_option("--host", options->server.host,
                    "Address to listen on; anything but loopback exposes the control plane")
@@ -244,6 +251,12 @@ void add_provider_command(CLI::App& app, int& exit_code) {
   command
       ->add_option("--body-timeout", options->body_timeout,
                    "A request body must be complete this long after its head (else 408)")
+      ->capture_default_str();
+  command
+      ->add_option("--log", options->log,
+                   "Where the per-request log goes: none, stderr, or FILE (appended to). It is "
+                   "written off the request path: a reader that falls behind loses lines, "
+                   "counted, never the provider's speed")
       ->capture_default_str();
   std::string faults = "Faults a plan can name (POST /_test/faults, --plan):\n";
   for (const FaultRow& row : fault_catalogue()) {

@@ -214,5 +214,40 @@ TEST(ProviderProcess, AnEmptyControlTokenIsRefusedWhereverItComesFrom) {
   }
 }
 
+// --log: the same per-request lines in a file, or none at all; standard error stays quiet.
+TEST(ProviderProcess, LogsToAFileOrNowhereAsLogSays) {
+  const TempDir dir("retryproof-log");
+  const std::string file = (dir.path() / "provider.log").string();
+  for (const std::string& destination : {file, std::string("none")}) {
+    Provider provider({kBinary, "provider", "--port", "0", "--log", destination});
+    ASSERT_EQ(
+        status_of(raw_exchange(provider.port, raw_post_jobs("logged", "{}"), ReadUntil::response)
+                      .received),
+        201);
+    provider.child.send_signal(SIGTERM);
+    const auto status = provider.child.wait(10s);
+    ASSERT_TRUE(status) << "still running 10 s after SIGTERM";
+    EXPECT_EQ(status->code, 0) << status->describe();
+    EXPECT_EQ(provider.child.standard_error().find("[provider]"), std::string::npos)
+        << destination << ": " << provider.child.standard_error();
+  }
+  std::ifstream written(file);
+  std::stringstream text;
+  text << written.rdbuf();
+  EXPECT_NE(text.str().find("[provider] key=logged NEW"), std::string::npos) << text.str();
+  EXPECT_NE(text.str().find("[provider] stopping on SIGTERM"), std::string::npos) << text.str();
+}
+
+TEST(ProviderProcess, ALogFileThatCannotBeOpenedIsAUsageError) {
+  ChildProcess child({kBinary, "provider", "--port", "0", "--log", "/nonexistent-dir/p.log"});
+  const auto status = child.wait(10s);
+  ASSERT_TRUE(status);
+  EXPECT_EQ(status->code, 2);
+  EXPECT_NE(child.standard_error().find(
+                "--log /nonexistent-dir/p.log: cannot be opened for appending: No such file"),
+            std::string::npos)
+      << child.standard_error();
+}
+
 }  // namespace
 }  // namespace retryproof::provider
