@@ -10,9 +10,11 @@
 
 namespace retryproof {
 
-TempDir::TempDir(std::string_view prefix) {
-  std::string pattern =
-      (std::filesystem::temp_directory_path() / (std::string(prefix) + "-XXXXXX")).string();
+TempDir::TempDir(std::string_view prefix)
+    : TempDir(prefix, std::filesystem::temp_directory_path()) {}
+
+TempDir::TempDir(std::string_view prefix, const std::filesystem::path& parent) {
+  std::string pattern = (parent / (std::string(prefix) + "-XXXXXX")).string();
   if (mkdtemp(pattern.data()) == nullptr) {
     throw std::runtime_error("cannot create a temporary directory " + pattern + ": " +
                              std::strerror(errno));

@@ -12,6 +12,8 @@ class TempDir {
  public:
   // Throws std::runtime_error when the directory cannot be made.
   explicit TempDir(std::string_view prefix = "retryproof");
+  // Under `parent` instead.
+  TempDir(std::string_view prefix, const std::filesystem::path& parent);
   ~TempDir();
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;

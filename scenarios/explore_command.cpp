@@ -8,10 +8,13 @@
 
 #include "common/duration.hpp"
 #include "scenarios/child_process.hpp"
+#include "scenarios/clock_probe.hpp"
 #include "scenarios/process_world.hpp"
 #include "scenarios/reports/reports.hpp"
 #include "scenarios/reports/text.hpp"
 #include "scenarios/schedule.hpp"
+#include "scenarios/seed_space.hpp"
+#include "scenarios/time_scale_option.hpp"
 
 namespace retryproof::scenarios {
 namespace {
@@ -27,31 +30,39 @@ struct ExploreOptions {
   std::string client_policy;
   std::string fail_on = "policy";
   bool with_delays = false;
+  std::string shard = "1/1";
+  int time_scale = 1;
 };
-
-// The run's seed for a schedule: provider job ids and the clients' jitter follow it.
-std::uint64_t run_seed(std::uint64_t seed, int run) {
-  return seed + static_cast<std::uint64_t>(run);
-}
 
 int explore(const ExploreOptions& options) {
   ClientChoice client;
   ClientPolicy declared;
   Severity threshold = Severity::policy;
   Clock::time_point deadline;
+  Shard shard;
+  RunOptions run_options;
+  bool follows = false;
   try {
     client = parse_client_choice(options.client);
     declared = parse_client_policy(options.client_policy);
     threshold = parse_severity(options.fail_on);
     deadline = Clock::now() + parse_duration(options.time_limit);
+    shard = parse_shard(options.shard);
+    run_options = {.client = client,
+                   .executable = this_executable(),
+                   .declared = declared,
+                   .time_scale = TimeScale(options.time_scale)};
+    // A client is judged only by settings it says it follows: the others get the defaults.
+    follows = declared.over(implicit_policy(client)).follows_settings.value_or(false);
+    run_options.time_scale =  // the probe's finding
+        settle_time_scale(run_options,
+                          shortest_timeout(follows ? Settings::varied : Settings::defaults),
+                          std::cout);
   } catch (const std::exception& error) {
     std::cerr << "retryproof explore: " << error.what() << '\n';
     return 2;
   }
   const FaultMenu menu = options.with_delays ? FaultMenu::all : FaultMenu::instant;
-  RunOptions run_options{.client = client, .executable = this_executable(), .declared = declared};
-  // A client is judged only by settings it says it follows: the others get the defaults.
-  const bool follows = declared.over(implicit_policy(client)).follows_settings.value_or(false);
   const Settings settings = follows ? Settings::varied : Settings::defaults;
   const auto violates = [&](const Schedule& schedule, std::uint64_t seed, ScenarioResult* keep) {
     run_options.seed = seed;
@@ -61,8 +72,17 @@ int explore(const ExploreOptions& options) {
     return failed;
   };
 
+  // The flags a schedule depends on besides its seed, for the replay commands.
+  const std::string same_flags =
+      (options.client_policy.empty()
+           ? ""
+           : " --client-policy " + reports::shell_quote(options.client_policy)) +
+      (run_options.time_scale.is_real_time()
+           ? ""
+           : " --time-scale " + std::to_string(run_options.time_scale.factor()));
   std::cout << "retryproof explore: client " << client.describe() << ", seed " << options.seed
-            << ", up to " << options.runs << " schedules, "
+            << (shard.count > 1 ? ", shard " + shard.describe() : "") << ", up to " << options.runs
+            << " schedules, "
             << (follows
                     ? "varying the client's settings (it follows RETRYPROOF_CLIENT)"
                     : "with the default client settings (declare follows-settings to vary them)")
@@ -72,10 +92,9 @@ int explore(const ExploreOptions& options) {
       std::cout << "time limit reached after " << run << " schedules: no violation found\n";
       return 0;
     }
-    // Each run's schedule derives from the seed and its index alone.
-    SplitMix64 random(options.seed * 0x9e3779b97f4a7c15ULL + static_cast<std::uint64_t>(run));
-    const Schedule schedule = random_schedule(random, menu, settings);
-    const std::uint64_t seed = run_seed(options.seed, run);
+    // Everything about a schedule derives from its seed alone (seed_space.hpp).
+    const std::uint64_t seed = shard.schedule_seed(options.seed, run);
+    const Schedule schedule = schedule_of_seed(seed, menu, settings);
     ScenarioResult result;
     if (!violates(schedule, seed, &result)) continue;
 
@@ -102,11 +121,10 @@ int explore(const ExploreOptions& options) {
     }
     std::cout << "\nsaved to " << options.save << "; replay it with:\n  retryproof run "
               << reports::shell_quote(options.save) << " --client "
-              << reports::shell_quote(client.describe()) << " --seed " << seed
-              << (options.client_policy.empty()
-                      ? ""
-                      : " --client-policy " + reports::shell_quote(options.client_policy))
-              << '\n';
+              << reports::shell_quote(client.describe()) << " --seed " << seed << same_flags
+              << "\nor explore it again from its seed alone:\n  retryproof explore --client "
+              << reports::shell_quote(client.describe()) << " --seed " << seed << " --runs 1"
+              << (options.with_delays ? " --with-delays" : "") << same_flags << '\n';
     return 1;
   }
   std::cout << options.runs << " schedules: no violation found\n";
@@ -146,6 +164,14 @@ void add_explore_command(CLI::App& app, int& exit_code) {
                    "Which failures count as a violation: policy (any, the default) or harm")
       ->capture_default_str()
       ->check(CLI::IsMember({"harm", "policy"}));
+  command
+      ->add_option("--shard", options->shard,
+                   "K/N: try only shard K of N of the seed's schedules (the K-th, (K+N)-th, ...), "
+                   "so that N jobs of a CI matrix with the same --seed and --runs explore "
+                   "disjoint schedules which together are those of one explore of N times the "
+                   "runs. Each schedule's seed alone replays it")
+      ->capture_default_str();
+  add_time_scale_option(*command, options->time_scale);
   command->add_flag("--with-delays", options->with_delays,
                     "Also draw delayed responses and held requests (slower; their outcome over "
                     "real HTTP depends on timing)");

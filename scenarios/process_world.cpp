@@ -1,11 +1,15 @@
 #include "scenarios/process_world.hpp"
 
 #include <signal.h>
+#include <unistd.h>
 
 #include <algorithm>
 
 #include "common/duration.hpp"
 #include "scenarios/child_process.hpp"
+#include "scenarios/invocation_deadline.hpp"
+#include "scenarios/scale_guard.hpp"
+#include "scenarios/scaled_client.hpp"
 
 namespace retryproof::scenarios {
 namespace {
@@ -14,7 +18,7 @@ using nlohmann::json;
 using SteadyClock = std::chrono::steady_clock;
 
 // The reference client and the mutants take their settings from RETRYPROOF_CLIENT, as any
-// client may.
+// client may, and the time scale as a flag of their own.
 std::vector<std::string> client_argv(const ClientChoice& choice, const RunOptions& options,
                                      std::uint64_t seed) {
   if (choice.kind == ClientChoice::Kind::command) return {"/bin/sh", "-c", choice.command};
@@ -23,7 +27,16 @@ std::vector<std::string> client_argv(const ClientChoice& choice, const RunOption
   if (choice.kind == ClientChoice::Kind::mutant) {
     argv.insert(argv.end(), {"--mutant", client::to_string(choice.mutant)});
   }
+  const std::vector<std::string> scaled = time_scale_arguments(options.time_scale);
+  argv.insert(argv.end(), scaled.begin(), scaled.end());
   return argv;
+}
+
+// An external program runs under libfaketime at the time scale.
+std::map<std::string, std::string> client_environment(const ClientChoice& choice,
+                                                      const RunOptions& options) {
+  if (choice.kind != ClientChoice::Kind::command) return {};
+  return faketime_environment(options.time_scale);
 }
 
 std::string last_lines(const std::string& text, std::size_t count) {
@@ -32,6 +45,20 @@ std::string last_lines(const std::string& text, std::size_t count) {
     if (text[--start] == '\n' && start + 1 < text.size()) ++found;
   }
   return start == 0 ? text : text.substr(start + 1);
+}
+
+// Where clients keep their state: in memory (tmpfs) when the machine has it, unless TMPDIR
+// says otherwise. A kill point kills a process, not the machine, so what a client saved
+// survives there as on a disk, and its fsyncs cost nothing instead of milliseconds, which
+// --time-scale N would count N times between its attempts.
+std::filesystem::path state_parent() {
+  const std::filesystem::path memory = "/dev/shm";
+  std::error_code ignored;
+  if (std::getenv("TMPDIR") == nullptr && std::filesystem::is_directory(memory, ignored) &&
+      access(memory.c_str(), W_OK) == 0) {
+    return memory;
+  }
+  return std::filesystem::temp_directory_path();
 }
 
 std::chrono::milliseconds until(SteadyClock::time_point deadline) {
@@ -47,8 +74,8 @@ ProcessWorld::ProcessWorld(const Scenario& scenario, const ClientChoice& client,
       client_(client),
       options_(options),
       server_(provider_config(scenario, options.seed),
-              {.host = "127.0.0.1", .port = 0, .workers = 2}),
-      state_("retryproof-run") {}
+              {.host = "127.0.0.1", .port = 0, .workers = 2, .time_scale = options.time_scale}),
+      state_("retryproof-run", state_parent()) {}
 
 InvocationResult ProcessWorld::invoke(const InvocationPlan& plan) {
   provider::ProviderCore& core = server_.core();
@@ -60,16 +87,19 @@ InvocationResult ProcessWorld::invoke(const InvocationPlan& plan) {
                           .started_at = server_.now()};
   const std::size_t jobs_before = core.job_count();
 
-  ChildProcess child(
-      client_argv(client_, options_, plan.client_seed),
-      {{"RETRYPROOF_BASE_URL", server_.base_url()},
-       {"RETRYPROOF_CLIENT",
-        client::settings_to_contract(scenario_.settings, scenario_.time_limit).dump()},
-       {"RETRYPROOF_OPERATION",
-        json{{"operationId", plan.invocation.operation}, {"payload", plan.payload}}.dump()},
-       {"RETRYPROOF_STATE_DIR", state_.path().string()},
-       {"RETRYPROOF_SEED", std::to_string(plan.client_seed)}});
-  const auto deadline = SteadyClock::now() + scenario_.time_limit;
+  std::map<std::string, std::string> environment = client_environment(client_, options_);
+  environment.merge(std::map<std::string, std::string>{
+      {"RETRYPROOF_BASE_URL", server_.base_url()},
+      {"RETRYPROOF_CLIENT",
+       client::settings_to_contract(scenario_.settings, scenario_.time_limit).dump()},
+      {"RETRYPROOF_OPERATION",
+       json{{"operationId", plan.invocation.operation}, {"payload", plan.payload}}.dump()},
+      {"RETRYPROOF_STATE_DIR", state_.path().string()},
+      {"RETRYPROOF_SEED", std::to_string(plan.client_seed)}});
+  ChildProcess child(client_argv(client_, options_, plan.client_seed), environment);
+  InvocationDeadline limit(scenario_.time_limit, options_.time_scale);
+  const auto deadline = [&] { return limit.at(core.journal_size() >= result.first_seq); };
+  constexpr std::chrono::milliseconds kSlice(20);  // how soon a loop notices a change
 
   const KillPoint& kill = plan.invocation.kill;
   const auto kill_point_reached = [&](const provider::ProviderCore::Progress& progress) {
@@ -80,8 +110,8 @@ InvocationResult ProcessWorld::invoke(const InvocationPlan& plan) {
   if (kill.armed()) {
     // Until the provider's records show the point reached, or the client ends first (then
     // there is nothing to kill). The slices let the loop notice a client that ended.
-    while (!status && SteadyClock::now() < deadline) {
-      const auto slice = std::min(deadline, SteadyClock::now() + std::chrono::milliseconds(20));
+    while (!status && SteadyClock::now() < deadline()) {
+      const auto slice = std::min(deadline(), SteadyClock::now() + kSlice);
       if (core.wait_until(kill_point_reached, slice)) {
         child.send_signal(SIGKILL);
         result.killed = true;
@@ -90,7 +120,9 @@ InvocationResult ProcessWorld::invoke(const InvocationPlan& plan) {
       status = child.wait(std::chrono::milliseconds(0));
     }
   }
-  if (!status) status = child.wait(until(deadline));
+  while (!status && SteadyClock::now() < deadline()) {
+    status = child.wait(until(std::min(deadline(), SteadyClock::now() + kSlice)));
+  }
   if (!status) {
     child.send_signal(SIGKILL);
     status = child.wait(std::chrono::seconds(10));
@@ -119,10 +151,22 @@ RunEvidence ProcessWorld::finish() {
   return {server_.core().journal(), server_.core().jobs()};
 }
 
-ScenarioResult run_scenario(const Scenario& scenario, const RunOptions& options) {
+ScenarioResult run_scenario_once(const Scenario& scenario, const RunOptions& options) {
   const ClientChoice choice = scenario.pinned_client.value_or(options.client);
   ProcessWorld world(scenario, choice, options);
   return drive(scenario, choice, options.declared, options.seed, world);
+}
+
+ScenarioResult run_scenario(const Scenario& scenario, const RunOptions& options) {
+  ScenarioResult result = run_scenario_once(scenario, options);
+  // A verdict the scale cannot decide is decided where real overhead counts once.
+  if (auto why = undecided_at_scale(scenario, result, options.time_scale)) {
+    RunOptions real_time = options;
+    real_time.time_scale = TimeScale();
+    result = run_scenario(scenario, real_time);
+    result.judged_at_real_time = std::move(*why);
+  }
+  return result;
 }
 
 }  // namespace retryproof::scenarios

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "common/temp_dir.hpp"
+#include "common/time_scale.hpp"
 #include "provider/provider_server.hpp"
 #include "scenarios/driver.hpp"
 
@@ -18,6 +19,7 @@ struct RunOptions {
   std::uint64_t seed = 0;            // provider job ids; client i gets seed + i
   std::filesystem::path executable;  // this program, to run `client` for reference and mutants
   ClientPolicy declared;             // --client-policy: what the client under test promises
+  TimeScale time_scale;              // --time-scale: the provider, the limits and the client
 };
 
 class ProcessWorld final : public World {
@@ -35,7 +37,11 @@ class ProcessWorld final : public World {
   TempDir state_;  // one state directory serves every invocation of the scenario
 };
 
-// Drives the scenario through a ProcessWorld.
+// Drives the scenario through a ProcessWorld; at a time scale, judges it again at real
+// time when the scale cannot decide a verdict (scale_guard.hpp).
 ScenarioResult run_scenario(const Scenario& scenario, const RunOptions& options);
+
+// Drives it once, at options.time_scale whatever it shows: for the clock probe.
+ScenarioResult run_scenario_once(const Scenario& scenario, const RunOptions& options);
 
 }  // namespace retryproof::scenarios

@@ -13,9 +13,12 @@
 #include <thread>
 
 #include "scenarios/child_process.hpp"
+#include "scenarios/clock_probe.hpp"
 #include "scenarios/process_world.hpp"
 #include "scenarios/reports/matrix.hpp"
 #include "scenarios/reports/reports.hpp"
+#include "scenarios/scale_guard.hpp"
+#include "scenarios/time_scale_option.hpp"
 
 namespace retryproof::scenarios {
 namespace {
@@ -30,6 +33,7 @@ struct RunCommandOptions {
   std::string client_policy;
   std::string fail_on = "policy";
   bool mutants = false;
+  int time_scale = 1;
 };
 
 Colour terminal_colour() {
@@ -134,12 +138,26 @@ int run(const RunCommandOptions& command) {
   }
   options.seed = command.seed;
   options.executable = this_executable();
+  try {
+    options.time_scale = TimeScale(command.time_scale);
+    Millis tightest = client::kDefaultSettings.timeout;
+    for (const auto& scenario : scenarios)
+      tightest = std::min(tightest, scenario.settings.timeout);
+    options.time_scale = settle_time_scale(options, tightest, std::cout);  // the probe's finding
+  } catch (const std::exception& error) {
+    std::cerr << "retryproof run: " << error.what() << '\n';
+    return 2;
+  }
 
   try {
     if (command.mutants) return run_mutant_matrix(scenarios, options, command.jobs, reports);
     const RunSummary summary{command.seed, options.client.describe(),
                              run_all(scenarios, options, command.jobs)};
     write_terminal_report(std::cout, summary, terminal_colour());
+    if (const std::string rejudged = real_time_summary(summary.results, options.time_scale);
+        !rejudged.empty()) {
+      std::cout << rejudged << '\n';
+    }
     for (const ReportFormat& format : report_formats()) {
       const auto file = reports.find(std::string(format.option));
       if (file == reports.end()) continue;
@@ -207,6 +225,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
     command->add_option("--" + std::string(format.option),
                         options->reports[std::string(format.option)], std::string(format.help));
   }
+  add_time_scale_option(*command, options->time_scale);
   command->add_flag(
       "--mutants", options->mutants,
       "Run the reference client and every mutant, and print the matrix of what "

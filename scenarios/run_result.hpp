@@ -60,6 +60,9 @@ struct ScenarioResult {
   std::vector<Verdict> verdicts;
   std::vector<Unmet> unmet;  // how the run missed the scenario's expectations
   std::vector<std::string> expected_violations;
+  // Under --time-scale, why the verdicts were judged at real time instead of the scale
+  // asked for (scale_guard.hpp); empty otherwise.
+  std::string judged_at_real_time;
 
   bool met() const { return unmet.empty(); }
   // Whether it missed an expectation at `threshold` or worse (--fail-on).

@@ -19,6 +19,9 @@ json payload(int n, int amount) {
 // Below the simplest fault: what a shrink step may replace a fault with.
 const std::string kSimplest = "none";
 
+// The request timeouts a varied schedule draws from, shortest first.
+constexpr std::array<int, 3> kTimeouts{100, 1000, 3000};
+
 }  // namespace
 
 Schedule random_schedule(SplitMix64& random, FaultMenu menu, Settings settings) {
@@ -32,7 +35,7 @@ Schedule random_schedule(SplitMix64& random, FaultMenu menu, Settings settings) 
   schedule.attempts = 1 + below(5);
   schedule.base_delay_ms = 2 + below(199);
   schedule.max_delay_ms = schedule.base_delay_ms * (1 + below(8));
-  schedule.timeout_ms = std::array{100, 1000, 3000}[static_cast<std::size_t>(below(3))];
+  schedule.timeout_ms = kTimeouts[static_cast<std::size_t>(below(kTimeouts.size()))];
   schedule.stripe = below(4) == 0;
   schedule.rerun = static_cast<Rerun>(below(3));
   if (settings == Settings::defaults) {
@@ -45,6 +48,10 @@ Schedule random_schedule(SplitMix64& random, FaultMenu menu, Settings settings) 
     schedule.timeout_ms = defaults.timeout_ms;
   }
   return schedule;
+}
+
+Millis shortest_timeout(Settings settings) {
+  return Millis(settings == Settings::varied ? kTimeouts.front() : Schedule{}.timeout_ms);
 }
 
 json to_scenario_json(const Schedule& schedule, const std::string& name) {

@@ -48,6 +48,9 @@ using provider::faults_in;
 // A schedule drawn from a seeded generator: the same generator state, the same schedule.
 Schedule random_schedule(SplitMix64& random, FaultMenu menu, Settings settings = Settings::varied);
 
+// The shortest request timeout a schedule may give its client.
+Millis shortest_timeout(Settings settings);
+
 // The schedule as a scenario document (the catalog's format) named `name`. No
 // expectations: a client under test must simply pass every verdict.
 nlohmann::json to_scenario_json(const Schedule& schedule, const std::string& name);

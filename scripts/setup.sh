@@ -14,6 +14,7 @@ packages=(
   libsqlite3-dev       # the client's durable intent ledger
   libgtest-dev         # unit and integration tests
   librapidcheck-dev    # property tests
+  libfaketime          # run --time-scale: external clients' clocks run N times faster (LD_PRELOAD)
   curl                 # examples and the README walkthrough
   "$@"
 )

@@ -1,0 +1,205 @@
+// --time-scale: the same verdicts at scale 1 and at scale 10, scenario by scenario, for the
+// reference client, every mutant and the example clients in Python and JavaScript; and the
+// clock probe, which keeps a client on the real clock from being judged at the scale.
+//
+// CI time: not the whole catalog but the scenarios whose verdicts depend on time, each
+// mutant caught by one of them (see kScenarios), for 13 clients at both scales. The scale-1
+// half is most of the cost.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "common/temp_dir.hpp"
+#include "scenarios/child_process.hpp"
+#include "scenarios/clock_probe.hpp"
+#include "scenarios/scaled_client.hpp"
+
+namespace retryproof::scenarios {
+namespace {
+
+using std::chrono::minutes;
+using Finding = ClockProbe::Finding;
+
+const std::string kBinary = RETRYPROOF_BINARY;
+const std::filesystem::path kCatalog = RETRYPROOF_CATALOG_DIR;
+
+// Every catalog scenario whose verdicts rest on time, which together catch every mutant.
+const std::vector<std::string> kScenarios = {
+    "01-fail-before-commit.json",  // a backoff after a 503: no-backoff, payload-drift
+    "03-commit-then-drop.json",    // a lookup after a drop: blind-retry, fresh-key,
+                                   // timeout-is-failure
+    "04-payload-change.json",      // a 422: retries-4xx
+    "09-delay-past-timeout.json",  // an answer held past the client's timeout
+    "10-rate-limited.json",        // Retry-After: ignores-retry-after
+    "11-in-flight.json",           // a key held in flight, 409s and lookups against a hold
+    "15-crash-and-restart.json",   // a kill during a hold: memory-only-intent
+    "16-budget-spent.json",  // a spent budget: unbounded, nested-retry-new-key (with a 3 s limit)
+    "23-key-expired-rerun.json",  // the provider's clock moved forward: a key expires
+};
+
+bool installed(const std::string& program) {
+  ChildProcess probe({"/bin/sh", "-c", "command -v " + program});
+  const auto status = probe.wait(std::chrono::seconds(10));
+  return status && status->exited() && status->code == 0;
+}
+
+struct Report {
+  int exit_code = -1;
+  std::string output;  // standard output, then standard error
+  // Scenario name -> "verdict-id status" for each verdict, in the report's order.
+  std::map<std::string, std::vector<std::string>> verdicts;
+};
+
+// `retryproof run` over kScenarios with the JSON report, as a user runs it.
+Report run_at(int scale, const std::string& client, const std::string& policy) {
+  TempDir dir("retryproof-time-scale");
+  const std::string report = (dir.path() / "report.json").string();
+  std::vector<std::string> argv = {kBinary,    "run",  "--jobs",       "2",
+                                   "--client", client, "--time-scale", std::to_string(scale),
+                                   "--json",   report};
+  if (!policy.empty()) argv.insert(argv.end(), {"--client-policy", policy});
+  for (const auto& file : kScenarios) {
+    if (file != "16-budget-spent.json") {
+      argv.push_back((kCatalog / file).string());
+      continue;
+    }
+    // The unbounded mutant retries until the time limit: 3 s rather than 20 at real time.
+    std::ifstream original(kCatalog / file);
+    auto scenario = nlohmann::json::parse(original);
+    scenario["timeLimit"] = "3s";
+    argv.push_back(dir.write(file, scenario.dump()).string());
+  }
+  ChildProcess child(argv);
+  const auto status = child.wait(minutes(10));
+  Report run{status ? status->code : -1, child.standard_output() + child.standard_error(), {}};
+  std::ifstream in(report);
+  const auto parsed = nlohmann::json::parse(in, nullptr, false);
+  if (!parsed.is_object()) return run;
+  for (const auto& result : parsed["scenarios"]) {
+    auto& verdicts = run.verdicts[result["name"].get<std::string>()];
+    for (const auto& verdict : result["verdicts"]) {
+      verdicts.push_back(verdict["id"].get<std::string>() + " " +
+                         verdict["status"].get<std::string>());
+    }
+  }
+  return run;
+}
+
+struct Client {
+  std::string name;    // for the test's name
+  std::string choice;  // --client
+  std::string policy;  // --client-policy
+  std::string needs;   // an interpreter that must be installed, or empty
+};
+
+std::vector<Client> clients() {
+  std::vector<Client> all = {{"reference", "reference", "", ""}};
+  for (const client::Mutant mutant : client::all_mutants()) {
+    all.push_back({client::to_string(mutant), "mutant:" + client::to_string(mutant), "", ""});
+  }
+  all.push_back({"python", "cmd:python3 " EXAMPLES_DIR "/python/correct_client.py", "", "python3"});
+  all.push_back(
+      {"node", "cmd:node " EXAMPLES_DIR "/node/correct_client.mjs", "follows-settings", "node"});
+  return all;
+}
+
+// How gtest and ctest name a client: by its --client, not its bytes.
+void PrintTo(const Client& client, std::ostream* out) {
+  *out << client.choice;
+}
+
+class SameVerdictsAtScale1And10 : public ::testing::TestWithParam<Client> {};
+
+TEST_P(SameVerdictsAtScale1And10, ScenarioByScenario) {
+  const Client& client = GetParam();
+  if (!client.needs.empty() && !installed(client.needs)) GTEST_SKIP() << client.needs << " missing";
+  if (client.choice.starts_with("cmd:") && !find_libfaketime()) GTEST_SKIP() << "no libfaketime";
+
+  const Report real_time = run_at(1, client.choice, client.policy);
+  const Report scaled = run_at(10, client.choice, client.policy);
+  ASSERT_EQ(real_time.verdicts.size(), kScenarios.size()) << real_time.output;
+  EXPECT_EQ(scaled.exit_code, real_time.exit_code) << scaled.output;
+  for (const auto& [scenario, verdicts] : real_time.verdicts) {
+    EXPECT_EQ(scaled.verdicts.at(scenario), verdicts) << scenario << " at scale 10:\n"
+                                                      << scaled.output << "\nat scale 1:\n"
+                                                      << real_time.output;
+  }
+  // An external client is judged at the scale when the clock probe finds it following it
+  // and doing the same there; on a busy machine its own work may not fit the scaled
+  // timeouts (Node's first fetch), and it is judged at real time. Say which.
+  if (client.choice.starts_with("cmd:")) {
+    const auto probe = scaled.output.find("time scale 10: ");
+    ASSERT_NE(probe, std::string::npos) << scaled.output;
+    std::cout << scaled.output.substr(probe, scaled.output.find('\n', probe) - probe) << '\n';
+  }
+}
+
+// gtest names: letters and digits only.
+std::string test_name(const ::testing::TestParamInfo<Client>& param) {
+  std::string name = param.param.name;
+  std::erase(name, '-');
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Clients, SameVerdictsAtScale1And10, ::testing::ValuesIn(clients()),
+                         test_name);
+
+TEST(ClockProbe, JudgesByHowMuchLongerTheClientWaitedAtTheScale) {
+  const TimeScale ten(10);
+  EXPECT_EQ(judge_clock(Millis(150), Millis(180), ten), Finding::follows);
+  EXPECT_EQ(judge_clock(Millis(150), Millis(100), ten), Finding::follows);  // jitter
+  EXPECT_EQ(judge_clock(Millis(150), Millis(1500), ten), Finding::ignores);
+  EXPECT_EQ(judge_clock(Millis(150), Millis(475), ten), Finding::ignores);  // sqrt(10) times
+  // A client that did not retry, or did not wait, shows nothing of its clock.
+  EXPECT_EQ(judge_clock(std::nullopt, Millis(150), ten), Finding::unknown);
+  EXPECT_EQ(judge_clock(Millis(150), std::nullopt, ten), Finding::unknown);
+  EXPECT_EQ(judge_clock(Millis(3), Millis(30), ten), Finding::unknown);
+}
+
+// The reference client as an external program: dynamically linked, so libfaketime scales
+// its clock; with LD_PRELOAD removed it runs on the real clock, as a statically linked
+// program would.
+const std::string kUnderFaketime = "cmd:" + kBinary + " client";
+const std::string kEscapingFaketime = "cmd:env -u LD_PRELOAD " + kBinary + " client";
+
+TEST(ClockProbe, FindsAProgramUnderLibfaketimeFollowingTheScale) {
+  if (!find_libfaketime()) GTEST_SKIP() << "no libfaketime";
+  const ClockProbe probe = probe_client_clock(
+      {.client = parse_client_choice(kUnderFaketime), .time_scale = TimeScale(10)}, Millis(1000));
+  EXPECT_EQ(probe.finding, Finding::follows) << probe.describe();
+}
+
+TEST(ClockProbe, AProgramOnTheRealClockIsReportedAndJudgedAtRealTime) {
+  if (!find_libfaketime()) GTEST_SKIP() << "no libfaketime";
+  Report run;
+  {
+    ChildProcess child({kBinary, "run", "--client", kEscapingFaketime, "--time-scale", "10",
+                        (kCatalog / "09-delay-past-timeout.json").string()});
+    const auto status = child.wait(minutes(2));
+    run = {status ? status->code : -1, child.standard_output() + child.standard_error(), {}};
+  }
+  EXPECT_NE(run.output.find("time scale 10: the client does not follow the scaled clock"),
+            std::string::npos)
+      << run.output;
+  EXPECT_NE(run.output.find("It is judged at real time instead"), std::string::npos) << run.output;
+  EXPECT_EQ(run.exit_code, 0) << run.output;  // and judged rightly there
+}
+
+TEST(TimeScaleOption, ZeroOrAFractionIsAUsageErrorSayingWhatIsAccepted) {
+  for (const char* bad : {"0", "2.5", "101", "x"}) {
+    ChildProcess child({kBinary, "run", "--time-scale", bad});
+    const auto status = child.wait(minutes(1));
+    ASSERT_TRUE(status);
+    EXPECT_EQ(status->code, 2) << bad;
+    EXPECT_NE(child.standard_error().find("give a whole number from 1 (real time) to 100"),
+              std::string::npos)
+        << bad << ": " << child.standard_error();
+  }
+}
+
+}  // namespace
+}  // namespace retryproof::scenarios
