@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 
+#include "common/constant_time.hpp"
 #include "common/duration.hpp"
 #include "provider/json_body.hpp"
 #include "provider/provider_core.hpp"
@@ -17,7 +18,7 @@ Decision ProviderCore::control(const HttpRequest& request) {
     // The scheme is case-insensitive (RFC 6750, RFC 9110); the token is not.
     const auto is_token = [&](const std::string& value) {
       return value.size() > 7 && strncasecmp(value.c_str(), "Bearer ", 7) == 0 &&
-             value.substr(7) == *config_.control_token;
+             equal_in_constant_time(std::string_view(value).substr(7), *config_.control_token);
     };
     if (authorization == request.headers.end() || !is_token(authorization->second)) {
       Decision refused = error(401, "unauthorized", "send Authorization: Bearer <control token>");

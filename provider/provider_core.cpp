@@ -58,7 +58,11 @@ KeyReading read_header_key(const Headers& headers, const std::string& name,
   const auto [first, last] = headers.equal_range(name);
   if (first == last || first->second.empty()) return {};
   KeyReading reading{first->second, {}};
-  if (rules.refuses_repeated_key_header && std::next(first) != last) {
+  // Two different keys name two operations: which one the client meant is not ours to
+  // guess, in any profile. The ietf profile refuses even a repeated identical one.
+  const bool conflicting =
+      std::any_of(std::next(first), last, [&](const auto& header) { return header.second != first->second; });
+  if (conflicting || (rules.refuses_repeated_key_header && std::next(first) != last)) {
     reading.problem = "send exactly one " + name + " header";
     return reading;
   }
