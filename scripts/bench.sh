@@ -5,13 +5,18 @@
 #      provider-core creates.
 #   2. Load: wrk against the provider (POST replays, lookups), against a bare Boost.Beast
 #      server answering a constant (the provider's own library, same thread count) and a
-#      bare cpp-httplib one (the library it used before), on loopback.
+#      bare cpp-httplib one (the library it used before), on loopback; nginx answering a
+#      fixed 201 too, when it is installed (the price of HTTP on this machine); and the
+#      provider with its per-request log against --log none.
+#   3. Compressed time (bench/time_scale.sh): the catalog against the Python example and
+#      explore's schedules per minute, at --time-scale 10 against scale 1.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$root/scripts/setup.sh" wrk
 "$root/scripts/build.sh" release >/dev/null
 bin="$root/build/release"
 duration="${BENCH_DURATION:-5s}"
+echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at the start"
 
 echo "== simulation throughput"
 taskset -c 0 "$bin/bench/sim_throughput" "${BENCH_ITERATIONS:-20000}" || true
@@ -30,6 +35,8 @@ start() {  # start a server in the background and set $url from its first line
 }
 start "$bin/scenarios/retryproof" provider --port 0
 provider_url="$url"
+start "$bin/scenarios/retryproof" provider --port 0 --log none
+quiet_url="$url"
 start "$bin/bench/bare_beast_server" 0
 beast_url="$url"
 start "$bin/bench/bare_http_server" 0
@@ -54,3 +61,14 @@ report() {  # name provider beast httplib
 }
 report "POST /jobs (replay)" "$provider_post" "$beast_post" "$httplib_post"
 report "GET lookup by key" "$provider_get" "$beast_get" "$httplib_get"
+quiet_post=$(post "$quiet_url")
+awk -v p="$provider_post" -v q="$quiet_post" 'BEGIN {
+  printf "%-22s provider %8.0f req/s   --log none %8.0f (ratio %.2f: the cost of the log)\n", "POST, log on vs off", p, q, p / q
+}'
+if command -v nginx >/dev/null; then
+  "$root/bench/nginx_baseline.sh" "$duration" "$root/bench/post_replay.lua" "$provider_post"
+else
+  echo "nginx is not installed: no nginx baseline in this run"
+fi
+
+"$root/bench/time_scale.sh" "$bin/scenarios/retryproof" "$root"
