@@ -16,6 +16,7 @@
 #include "scenarios/process_world.hpp"
 #include "scenarios/reports/matrix.hpp"
 #include "scenarios/reports/reports.hpp"
+#include "scenarios/reports/text.hpp"
 
 namespace retryproof::scenarios {
 namespace {
@@ -81,13 +82,27 @@ std::map<std::string, std::ofstream> open_reports(const std::map<std::string, st
   return files;
 }
 
+// Why the matrix runs fewer scenarios than `run` does.
+std::string pinned_note(const std::vector<std::string>& pinned, std::size_t catalog_size) {
+  if (pinned.empty()) return "";
+  return " (" + std::to_string(catalog_size - pinned.size()) + " of " +
+         std::to_string(catalog_size) + ": " + reports::join(pinned, ", ") +
+         (pinned.size() == 1 ? " is" : " are") + " pinned to " +
+         (pinned.size() == 1 ? "its" : "their") + " own client)";
+}
+
 // The reference client and every mutant over the catalog: the reference must meet every
 // expectation, and each mutant must miss at least one.
 int run_mutant_matrix(const std::vector<Scenario>& catalog, RunOptions options, int jobs,
                       std::map<std::string, std::ofstream>& reports) {
   std::vector<Scenario> scenarios;
+  std::vector<std::string> pinned;
   for (const auto& scenario : catalog) {
-    if (!scenario.pinned_client) scenarios.push_back(scenario);  // those judge their own client
+    if (scenario.pinned_client) {
+      pinned.push_back(scenario.name);  // it judges its own client, whichever the row's
+    } else {
+      scenarios.push_back(scenario);
+    }
   }
   std::vector<ClientChoice> clients = {ClientChoice{}};
   for (const client::Mutant mutant : client::all_mutants()) {
@@ -96,8 +111,8 @@ int run_mutant_matrix(const std::vector<Scenario>& catalog, RunOptions options, 
   std::vector<MatrixRow> rows;
   for (const auto& choice : clients) {
     options.client = choice;
-    std::cerr << "running " << scenarios.size() << " scenarios against " << choice.describe()
-              << "\n";
+    std::cerr << "running " << reports::count_of(scenarios.size(), "scenario") << " against "
+              << choice.describe() << pinned_note(pinned, catalog.size()) << "\n";
     rows.push_back(matrix_row(choice.describe(), run_all(scenarios, options, jobs)));
   }
   write_mutant_matrix(std::cout, options.seed, rows, terminal_colour());

@@ -216,6 +216,22 @@ TEST(RunCommand, ADeclaredPolicyChangesTheVerdictAndATypoInItIsExit2) {
       << typo.standard_error();
 }
 
+TEST(RunCommand, MutantsSaysWhyItRunsFewerScenariosThanTheCatalogHas) {
+  TempDir catalog;
+  catalog.write("a.json", R"({"name": "commit-then-drop", "plan": {"faults": ["commit-then-drop"]},
+    "operations": [{"id": "op-1", "payload": {"orderId": "o-1"}}], "expect": {"jobs": 1}})");
+  catalog.write("b.json", R"({"name": "fresh-key", "plan": {"faults": ["commit-then-error"]},
+    "operations": [{"id": "op-1", "payload": {"orderId": "o-1"}}],
+    "client": {"use": "mutant:fresh-key-per-attempt"},
+    "expect": {"jobs": 2, "violations": ["no-duplicate-effect"]}})");
+  ChildProcess child({kBinary, "run", "--mutants", catalog.path().string()});
+  EXPECT_NE(run_to_end(child).code, 2) << child.standard_error();
+  EXPECT_NE(child.standard_error().find("running 1 scenario against reference (1 of 2: fresh-key "
+                                        "is pinned to its own client)\n"),
+            std::string::npos)
+      << child.standard_error();
+}
+
 TEST(ExploreCommand, KeepsTheDefaultSettingsForAClientThatDoesNotFollowThem) {
   TempFile saved("");
   ChildProcess child({kBinary, "explore", "--client", "cmd:exit 3", "--runs", "1", "--seed", "5",
