@@ -27,7 +27,7 @@ struct RunSummary {
 enum class Colour { off, on };
 void write_terminal_report(std::ostream& out, const RunSummary& run, Colour colour);
 
-// The whole result model: {"seed","client","summary","scenarios":[...]}.
+// The whole result model: {"version","seed","client","summary","scenarios":[...]}.
 nlohmann::json to_json(const RunSummary& run);
 
 // One <testsuite> for the run, named after the client; one <testcase classname=SCENARIO

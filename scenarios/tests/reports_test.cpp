@@ -475,6 +475,7 @@ TEST(JsonReport, KeepsA64BitSeedAndMakesBadUtf8Dumpable) {
   result.invocations[0].standard_error = "bad \xff\xfe bytes";
   RunSummary run{.seed = 18446744073709551615u, .client = "reference", .results = {result}};
   const json parsed = json::parse(to_json(run).dump());
+  EXPECT_EQ(parsed["version"], RETRYPROOF_VERSION);  // which retryproof wrote it
   EXPECT_EQ(parsed["seed"].get<std::uint64_t>(), 18446744073709551615u);
   EXPECT_EQ(parsed["scenarios"][0]["invocations"][0]["standardError"],
             "bad \xEF\xBF\xBD\xEF\xBF\xBD bytes");

@@ -44,6 +44,12 @@ TEST(RetryproofCommand, HelpListsTheSubcommands) {
   EXPECT_NE(child.standard_output().find("demo"), std::string::npos);
 }
 
+TEST(RetryproofCommand, VersionSaysWhichRetryproofThisIs) {
+  ChildProcess child({kBinary, "--version"});
+  EXPECT_EQ(run_to_end(child).code, 0) << child.standard_error();
+  EXPECT_EQ(child.standard_output(), "retryproof " RETRYPROOF_VERSION "\n");
+}
+
 TEST(RetryproofCommand, NoSubcommandIsAUsageError) {
   ChildProcess child({kBinary});
   const ExitStatus status = run_to_end(child);
