@@ -14,9 +14,11 @@
 
 #include "scenarios/child_process.hpp"
 #include "scenarios/process_world.hpp"
+#include "scenarios/progress.hpp"
 #include "scenarios/reports/matrix.hpp"
 #include "scenarios/reports/reports.hpp"
 #include "scenarios/reports/text.hpp"
+#include "scenarios/reports/view.hpp"
 
 namespace retryproof::scenarios {
 namespace {
@@ -37,12 +39,19 @@ Colour terminal_colour() {
   return isatty(STDOUT_FILENO) != 0 ? Colour::on : Colour::off;
 }
 
-// Runs every scenario on `jobs` threads; results keep the catalog's order. A scenario that
-// cannot run (its provider cannot listen, say) stops the run with an error naming it,
-// once every worker has finished.
+// "PASS" or "FAIL (harm)", as the report marks a scenario.
+std::string mark_of(const ScenarioResult& result) {
+  const auto worst = reports::worst_miss(result);
+  return worst ? "FAIL (" + to_string(*worst) + ")" : "PASS";
+}
+
+// Runs every scenario on `jobs` threads; results keep the catalog's order, and each is
+// shown on standard error as it finishes. A scenario that cannot run (its provider cannot
+// listen, say) stops the run with an error naming it, once every worker has finished.
 std::vector<ScenarioResult> run_all(const std::vector<Scenario>& scenarios,
                                     const RunOptions& options, int jobs) {
   std::vector<ScenarioResult> results(scenarios.size());
+  ProgressPrinter progress(std::cerr, ProgressPrinter::mode_for(STDERR_FILENO), scenarios.size());
   std::atomic<std::size_t> next{0};
   std::mutex failure_mutex;
   std::exception_ptr failure;
@@ -53,6 +62,7 @@ std::vector<ScenarioResult> run_all(const std::vector<Scenario>& scenarios,
         for (std::size_t at = next++; at < scenarios.size(); at = next++) {
           try {
             results[at] = run_scenario(scenarios[at], options);
+            progress.finished(mark_of(results[at]), reports::terminal_text(results[at].name));
           } catch (const std::exception& error) {
             std::lock_guard lock(failure_mutex);
             if (!failure) {

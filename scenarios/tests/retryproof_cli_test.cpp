@@ -174,6 +174,13 @@ TEST(RunCommand, AScenarioTheClientMeetsIsExit0AndWritesEveryReport) {
                       (dir / "r.md").string()});
   EXPECT_EQ(run_to_end(child).code, 0) << child.standard_output();
   EXPECT_NE(child.standard_output().find("PASS  commit-then-drop"), std::string::npos);
+  // Progress, off a terminal: a plain line per scenario as it finishes, on standard error
+  // (the filter matches commit-then-drop and no-dedup-commit-then-drop; either may be first).
+  EXPECT_NE(child.standard_error().find("] PASS commit-then-drop\n"), std::string::npos)
+      << child.standard_error();
+  EXPECT_NE(child.standard_error().find("[2/2] PASS "), std::string::npos)
+      << child.standard_error();
+  EXPECT_EQ(child.standard_error().find('\r'), std::string::npos) << "no redrawing in a log";
   std::ifstream json_file(dir / "r.json");
   const auto summary = nlohmann::json::parse(json_file, nullptr, false);
   ASSERT_TRUE(summary.is_object());
@@ -261,6 +268,15 @@ TEST(ExploreCommand, FindsShrinksAndSavesAReplayableCounterexampleForAMutant) {
   EXPECT_EQ(run_to_end(child).code, 1) << child.standard_output();
   const std::string& out = child.standard_output();
   EXPECT_NE(out.find("the smallest schedule found that still fails"), std::string::npos) << out;
+  // Progress on standard error: the schedules tried, then the best counterexample so far.
+  EXPECT_NE(child.standard_error().find("] VIOLATION: schedule "), std::string::npos)
+      << child.standard_error();
+  EXPECT_NE(child.standard_error().find("shrinking: 0 tried; smallest failing so far: "),
+            std::string::npos)
+      << child.standard_error();
+  EXPECT_NE(child.standard_error().find(" tried; smallest failing so far: 1 operation, "),
+            std::string::npos)
+      << child.standard_error();
   const auto replay_at =
       out.find("retryproof run " + saved.path() + " --client mutant:blind-retry --seed ");
   ASSERT_NE(replay_at, std::string::npos) << out;
@@ -284,6 +300,9 @@ TEST(ExploreCommand, FindsNothingWrongWithTheReferenceClient) {
   ChildProcess child({kBinary, "explore", "--runs", "12", "--seed", "3", "--save", saved.path()});
   EXPECT_EQ(run_to_end(child).code, 0) << child.standard_output();
   EXPECT_NE(child.standard_output().find("12 schedules: no violation found"), std::string::npos);
+  EXPECT_NE(child.standard_error().find("[12/12] no violation: schedule 12 (seed 14)\n"),
+            std::string::npos)
+      << child.standard_error();
 }
 
 TEST(RetryproofCommand, DemoShowsTheDuplicateAndTheLookup) {
