@@ -8,6 +8,8 @@
 
 #include "common/duration.hpp"
 #include "scenarios/child_process.hpp"
+#include "scenarios/client_command_check.hpp"
+#include "scenarios/output_file.hpp"
 #include "scenarios/process_world.hpp"
 #include "scenarios/progress.hpp"
 #include "scenarios/reports/reports.hpp"
@@ -53,6 +55,10 @@ int explore(const ExploreOptions& options) {
     declared = parse_client_policy(options.client_policy);
     threshold = parse_severity(options.fail_on);
     deadline = Clock::now() + parse_duration(options.time_limit);
+    require_client_program(client);
+    if (const auto problem = unwritable(options.save)) {
+      throw std::runtime_error("--save " + options.save + ": " + *problem);
+    }
   } catch (const std::exception& error) {
     std::cerr << "retryproof explore: " << error.what() << '\n';
     return 2;

@@ -1,12 +1,14 @@
 // retryproof: one program, one subcommand per job.
 // Exit status: 0 success, 1 the job found a problem (or could not run), 2 a usage error.
 #include <CLI/CLI.hpp>
+#include <iostream>
 
 #include "client_under_test/client_command.hpp"
 #include "provider/provider_command.hpp"
 #include "scenarios/demo_command.hpp"
 #include "scenarios/explore_command.hpp"
 #include "scenarios/run_command.hpp"
+#include "scenarios/usage_errors.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -26,7 +28,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::Success& done) {
     return app.exit(done);  // --help, --version
   } catch (const CLI::ParseError& error) {
-    return app.exit(error) == 0 ? 0 : 2;  // --help is a success, anything else a usage error
+    std::cerr << retryproof::scenarios::usage_error_message(app, error) << '\n';
+    return 2;
   }
   return exit_code;
 }

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "scenarios/child_process.hpp"
+#include "scenarios/client_command_check.hpp"
 #include "scenarios/process_world.hpp"
 #include "scenarios/progress.hpp"
 #include "scenarios/reports/matrix.hpp"
@@ -141,6 +142,7 @@ int run(const RunCommandOptions& command) {
   try {
     scenarios = load_catalog(paths);
     options.client = parse_client_choice(command.client);
+    require_client_program(options.client);  // one line now, not a failure per scenario
     options.declared = parse_client_policy(command.client_policy);
     reports = open_reports(command.reports);
   } catch (const std::exception& error) {

@@ -50,13 +50,56 @@ TEST(RetryproofCommand, VersionSaysWhichRetryproofThisIs) {
   EXPECT_EQ(child.standard_output(), "retryproof " RETRYPROOF_VERSION "\n");
 }
 
-TEST(RetryproofCommand, NoSubcommandIsAUsageError) {
+TEST(RetryproofCommand, NoSubcommandIsAUsageErrorListingTheCommands) {
   ChildProcess child({kBinary});
   const ExitStatus status = run_to_end(child);
   EXPECT_TRUE(status.exited());
-  EXPECT_NE(status.code, 0);
-  EXPECT_NE(child.standard_error().find("subcommand"), std::string::npos) << child.standard_error();
+  EXPECT_EQ(status.code, 2);
+  EXPECT_NE(child.standard_error().find(
+                "retryproof: a command is required: provider, run, explore, client or "),
+            std::string::npos)
+      << child.standard_error();
+  EXPECT_NE(child.standard_error().find("; see retryproof --help"), std::string::npos);
 }
+
+// A misspelt command or option: exit 2, one line, the closest known word and where the help is.
+struct UsageTypo {
+  const char* name;
+  std::vector<std::string> arguments;
+  std::string says;
+};
+
+class UsageErrors : public ::testing::TestWithParam<UsageTypo> {};
+
+TEST_P(UsageErrors, SuggestTheClosestKnownWord) {
+  std::vector<std::string> command = {kBinary};
+  command.insert(command.end(), GetParam().arguments.begin(), GetParam().arguments.end());
+  ChildProcess child(command);
+  EXPECT_EQ(run_to_end(child).code, 2);
+  EXPECT_EQ(child.standard_error(), GetParam().says + "\n");
+  EXPECT_EQ(child.standard_output(), "");
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Typos, UsageErrors,
+    ::testing::Values(
+        UsageTypo{"Command",
+                  {"rnu"},
+                  "retryproof: unknown command \"rnu\" (did you mean \"run\"?); see retryproof "
+                  "--help"},
+        UsageTypo{"TopLevelOption",
+                  {"--verison"},
+                  "retryproof: unknown option \"--verison\" (did you mean \"--version\"?); see "
+                  "retryproof --help"},
+        UsageTypo{"SubcommandOption",
+                  {"run", "--junt", "r.xml"},
+                  "retryproof run: unknown option \"--junt\" (did you mean \"--junit\"?); see "
+                  "retryproof run --help"},
+        UsageTypo{"OptionWithValue",
+                  {"provider", "--prot=4040"},
+                  "retryproof provider: unknown option \"--prot\" (did you mean \"--port\"?); "
+                  "see retryproof provider --help"}),
+    [](const auto& param_info) { return std::string(param_info.param.name); });
 
 class ProviderProcess : public ::testing::TestWithParam<int> {};
 
@@ -229,6 +272,29 @@ TEST(RunCommand, ADeclaredPolicyChangesTheVerdictAndATypoInItIsExit2) {
       << typo.standard_error();
 }
 
+// What can be known before the first scenario is an error before it: exit 2, one line.
+TEST(RunCommand, AReportPathThatCannotBeWrittenIsExit2BeforeAnyScenario) {
+  ChildProcess child(
+      {kBinary, "run", "--filter", "commit-then-drop", "--junit", "/nonexistent-dir/r.xml"});
+  EXPECT_EQ(run_to_end(child).code, 2);
+  EXPECT_EQ(child.standard_error(),
+            "retryproof run: --junit /nonexistent-dir/r.xml: cannot be written\n");
+  EXPECT_EQ(child.standard_output(), "");
+}
+
+TEST(RunCommand, AClientProgramThatIsNotThereIsExit2BeforeAnyScenario) {
+  ChildProcess missing({kBinary, "run", "--client", "cmd:./no-such-client.py --flag"});
+  EXPECT_EQ(run_to_end(missing).code, 2);
+  EXPECT_EQ(missing.standard_error(),
+            "retryproof run: --client cmd:./no-such-client.py --flag: ./no-such-client.py does "
+            "not exist\n");
+  EXPECT_EQ(missing.standard_output(), "");
+  ChildProcess typo({kBinary, "run", "--client", "cmd:pyhton3 client.py"});
+  EXPECT_EQ(run_to_end(typo).code, 2);
+  EXPECT_NE(typo.standard_error().find("\"pyhton3\" is not a program on PATH"), std::string::npos)
+      << typo.standard_error();
+}
+
 TEST(RunCommand, MutantsSaysWhyItRunsFewerScenariosThanTheCatalogHas) {
   TempDir catalog;
   catalog.write("a.json", R"({"name": "commit-then-drop", "plan": {"faults": ["commit-then-drop"]},
@@ -293,6 +359,15 @@ TEST(ExploreCommand, FindsShrinksAndSavesAReplayableCounterexampleForAMutant) {
   ChildProcess replay(
       {kBinary, "run", saved.path(), "--client", "mutant:blind-retry", "--seed", seed});
   EXPECT_EQ(run_to_end(replay).code, 1) << replay.standard_output();
+}
+
+TEST(ExploreCommand, ASavePathThatCannotBeWrittenIsExit2BeforeTheFirstSchedule) {
+  ChildProcess child({kBinary, "explore", "--save", "/nonexistent-dir/c.json"});
+  EXPECT_EQ(run_to_end(child).code, 2);
+  EXPECT_EQ(child.standard_error(),
+            "retryproof explore: --save /nonexistent-dir/c.json: its directory /nonexistent-dir "
+            "does not exist\n");
+  EXPECT_EQ(child.standard_output(), "");
 }
 
 TEST(ExploreCommand, FindsNothingWrongWithTheReferenceClient) {
