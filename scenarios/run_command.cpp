@@ -12,6 +12,7 @@
 #include <mutex>
 #include <thread>
 
+#include "scenarios/catalog_location.hpp"
 #include "scenarios/child_process.hpp"
 #include "scenarios/client_command_check.hpp"
 #include "scenarios/process_world.hpp"
@@ -133,14 +134,21 @@ int run_mutant_matrix(const std::vector<Scenario>& catalog, RunOptions options, 
   return matrix_holds(rows) ? 0 : 1;
 }
 
+// The paths given, or else the catalog this program finds (installed beside it, or the
+// source tree's for a program in its build tree).
+std::vector<std::filesystem::path> scenario_paths(const std::vector<std::string>& given) {
+  if (!given.empty()) return {given.begin(), given.end()};
+  const CatalogSearch search = find_catalog(this_executable(), built_in_catalog_places());
+  if (!search.found) throw std::runtime_error(search.not_found_message());
+  return {*search.found};
+}
+
 int run(const RunCommandOptions& command) {
-  std::vector<std::filesystem::path> paths(command.paths.begin(), command.paths.end());
-  if (paths.empty()) paths.emplace_back(RETRYPROOF_CATALOG_DIR);
   std::vector<Scenario> scenarios;
   RunOptions options;
   std::map<std::string, std::ofstream> reports;
   try {
-    scenarios = load_catalog(paths);
+    scenarios = load_catalog(scenario_paths(command.paths));
     options.client = parse_client_choice(command.client);
     require_client_program(options.client);  // one line now, not a failure per scenario
     options.declared = parse_client_policy(command.client_policy);
@@ -204,7 +212,9 @@ void add_run_command(CLI::App& app, int& exit_code) {
       "bounded retries with backoff, truthful outcomes. Exit 0 when every scenario meets its "
       "expectations, 1 when one does not, 2 for a usage or catalog error.");
   command->add_option("paths", options->paths,
-                      "Scenario files or directories (default: " RETRYPROOF_CATALOG_DIR ")");
+                      "Scenario files or directories (default: the catalog installed with the "
+                      "program, PREFIX/share/retryproof/catalog; in a build tree, the source "
+                      "tree's scenarios/catalog)");
   command
       ->add_option("--client", options->client,
                    "reference, mutant:NAME, or cmd:COMMAND (any program honouring the "

@@ -20,6 +20,7 @@ packages=(
   libgtest-dev         # unit and integration tests
   librapidcheck-dev    # property tests
   curl                 # examples and the README walkthrough
+  dpkg-dev file        # the .deb's runtime dependencies (CPack runs dpkg-shlibdeps on the binary)
 )
 
 missing=()
