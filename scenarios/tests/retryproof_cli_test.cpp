@@ -272,6 +272,24 @@ TEST(RunCommand, ADeclaredPolicyChangesTheVerdictAndATypoInItIsExit2) {
       << typo.standard_error();
 }
 
+// docs/scenarios.md: the outcome is the last line of standard output that is a JSON object.
+TEST(RunCommand, TheOutcomeIsTheLastJsonObjectTheClientPrints) {
+  TempFile report("");
+  ChildProcess child({kBinary, "run", "--filter", "commit-then-drop", "--json", report.path(),
+                      "--client",
+                      R"(cmd:echo 'starting'; echo '{"outcome":"failed","reason":"a log line"}'; )"
+                      R"(echo '{"outcome":"unknown","idempotencyKey":"k"}'; echo 'bye')"});
+  run_to_end(child);
+  std::ifstream file(report.path());
+  const auto summary = nlohmann::json::parse(file, nullptr, false);
+  ASSERT_TRUE(summary.is_object()) << child.standard_error();
+  for (const auto& scenario : summary["scenarios"]) {
+    EXPECT_EQ(scenario["invocations"][0]["outcome"],
+              nlohmann::json({{"outcome", "unknown"}, {"idempotencyKey", "k"}}))
+        << scenario["name"];
+  }
+}
+
 // What can be known before the first scenario is an error before it: exit 2, one line.
 TEST(RunCommand, AReportPathThatCannotBeWrittenIsExit2BeforeAnyScenario) {
   ChildProcess child(
