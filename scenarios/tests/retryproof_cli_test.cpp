@@ -37,6 +37,16 @@ ExitStatus run_to_end(ChildProcess& child) {
   return status.value_or(ExitStatus{.code = -1});
 }
 
+// A usage error: exit 2, exactly `message` as one line on standard error, and no report.
+void expect_usage_error(const std::vector<std::string>& arguments, const std::string& message) {
+  std::vector<std::string> command = {kBinary};
+  command.insert(command.end(), arguments.begin(), arguments.end());
+  ChildProcess child(command);
+  EXPECT_EQ(run_to_end(child).code, 2);
+  EXPECT_EQ(child.standard_error(), message + "\n");
+  EXPECT_EQ(child.standard_output(), "");
+}
+
 TEST(RetryproofCommand, HelpListsTheSubcommands) {
   ChildProcess child({kBinary, "--help"});
   EXPECT_EQ(run_to_end(child).code, 0);
@@ -72,12 +82,7 @@ struct UsageTypo {
 class UsageErrors : public ::testing::TestWithParam<UsageTypo> {};
 
 TEST_P(UsageErrors, SuggestTheClosestKnownWord) {
-  std::vector<std::string> command = {kBinary};
-  command.insert(command.end(), GetParam().arguments.begin(), GetParam().arguments.end());
-  ChildProcess child(command);
-  EXPECT_EQ(run_to_end(child).code, 2);
-  EXPECT_EQ(child.standard_error(), GetParam().says + "\n");
-  EXPECT_EQ(child.standard_output(), "");
+  expect_usage_error(GetParam().arguments, GetParam().says);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -292,21 +297,14 @@ TEST(RunCommand, TheOutcomeIsTheLastJsonObjectTheClientPrints) {
 
 // What can be known before the first scenario is an error before it: exit 2, one line.
 TEST(RunCommand, AReportPathThatCannotBeWrittenIsExit2BeforeAnyScenario) {
-  ChildProcess child(
-      {kBinary, "run", "--filter", "commit-then-drop", "--junit", "/nonexistent-dir/r.xml"});
-  EXPECT_EQ(run_to_end(child).code, 2);
-  EXPECT_EQ(child.standard_error(),
-            "retryproof run: --junit /nonexistent-dir/r.xml: cannot be written\n");
-  EXPECT_EQ(child.standard_output(), "");
+  expect_usage_error({"run", "--filter", "commit-then-drop", "--junit", "/nonexistent-dir/r.xml"},
+                     "retryproof run: --junit /nonexistent-dir/r.xml: cannot be written");
 }
 
 TEST(RunCommand, AClientProgramThatIsNotThereIsExit2BeforeAnyScenario) {
-  ChildProcess missing({kBinary, "run", "--client", "cmd:./no-such-client.py --flag"});
-  EXPECT_EQ(run_to_end(missing).code, 2);
-  EXPECT_EQ(missing.standard_error(),
-            "retryproof run: --client cmd:./no-such-client.py --flag: ./no-such-client.py does "
-            "not exist\n");
-  EXPECT_EQ(missing.standard_output(), "");
+  expect_usage_error({"run", "--client", "cmd:./no-such-client.py --flag"},
+                     "retryproof run: --client cmd:./no-such-client.py --flag: "
+                     "./no-such-client.py does not exist");
   ChildProcess typo({kBinary, "run", "--client", "cmd:pyhton3 client.py"});
   EXPECT_EQ(run_to_end(typo).code, 2);
   EXPECT_NE(typo.standard_error().find("\"pyhton3\" is not a program on PATH"), std::string::npos)
@@ -380,12 +378,9 @@ TEST(ExploreCommand, FindsShrinksAndSavesAReplayableCounterexampleForAMutant) {
 }
 
 TEST(ExploreCommand, ASavePathThatCannotBeWrittenIsExit2BeforeTheFirstSchedule) {
-  ChildProcess child({kBinary, "explore", "--save", "/nonexistent-dir/c.json"});
-  EXPECT_EQ(run_to_end(child).code, 2);
-  EXPECT_EQ(child.standard_error(),
-            "retryproof explore: --save /nonexistent-dir/c.json: its directory /nonexistent-dir "
-            "does not exist\n");
-  EXPECT_EQ(child.standard_output(), "");
+  expect_usage_error({"explore", "--save", "/nonexistent-dir/c.json"},
+                     "retryproof explore: --save /nonexistent-dir/c.json: its directory "
+                     "/nonexistent-dir does not exist");
 }
 
 TEST(ExploreCommand, FindsNothingWrongWithTheReferenceClient) {
