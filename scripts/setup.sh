@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian packages retryproof builds and tests with, and any named as
 # arguments (scripts/bench.sh and scripts/soak.sh add wrk). Idempotent: it does nothing
-# when every package is present, and runs `apt-get update` once otherwise.
-# Runs as root, or through sudo.
+# when every package is present, and runs `apt-get update` once otherwise. Then installs the
+# npm packages the examples use, exactly as their lock files pin them. Runs as root, or
+# through sudo.
 #
 # Right after a machine boots, unattended upgrades (or another setup) often hold the
 # package lock: setup waits for it, up to RETRYPROOF_LOCK_WAIT seconds (default 300), and
@@ -10,6 +11,7 @@
 # (DPkg::Lock::Timeout) but `apt-get update` does not wait for the lists lock, so the wait
 # is done here, for both, before each apt-get.
 set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 packages=(
   cmake ninja-build g++ pkg-config
@@ -25,24 +27,14 @@ packages=(
   dpkg-dev file        # the .deb's runtime dependencies (CPack runs dpkg-shlibdeps on the binary)
   "$@"
 )
+# Node runs the JavaScript examples; a Node already installed (with its npm) is used as it is.
+command -v node >/dev/null || packages+=(nodejs)
+command -v npm >/dev/null || packages+=(npm)
 
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-
-if [ ${#missing[@]} -eq 0 ]; then
-  exit 0
-fi
-
-sudo=""
-if [ "$(id -u)" -ne 0 ]; then
-  if ! command -v sudo >/dev/null; then
-    echo "setup: installing ${missing[*]} needs root: run scripts/setup.sh as root, or install sudo" >&2
-    exit 1
-  fi
-  sudo="sudo"
-fi
 
 # The package system's locks (a test points this at files of its own).
 read -r -a locks <<<"${RETRYPROOF_PACKAGE_LOCKS:-/var/lib/dpkg/lock-frontend /var/lib/dpkg/lock /var/lib/apt/lists/lock}"
@@ -95,6 +87,26 @@ apt_get() {
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout="$left" "$@"
 }
 
-echo "setup: installing ${missing[*]}" >&2
-apt_get update
-apt_get install -y --no-install-recommends "${missing[@]}"
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then
+    if ! command -v sudo >/dev/null; then
+      echo "setup: installing ${missing[*]} needs root: run scripts/setup.sh as root, or install sudo" >&2
+      exit 1
+    fi
+    sudo="sudo"
+  fi
+  echo "setup: installing ${missing[*]}" >&2
+  apt_get update
+  apt_get install -y --no-install-recommends "${missing[@]}"
+fi
+
+for example in examples/stripe-node; do
+  # A copy of the lock it was installed from: when it still matches, nothing changed.
+  stamp="$example/node_modules/.installed-from-lock"
+  if ! cmp -s "$example/package-lock.json" "$stamp" 2>/dev/null; then
+    echo "setup: npm ci in $example" >&2
+    npm ci --prefix "$example" --no-audit --no-fund --loglevel=error
+    cp "$example/package-lock.json" "$stamp"
+  fi
+done

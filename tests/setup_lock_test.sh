@@ -1,13 +1,21 @@
 #!/usr/bin/env bash
-# scripts/setup.sh against stand-ins for dpkg-query, apt-get, id and sudo, and package locks
+# scripts/setup.sh against stand-ins for dpkg-query, apt-get, npm, id and sudo, and package locks
 # of its own (RETRYPROOF_PACKAGE_LOCKS): it does nothing when nothing is missing, waits for
 # a held lock saying so once, gives up after RETRYPROOF_LOCK_WAIT, and goes through sudo
 # when it is not root. Usage: setup_lock_test.sh SOURCE_DIR
 set -euo pipefail
-setup="$1/scripts/setup.sh"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "setup test: $*" >&2; exit 1; }
+
+# A copy of setup.sh in a tree of its own, whose example's npm packages are already
+# installed from its lock file: the test never touches the real tree's node_modules.
+mkdir -p "$tmp/repo/scripts" "$tmp/repo/examples/stripe-node/node_modules"
+cp "$1/scripts/setup.sh" "$tmp/repo/scripts/"
+echo '{"lockfileVersion": 3}' >"$tmp/repo/examples/stripe-node/package-lock.json"
+cp "$tmp/repo/examples/stripe-node/package-lock.json" \
+  "$tmp/repo/examples/stripe-node/node_modules/.installed-from-lock"
+setup="$tmp/repo/scripts/setup.sh"
 
 mkdir "$tmp/bin"
 cat >"$tmp/bin/dpkg-query" <<'STUB'
@@ -22,6 +30,11 @@ STUB
 cat >"$tmp/bin/id" <<'STUB'
 #!/bin/sh
 if [ "$1" = -u ] && [ -n "${STUB_UID:-}" ]; then echo "$STUB_UID"; else exec /usr/bin/id "$@"; fi
+STUB
+cat >"$tmp/bin/npm" <<'STUB'
+#!/bin/sh
+echo "npm ran although the lock file's packages are installed: $*" >&2
+exit 1
 STUB
 cat >"$tmp/bin/sudo" <<'STUB'
 #!/bin/sh
