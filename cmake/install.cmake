@@ -3,6 +3,9 @@
 install(TARGETS retryproof RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/scenarios/catalog/
         DESTINATION ${RETRYPROOF_INSTALL_CATALOG_DIR})
+# The scenarios on Stripe's wire, beside it: `retryproof run PREFIX/share/retryproof/stripe`.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/scenarios/stripe/
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/retryproof/stripe)
 
 file(GLOB RETRYPROOF_DOCS ${PROJECT_SOURCE_DIR}/docs/*.md)
 install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/CONTRIBUTING.md
