@@ -18,13 +18,14 @@ std::vector<Unmet> unmet_against(const Expectations& expect, const ScenarioResul
                            (verdict.status == VerdictStatus::pass ? "passed" : "did not apply"),
                        Severity::harm});  // the harness missed what it exists to catch
     } else if (!expected_to_fail && verdict.status == VerdictStatus::fail) {
-      unmet.push_back({verdict.id + ": " + verdict.explanation, verdict.severity});
+      unmet.push_back({verdict.id + ": " + verdict.explanation, verdict.severity, verdict.id});
     }
   }
   if (expect.jobs && static_cast<int>(result.jobs.size()) != *expect.jobs) {
     const bool more = static_cast<int>(result.jobs.size()) > *expect.jobs;
     unmet.push_back({"the provider holds " + std::to_string(result.jobs.size()) +
-                         " jobs; expected " + std::to_string(*expect.jobs),
+                         (result.jobs.size() == 1 ? " job" : " jobs") + "; expected " +
+                         std::to_string(*expect.jobs),
                      more ? Severity::harm : Severity::policy});
   }
   if (!expect.outcomes.empty()) {
