@@ -1,27 +1,19 @@
 #include "provider/provider_command.hpp"
 
-#include <pthread.h>
-#include <signal.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
-#include <cstdlib>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
-#include <sstream>
 
 #include "common/duration.hpp"
-#include "common/json_text.hpp"
+#include "provider/command_support.hpp"
 #include "provider/control_plane_guard.hpp"
 #include "provider/log_sink.hpp"
 #include "provider/provider_server.hpp"
 
 namespace retryproof::provider {
 namespace {
-
-constexpr const char* kTokenVariable = "RETRYPROOF_CONTROL_TOKEN";
 
 struct ProviderOptions {
   ServerOptions server;
@@ -42,86 +34,19 @@ struct ConfigError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-FaultPlan read_plan_file(const std::string& path) {
-  std::ifstream file(path);
-  if (!file) throw ConfigError(path + ": cannot be read");
-  std::stringstream text;
-  text << file.rdbuf();
-  nlohmann::json body;
-  try {
-    body = nlohmann::json::parse(text.str());
-  } catch (const nlohmann::json::exception& error) {
-    throw ConfigError(path + ": not valid JSON: " + json_error_message(error));
-  }
-  try {
-    return FaultPlan::from_json(body);
-  } catch (const std::invalid_argument& error) {
-    throw ConfigError(path + ": " + error.what());
-  }
-}
-
-std::string read_token_file(const std::string& path) {
-  std::ifstream file(path);
-  if (!file) throw ConfigError("--control-token-file " + path + ": cannot be read");
-  std::stringstream text;
-  text << file.rdbuf();
-  std::string token = text.str();
-  while (!token.empty() && (token.back() == '\n' || token.back() == '\r'))
-    token.pop_back();
-  return token;
-}
-
-// The control token from --control-token, --control-token-file or the environment (the
-// last two keep it out of `ps`). An empty one is an error: it would silently leave the
-// control plane unprotected, which is never what the person who set it meant.
-std::optional<std::string> control_token(const ProviderOptions& options) {
-  if (options.control_token_given && !options.control_token_file.empty()) {
-    throw ConfigError("give the control token once: --control-token or --control-token-file");
-  }
-  std::string token;
-  std::string source;
-  if (options.control_token_given) {
-    token = options.control_token;
-    source = "--control-token";
-  } else if (!options.control_token_file.empty()) {
-    token = read_token_file(options.control_token_file);
-    source = "--control-token-file " + options.control_token_file;
-  } else if (const char* variable = std::getenv(kTokenVariable)) {
-    token = variable;
-    source = kTokenVariable;
-  } else {
-    return std::nullopt;
-  }
-  if (token.empty()) {
-    throw ConfigError("the control token from " + source +
-                      " is empty, which would leave /_test/ unprotected; give a non-empty token, "
-                      "or none at all");
-  }
-  return token;
-}
-
 Millis positive_duration(const std::string& flag, const std::string& text) {
   const Millis duration = parse_duration(text);
   if (duration <= Millis(0)) throw ConfigError(flag + " must be longer than 0ms");
   return duration;
 }
 
-// A process may open 1024 descriptors by default, fewer than --max-connections allows:
-// raise the soft limit as far as the hard one permits, so the cap is what refuses.
-void raise_descriptor_limit(const ServerOptions& server) {
-  rlimit limit{};
-  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return;
-  const rlim_t wanted = server.max_connections + server.reserved_control_connections + 64;
-  if (limit.rlim_cur >= wanted) return;
-  limit.rlim_cur = limit.rlim_max == RLIM_INFINITY ? wanted : std::min(wanted, limit.rlim_max);
-  setrlimit(RLIMIT_NOFILE, &limit);
-}
-
 int run_provider(ProviderOptions options) {
   try {
     if (!options.plan_file.empty()) options.core.initial_plan = read_plan_file(options.plan_file);
     if (!options.key_ttl.empty()) options.core.key_ttl = parse_duration(options.key_ttl);
-    options.core.control_token = control_token(options);
+    options.core.control_token = control_token(
+        {options.control_token_given ? std::optional(options.control_token) : std::nullopt,
+         options.control_token_file});
     options.core.profile = parse_profile(options.profile);
     options.server.idle_timeout = positive_duration("--idle-timeout", options.idle_timeout);
     options.server.header_timeout = positive_duration("--header-timeout", options.header_timeout);
@@ -137,16 +62,7 @@ int run_provider(ProviderOptions options) {
                                              : "; set --control-token to protect it\n");
   }
 
-  // Block the stop signals before any thread starts, so every thread inherits the mask
-  // and this one alone receives them, in sigwait.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGINT);
-  sigaddset(&stop_signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
-  // A reader of standard error that goes away must not kill the provider: the log
-  // writer gets EPIPE instead, and sockets are written with MSG_NOSIGNAL anyway.
-  signal(SIGPIPE, SIG_IGN);
+  const sigset_t stop_signals = block_stop_signals();  // before any thread starts
   raise_descriptor_limit(options.server);
 
   // Declared before the server, so it outlives every request that logs.
@@ -155,10 +71,7 @@ int run_provider(ProviderOptions options) {
   try {
     ProviderServer server(options.core, options.server);
     std::cout << server.base_url() << std::endl;  // the first line: where to find us
-    int received = 0;
-    sigwait(&stop_signals, &received);
-    log_sink.write(std::string("[provider] stopping on ") +
-                   (received == SIGINT ? "SIGINT" : "SIGTERM"));
+    log_sink.write(std::string("[provider] stopping on ") + wait_for_stop_signal(stop_signals));
     server.stop();
   } catch (const std::exception& error) {
     log_sink.stop();
