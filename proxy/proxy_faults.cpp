@@ -12,19 +12,25 @@ using provider::FaultKind;
 const std::vector<ProxyFaultRow>& proxy_fault_table() {
   using enum ProxyAction;
   static const std::vector<ProxyFaultRow> table = {
-      {FaultKind::none, forward, "the request; its answer goes to the client"},
-      {FaultKind::fail_before_commit, answer_here, "nothing"},
-      {FaultKind::commit_then_error, forward_then_replace, "the request, and commits"},
-      {FaultKind::commit_then_drop, forward_then_replace, "the request, and commits"},
-      {FaultKind::commit_then_reset, forward_then_replace, "the request, and commits"},
-      {FaultKind::drop_before_commit, answer_here, "nothing"},
-      {FaultKind::commit_then_truncate, forward_then_replace, "the request, and commits"},
-      {FaultKind::commit_then_500, forward_then_replace, "the request, and commits"},
-      {FaultKind::rate_limited, answer_here, "nothing"},
-      {FaultKind::lookup_unavailable, answer_here, "nothing (the lookup is not forwarded)"},
+      {FaultKind::none, forward, "forwarded; the client gets the upstream's answer"},
+      {FaultKind::fail_before_commit, answer_here, "not forwarded; 503 temporarily_unavailable"},
+      {FaultKind::commit_then_error, forward_then_replace,
+       "forwarded; once the upstream has committed, 503 temporarily_unavailable instead"},
+      {FaultKind::commit_then_drop, forward_then_replace,
+       "forwarded; once the upstream has committed, FIN without one byte"},
+      {FaultKind::commit_then_reset, forward_then_replace,
+       "forwarded; once the upstream has committed, RST without one byte"},
+      {FaultKind::drop_before_commit, answer_here, "not forwarded; FIN without one byte"},
+      {FaultKind::commit_then_truncate, forward_then_replace,
+       "forwarded; once the upstream has committed, its answer's head and half its body, FIN"},
+      {FaultKind::commit_then_500, forward_then_replace,
+       "forwarded; once the upstream has committed, 500 internal_error instead"},
+      {FaultKind::rate_limited, answer_here, "not forwarded; 429 with Retry-After"},
+      {FaultKind::lookup_unavailable, answer_here, "the next lookup is not forwarded; 503"},
       {FaultKind::commit_then_delay, forward_then_replace,
-       "the request at once, and commits; its answer is held"},
-      {FaultKind::delay_before_commit, hold_then_forward, "the request, only after the hold"},
+       "forwarded at once; the upstream's answer is held, then sent"},
+      {FaultKind::delay_before_commit, hold_then_forward,
+       "held, then forwarded; the client gets the upstream's answer"},
   };
   return table;
 }

@@ -23,7 +23,7 @@ enum class ProxyAction {
 struct ProxyFaultRow {
   provider::FaultKind kind;
   ProxyAction action;
-  std::string_view upstream_sees;  // for help and docs
+  std::string_view effect;  // what the upstream and the client see, for help and docs
 };
 
 // Every fault of provider::fault_catalogue(), in its order.
