@@ -39,6 +39,15 @@ Outcome create_outcome(int status, bool has_key) {
   return Outcome::new_operation;  // a 5xx: an attempt the upstream failed
 }
 
+// A key or path as a log line may show it: a decoded path can hold a newline, which
+// would forge a line of its own.
+std::string printable(std::string text) {
+  for (char& c : text) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  }
+  return text;
+}
+
 Outcome lookup_outcome(int status) {
   if (status == 200) return Outcome::lookup_hit;
   if (status == 404) return Outcome::lookup_miss;
@@ -79,7 +88,8 @@ Step ProxyCore::route(const HttpRequest& request, ProxyEntry& entry, Millis now)
     if (fault.kind != FaultKind::none) {  // lookup-unavailable, answered here
       entry.outcome = Outcome::lookup_failed;
       entry.fault = fault;
-      log("[proxy] key=" + seen.key + " LOOKUP failed (" + provider::to_string(fault) + ")");
+      log("[proxy] key=" + printable(seen.key) + " LOOKUP failed (" + provider::to_string(fault) +
+          ")");
       return fault_answer(fault, nullptr);
     }
   }
@@ -104,7 +114,7 @@ Step ProxyCore::route_create(const HttpRequest& request, const RequestClass& see
   const Fault fault = plan_.take_for_create(seen.key, *seen.payload, creates_by_key_[seen.key]++);
   entry.fault = fault;
   entry.outcome = Outcome::new_operation;
-  log("[proxy] key=" + seen.key + " NEW fault=" + provider::to_string(fault));
+  log("[proxy] key=" + printable(seen.key) + " NEW fault=" + provider::to_string(fault));
   switch (proxy_row_of(fault.kind).action) {
     case ProxyAction::answer_here:
       return fault_answer(fault, nullptr);
@@ -122,11 +132,12 @@ Step ProxyCore::route_create(const HttpRequest& request, const RequestClass& see
 
 std::optional<Decision> ProxyCore::enforce_key(ProxyEntry& entry, Millis now) {
   const std::string& key = *entry.key;
+  const std::string shown = printable(key);
   const bool in_flight = std::any_of(pending_.begin(), pending_.end(),
                                      [&](const auto& pending) { return pending.second.key == key; });
   if (in_flight) {
     entry.outcome = Outcome::conflict;
-    log("[proxy] key=" + key + " CONFLICT (in flight)");
+    log("[proxy] key=" + shown + " CONFLICT (in flight)");
     return provider::error_response(
         409, "idempotency_key_in_flight",
         "the first request with this key is still being processed; retry later");
@@ -136,14 +147,14 @@ std::optional<Decision> ProxyCore::enforce_key(ProxyEntry& entry, Millis now) {
   entry.job_id = stored->id();
   if (stored->fingerprint != *entry.fingerprint) {
     entry.outcome = Outcome::rejected;
-    log("[proxy] key=" + key + " REJECTED (payload changed)");
+    log("[proxy] key=" + shown + " REJECTED (payload changed)");
     return provider::error_response(422, "idempotency_key_reused_with_different_payload",
                                     "this key created " + stored->id() +
                                         " with a different payload; a changed request needs a "
                                         "new key");
   }
   entry.outcome = Outcome::replay;
-  log("[proxy] key=" + key + " REPLAY job=" + stored->id());
+  log("[proxy] key=" + shown + " REPLAY job=" + stored->id());
   Decision replayed{.status = 200, .body = stored->first_body};
   replayed.headers.emplace("Idempotent-Replayed", "true");
   return replayed;
@@ -181,33 +192,36 @@ Decision ProxyCore::finish(std::uint64_t ticket, const UpstreamAnswer& answer, M
   pending_.erase(found);
   assert(pending.seq >= 1 && pending.seq <= journal_.size());
   ProxyEntry& entry = journal_[pending.seq - 1];
-  const std::string who = entry.key ? "key=" + *entry.key : entry.method + " " + entry.path;
+  const std::string who = !entry.key ? entry.method + " " + printable(entry.path)
+                          : "key=" + printable(*entry.key) +
+                                (entry.kind == RequestKind::lookup ? " LOOKUP" : "");
 
   Decision decision;
+  std::string line = "[proxy] " + who + " UPSTREAM ";
   if (failed) {
     entry.upstream_error = answer.failure;
     if (entry.kind == RequestKind::lookup) entry.outcome = Outcome::lookup_failed;
     decision = failure_decision(answer);
-    log("[proxy] " + who + " UPSTREAM " + std::string(row_of(answer.failure).name) + " (" +
-        answer.detail + "): " + std::to_string(decision.status));
+    line += std::string(row_of(answer.failure).name) + " (" + answer.detail + "): " +
+            std::to_string(decision.status);
   } else {
     entry.upstream_status = answer.status;
     read_answer(entry, pending, answer, now);
     decision = as_decision(answer);
+    line += std::to_string(answer.status) + (entry.job_id ? " job=" + printable(*entry.job_id) : "");
   }
   if (pending.fault && proxy_row_of(pending.fault->kind).action == ProxyAction::forward_then_replace) {
     // "After the commit" needs a commit: an upstream that failed, or refused the request,
     // gets its own answer (or the proxy's 502/504) to the client, and the fault is spent.
     if (!failed && is_success(answer.status)) {
       decision = fault_answer(*pending.fault, &decision);
-      log("[proxy] " + who + " UPSTREAM " + std::to_string(answer.status) + " job=" +
-          entry.job_id.value_or("?") + ", sent as " + provider::to_string(*pending.fault));
+      line += ", sent as " + provider::to_string(*pending.fault);
     } else {
-      log("[proxy] " + who + " fault " + provider::to_string(*pending.fault) +
-          " not applied: the upstream did not commit");
+      line += ", " + provider::to_string(*pending.fault) + " not applied: nothing was committed";
       entry.fault.reset();
     }
   }
+  log(line);
   provider::record_answer(entry, decision, now);
   return decision;
 }

@@ -180,6 +180,23 @@ TEST(EnforcingProxyCore, ReplaysRefusesAndHoldsKeysItself) {
   EXPECT_EQ(entries[3]["outcome"], "rejected");
 }
 
+TEST(ProxyLog, SaysWhatItDecidedAndWhatTheUpstreamDidNeverAPayload) {
+  std::vector<std::string> lines;
+  ProxyCore core({.log = [&](const std::string& line) { lines.push_back(line); }});
+  core.begin(control("POST", "/_test/faults", R"({"faults":["commit-then-drop"]})"), Millis(0));
+  const Step step = core.begin(post("k", R"({"orderId":"secret-order"})"), Millis(0));
+  core.finish(std::get<Forward>(step).ticket, created("job_up"), Millis(1));
+  const HttpRequest lookup{.method = "GET", .path = "/jobs/by-idempotency-key/a\nforged"};
+  const Step looked = core.begin(lookup, Millis(2));
+  core.finish(std::get<Forward>(looked).ticket, {.failure = UpstreamFailure::closed, .detail = "eof"},
+              Millis(3));
+  EXPECT_EQ(lines, (std::vector<std::string>{
+                       "[proxy] key=k NEW fault=commit-then-drop",
+                       "[proxy] key=k UPSTREAM 201 job=job_up, sent as commit-then-drop",
+                       "[proxy] key=a?forged LOOKUP UPSTREAM closed (eof): 502",
+                   }));
+}
+
 TEST(ProxyControlPlane, NeedsTheTokenWhenOneIsSet) {
   ProxyCore core({.control_token = "T"});
   EXPECT_EQ(std::get<Decision>(core.begin(control("GET", "/_test/journal"), Millis(0))).status, 401);

@@ -152,6 +152,27 @@ TEST(ProxyUpstreamFailures, AClientThatLeavesDoesNotHarmTheProxy) {
   expect_still_serving(proxy);
 }
 
+// A request at the upstream holds no I/O thread: with one, and every client waiting on a
+// silent upstream, the control plane and other requests are served meanwhile.
+TEST(ProxyUpstreamFailures, ASlowUpstreamStarvesNobody) {
+  RawUpstream silent("", RawUpstream::Then::wait_for_peer);
+  UpstreamLimits patient = testing::quick_limits();
+  patient.response_timeout = Millis(600'000);
+  ProxyServer proxy({}, {.port = 0, .workers = 1}, parse_upstream_url(silent.url()), patient);
+  std::vector<RawConnection> stuck;
+  for (int i = 0; i < 3; ++i) {
+    stuck.emplace_back(proxy.port());
+    ASSERT_TRUE(stuck.back().send(raw_post_jobs("stuck-" + std::to_string(i), "{}")));
+  }
+  ASSERT_TRUE(eventually([&] { return silent.connections() >= 1; }));
+  httplib::Client client(proxy.base_url());
+  const auto journal = client.Get("/_test/journal");
+  ASSERT_TRUE(journal);
+  EXPECT_EQ(journal->status, 200);
+  testing::install_plan(proxy.base_url(), {{"faults", {"rate-limited"}}});
+  EXPECT_EQ(testing::post_job(proxy.base_url(), "other")->status, 429);
+}
+
 // Stopping ends the exchanges with the upstream: the waiting client gets 503, at once,
 // rather than waiting out the upstream's deadline.
 TEST(ProxyUpstreamFailures, StoppingAnswersTheRequestsAtTheUpstream) {
