@@ -6,10 +6,13 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 #include <stdexcept>
 
+#include "common/duration.hpp"
 #include "common/json_text.hpp"
+#include "provider/control_plane_guard.hpp"
 
 namespace retryproof::provider {
 namespace {
@@ -47,6 +50,15 @@ FaultPlan read_plan_file(const std::string& path) {
   }
 }
 
+void add_control_token_options(CLI::App& command, ControlTokenSources& sources) {
+  command.add_option_function<std::string>(
+      "--control-token", [&sources](const std::string& token) { sources.flag = token; },
+      "Require 'Authorization: Bearer TOKEN' on every /_test/ call (visible in ps: prefer "
+      "--control-token-file or the RETRYPROOF_CONTROL_TOKEN environment variable)");
+  command.add_option("--control-token-file", sources.file,
+                     "Read the control token from FILE (one line)");
+}
+
 std::optional<std::string> control_token(const ControlTokenSources& sources) {
   if (sources.flag && !sources.file.empty()) {
     throw std::runtime_error("give the control token once: --control-token or --control-token-file");
@@ -71,6 +83,42 @@ std::optional<std::string> control_token(const ControlTokenSources& sources) {
                              "token, or none at all");
   }
   return token;
+}
+
+Millis positive_duration(const std::string& flag, const std::string& text) {
+  const Millis duration = parse_duration(text);
+  if (duration <= Millis(0)) throw std::runtime_error(flag + " must be longer than 0ms");
+  return duration;
+}
+
+void add_listen_options(CLI::App& command, ServerOptions& server) {
+  command
+      .add_option("--host", server.host,
+                  "Address to listen on; anything but loopback exposes the control plane")
+      ->capture_default_str();
+  command.add_option("--port", server.port, "TCP port; 0 picks a free one")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 65535));
+  command
+      .add_option("--workers", server.workers,
+                  "I/O threads; any number of connections share them, and a delayed request "
+                  "holds none")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 256));
+  command
+      .add_option("--max-connections", server.max_connections,
+                  "Connections served at once; beyond them a connection gets 503 "
+                  "capacity_exhausted at once (a few more are kept for /_test/ calls)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1'000'000));
+}
+
+void warn_if_exposed(const std::string& command, const std::string& host, bool has_token) {
+  if (is_loopback_host(host)) return;
+  std::cerr << "retryproof " << command << ": warning: listening on " << host
+            << " exposes the control plane (/_test/) to the network"
+            << (has_token ? "; it requires the control token\n"
+                          : "; set --control-token to protect it\n");
 }
 
 sigset_t block_stop_signals() {

@@ -5,9 +5,11 @@
 
 #include <signal.h>
 
+#include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
 
+#include "common/millis.hpp"
 #include "provider/fault_plan.hpp"
 #include "provider/server_options.hpp"
 
@@ -23,9 +25,21 @@ struct ControlTokenSources {
   std::string file;                 // --control-token-file, or empty
 };
 
+// --control-token and --control-token-file, into `sources`.
+void add_control_token_options(CLI::App& command, ControlTokenSources& sources);
+
 // The token, or nothing when no source gives one. An empty token is an error: it would
 // silently leave the control plane unprotected, which is never what its owner meant.
 std::optional<std::string> control_token(const ControlTokenSources& sources);
+
+// A duration flag that must be longer than zero ("--idle-timeout", "5s").
+Millis positive_duration(const std::string& flag, const std::string& text);
+
+// --host, --port, --workers and --max-connections, into `server`.
+void add_listen_options(CLI::App& command, ServerOptions& server);
+
+// Says on standard error that a control plane listening beyond loopback is exposed.
+void warn_if_exposed(const std::string& command, const std::string& host, bool has_token);
 
 // Blocks SIGINT and SIGTERM in this thread, before any other starts, so that every thread
 // inherits the mask and wait_for_stop_signal alone receives them; ignores SIGPIPE, so a

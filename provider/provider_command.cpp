@@ -8,7 +8,6 @@
 
 #include "common/duration.hpp"
 #include "provider/command_support.hpp"
-#include "provider/control_plane_guard.hpp"
 #include "provider/log_sink.hpp"
 #include "provider/provider_server.hpp"
 
@@ -20,33 +19,18 @@ struct ProviderOptions {
   ProviderConfig core;
   std::string plan_file;
   std::string key_ttl;
-  std::string control_token;
-  bool control_token_given = false;  // even as "", which is refused
-  std::string control_token_file;
+  ControlTokenSources control_tokens;
   std::string profile = "baseline";
   std::string idle_timeout = format_duration(ServerOptions{}.idle_timeout);
   std::string header_timeout = format_duration(ServerOptions{}.header_timeout);
   std::string body_timeout = format_duration(ServerOptions{}.body_timeout);
 };
 
-// A configuration error, said the way a user can act on it.
-struct ConfigError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-Millis positive_duration(const std::string& flag, const std::string& text) {
-  const Millis duration = parse_duration(text);
-  if (duration <= Millis(0)) throw ConfigError(flag + " must be longer than 0ms");
-  return duration;
-}
-
 int run_provider(ProviderOptions options) {
   try {
     if (!options.plan_file.empty()) options.core.initial_plan = read_plan_file(options.plan_file);
     if (!options.key_ttl.empty()) options.core.key_ttl = parse_duration(options.key_ttl);
-    options.core.control_token = control_token(
-        {options.control_token_given ? std::optional(options.control_token) : std::nullopt,
-         options.control_token_file});
+    options.core.control_token = control_token(options.control_tokens);
     options.core.profile = parse_profile(options.profile);
     options.server.idle_timeout = positive_duration("--idle-timeout", options.idle_timeout);
     options.server.header_timeout = positive_duration("--header-timeout", options.header_timeout);
@@ -55,12 +39,7 @@ int run_provider(ProviderOptions options) {
     std::cerr << "retryproof provider: " << error.what() << '\n';
     return 2;
   }
-  if (!is_loopback_host(options.server.host)) {
-    std::cerr << "retryproof provider: warning: listening on " << options.server.host
-              << " exposes the control plane (/_test/) to the network"
-              << (options.core.control_token ? "; it requires the control token\n"
-                                             : "; set --control-token to protect it\n");
-  }
+  warn_if_exposed("provider", options.server.host, options.core.control_token.has_value());
 
   const sigset_t stop_signals = block_stop_signals();  // before any thread starts
   raise_descriptor_limit(options.server);
@@ -90,13 +69,7 @@ void add_provider_command(CLI::App& app, int& exit_code) {
       "Run the misbehaving provider: an HTTP API that enforces idempotency keys and fails on "
       "command. Prints its URL on the first line, logs one line per request to standard error, "
       "and stops cleanly on SIGINT or SIGTERM.");
-  command
-      ->add_option("--host", options->server.host,
-                   "Address to listen on; anything but loopback exposes the control plane")
-      ->capture_default_str();
-  command->add_option("--port", options->server.port, "TCP port; 0 picks a free one")
-      ->capture_default_str()
-      ->check(CLI::Range(0, 65535));
+  add_listen_options(*command, options->server);
   command
       ->add_option("--seed", options->core.seed,
                    "Seed for job ids: the same seed and the same new operations give the same ids")
@@ -124,28 +97,7 @@ void add_provider_command(CLI::App& app, int& exit_code) {
   command->add_option("--key-ttl", options->key_ttl,
                       "Forget idempotency keys older than this (250ms, 3s, 2m, 24h); a repeat is "
                       "then a new operation. Default: keys never expire");
-  command->add_option_function<std::string>(
-      "--control-token",
-      [options](const std::string& token) {
-        options->control_token = token;
-        options->control_token_given = true;
-      },
-      "Require 'Authorization: Bearer TOKEN' on every /_test/ call (visible in ps: prefer "
-      "--control-token-file or the RETRYPROOF_CONTROL_TOKEN environment variable)");
-  command->add_option("--control-token-file", options->control_token_file,
-                      "Read the control token from FILE (one line)");
-  command
-      ->add_option("--workers", options->server.workers,
-                   "I/O threads; any number of connections share them, and a delayed request "
-                   "holds none")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 256));
-  command
-      ->add_option("--max-connections", options->server.max_connections,
-                   "Connections served at once; beyond them a connection gets 503 "
-                   "capacity_exhausted at once (a few more are kept for /_test/ calls)")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 1'000'000));
+  add_control_token_options(*command, options->control_tokens);
   command
       ->add_option("--idle-timeout", options->idle_timeout,
                    "Close a connection that starts no request for this long")

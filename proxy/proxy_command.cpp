@@ -8,7 +8,6 @@
 
 #include "common/duration.hpp"
 #include "provider/command_support.hpp"
-#include "provider/control_plane_guard.hpp"
 #include "provider/log_sink.hpp"
 #include "proxy/proxy_faults.hpp"
 #include "proxy/proxy_server.hpp"
@@ -26,18 +25,11 @@ struct ProxyOptions {
   std::string api = kDefaultApi;
   std::string plan_file;
   std::string key_ttl;
-  std::optional<std::string> control_token;
-  std::string control_token_file;
+  provider::ControlTokenSources control_tokens;
   std::size_t max_body_bytes = 1024 * 1024;
   std::string connect_timeout = format_duration(UpstreamLimits{}.connect_timeout);
   std::string upstream_timeout = format_duration(UpstreamLimits{}.response_timeout);
 };
-
-Millis positive_duration(const std::string& flag, const std::string& text) {
-  const Millis duration = parse_duration(text);
-  if (duration <= Millis(0)) throw std::invalid_argument(flag + " must be longer than 0ms");
-  return duration;
-}
 
 int run_proxy(ProxyOptions options) {
   UpstreamUrl upstream;
@@ -62,20 +54,17 @@ int run_proxy(ProxyOptions options) {
       }
       options.core.key_ttl = parse_duration(options.key_ttl);
     }
-    options.core.control_token =
-        provider::control_token({options.control_token, options.control_token_file});
-    limits.connect_timeout = positive_duration("--connect-timeout", options.connect_timeout);
-    limits.response_timeout = positive_duration("--upstream-timeout", options.upstream_timeout);
+    options.core.control_token = provider::control_token(options.control_tokens);
+    limits.connect_timeout =
+        provider::positive_duration("--connect-timeout", options.connect_timeout);
+    limits.response_timeout =
+        provider::positive_duration("--upstream-timeout", options.upstream_timeout);
   } catch (const std::exception& error) {
     std::cerr << "retryproof proxy: " << error.what() << '\n';
     return 2;
   }
-  if (!provider::is_loopback_host(options.server.host)) {
-    std::cerr << "retryproof proxy: warning: listening on " << options.server.host
-              << " exposes the control plane (/_test/) to the network"
-              << (options.core.control_token ? "; it requires the control token\n"
-                                             : "; set --control-token to protect it\n");
-  }
+  provider::warn_if_exposed("proxy", options.server.host,
+                            options.core.control_token.has_value());
 
   const sigset_t stop_signals = provider::block_stop_signals();  // before any thread starts
   provider::raise_descriptor_limit(options.server);
@@ -123,13 +112,7 @@ void add_proxy_command(CLI::App& app, int& exit_code) {
       ->required();
   command->add_option("--api", options->api, "The API's shape: how creates and lookups look")
       ->capture_default_str();
-  command
-      ->add_option("--host", options->server.host,
-                   "Address to listen on; anything but loopback exposes the control plane")
-      ->capture_default_str();
-  command->add_option("--port", options->server.port, "TCP port; 0 picks a free one")
-      ->capture_default_str()
-      ->check(CLI::Range(0, 65535));
+  provider::add_listen_options(*command, options->server);
   command->add_flag("--enforce-keys", options->core.enforce_keys,
                     "Answer repeated Idempotency-Keys in the proxy (replay, 422, 409 in flight), "
                     "for an upstream that does not enforce them");
@@ -139,11 +122,7 @@ void add_proxy_command(CLI::App& app, int& exit_code) {
       ->add_option("--plan", options->plan_file,
                    "Fault plan to install at start, in the body format of POST /_test/faults")
       ->check(CLI::ExistingFile);
-  command->add_option("--control-token", options->control_token,
-                      "Require 'Authorization: Bearer TOKEN' on every /_test/ call (visible in "
-                      "ps: prefer --control-token-file or RETRYPROOF_CONTROL_TOKEN)");
-  command->add_option("--control-token-file", options->control_token_file,
-                      "Read the control token from FILE (one line)");
+  provider::add_control_token_options(*command, options->control_tokens);
   command
       ->add_option("--connect-timeout", options->connect_timeout,
                    "A connection to the upstream not made within this is a 504 upstream_timeout")
@@ -158,14 +137,6 @@ void add_proxy_command(CLI::App& app, int& exit_code) {
                    "Largest accepted request body in bytes; larger bodies get 413")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
-  command->add_option("--workers", options->server.workers, "I/O threads for clients")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 256));
-  command
-      ->add_option("--max-connections", options->server.max_connections,
-                   "Client connections served at once; beyond them 503 capacity_exhausted")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 1'000'000));
   command->footer(fault_footer());
   command->callback([options, &exit_code] { exit_code = run_proxy(*options); });
 }

@@ -131,7 +131,7 @@ TEST_F(ProxyFaults, CommitThenDelayCommitsAtOnceAndAnswersAfterTheHold) {
 }
 
 TEST_F(ProxyFaults, DelayBeforeCommitForwardsOnlyAfterTheHold) {
-  plan({{"faults", {"delay-before-commit:1s"}}});
+  plan({{"faults", {"delay-before-commit:2s"}}});
   auto held = std::async(std::launch::async, [&] { return post_job(proxy.base_url(), "k"); });
   ASSERT_TRUE(eventually([&] { return proxy.core().journal_json()["count"] == 1; }));
   // Held at the proxy: the upstream has not been sent the request yet.

@@ -49,6 +49,27 @@ TEST(ProxyProcess, PrintsItsUrlForwardsAndStopsOnSigterm) {
       << proxy.standard_error();
 }
 
+TEST(ProxyProcess, TheControlTokenGuardsItsControlPlaneAsTheProvidersDoes) {
+  provider::ProviderServer upstream({}, {.port = 0});
+  ChildProcess proxy({kBinary, "proxy", "--upstream", upstream.base_url(), "--port", "0"},
+                     {{"RETRYPROOF_CONTROL_TOKEN", "T"}});
+  const auto url = proxy.read_line(10s);
+  ASSERT_TRUE(url) << proxy.standard_error();
+  const int port = std::stoi(url->substr(url->rfind(':') + 1));
+  const std::string bare = raw_control_request(port, "GET", "/_test/journal");
+  EXPECT_EQ(status_of(raw_exchange(port, bare, ReadUntil::response).received), 401);
+  std::string bearing = bare;
+  bearing.insert(bearing.find("\r\n") + 2, "Authorization: Bearer T\r\n");
+  EXPECT_EQ(status_of(raw_exchange(port, bearing, ReadUntil::response).received), 200);
+
+  ChildProcess empty({kBinary, "proxy", "--upstream", upstream.base_url(), "--port", "0"},
+                     {{"RETRYPROOF_CONTROL_TOKEN", ""}});
+  const auto status = empty.wait(10s);
+  ASSERT_TRUE(status);
+  EXPECT_EQ(status->code, 2);
+  EXPECT_NE(empty.standard_error().find("would leave /_test/ unprotected"), std::string::npos);
+}
+
 TEST(ProxyProcess, AMalformedUpstreamIsAUsageErrorThatSaysWhy) {
   for (const std::vector<std::string>& arguments :
        {std::vector<std::string>{"--upstream", "localhost:4040"},
