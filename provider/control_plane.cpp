@@ -21,10 +21,14 @@ Decision ProviderCore::control(const HttpRequest& request) {
   const auto only = [&](const char* allowed, auto&& handler) -> Decision {
     const bool head_as_get = method == "HEAD" && std::string_view(allowed) == "GET";
     return method == allowed || head_as_get ? handler()
-                                            : method_not_allowed(allowed, rules_.errors);
+                                            : method_not_allowed(allowed, errors_);
   };
 
-  if (path == "/_test/faults") return only("POST", [&] { return install_plan(request.body); });
+  if (path == "/_test/faults") {
+    if (method == "POST") return install_plan(request.body);
+    if (method == "GET" || method == "HEAD") return json_response(200, plan_.to_json());
+    return method_not_allowed("GET, POST", errors_);
+  }
   if (path == "/_test/jobs")
     return only("GET", [&] { return json_response(200, jobs_json_locked()); });
   if (path == "/_test/journal") {

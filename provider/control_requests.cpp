@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 
+#include "common/constant_time.hpp"
 #include "common/duration.hpp"
 #include "provider/json_body.hpp"
 
@@ -14,7 +15,7 @@ bool carries_bearer_token(const Headers& headers, const std::string& token) {
   if (authorization == headers.end()) return false;
   const std::string& value = authorization->second;
   return value.size() > 7 && strncasecmp(value.c_str(), "Bearer ", 7) == 0 &&
-         value.substr(7) == token;
+         equal_in_constant_time(std::string_view(value).substr(7), token);
 }
 
 std::optional<std::uint64_t> read_reset_body(const std::string& body) {

@@ -12,7 +12,7 @@
 namespace retryproof::provider {
 
 // Whether the headers carry "Authorization: Bearer <token>". The scheme is
-// case-insensitive (RFC 6750, RFC 9110); the token is not.
+// case-insensitive (RFC 6750, RFC 9110); the token is not, and is compared in constant time.
 bool carries_bearer_token(const Headers& headers, const std::string& token);
 
 // The body of POST /_test/reset: {} or {"seed": N}. The seed, if given. Throws

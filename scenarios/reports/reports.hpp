@@ -19,6 +19,7 @@ struct RunSummary {
   std::uint64_t seed;
   std::string client;  // as --client spells it
   std::vector<ScenarioResult> results;
+  std::vector<std::string> paths;  // the scenario files and directories run, when not the catalog
 };
 
 // A block per scenario (mark, jobs, POSTs, outcomes, verdicts; for a scenario that missed

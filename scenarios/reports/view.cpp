@@ -70,8 +70,9 @@ std::string policy_text(const JudgedPolicy& policy) {
 }
 
 std::string replay_command(const RunSummary& run) {
-  return "retryproof run --seed " + std::to_string(run.seed) + " --client " +
-         shell_quote(run.client);
+  std::string command = "retryproof run";
+  for (const auto& path : run.paths) command += " " + shell_quote(path);
+  return command + " --seed " + std::to_string(run.seed) + " --client " + shell_quote(run.client);
 }
 
 std::string outcome_text(const InvocationResult& invocation) {
