@@ -15,14 +15,11 @@
 namespace retryproof::proxy {
 namespace {
 
-// Until API shapes land, the proxy speaks the seeds' one.
-constexpr const char* kDefaultApi = "jobs";
-
 struct ProxyOptions {
   provider::ServerOptions server{.port = 4041};
   ProxyConfig core;
   std::string upstream;
-  std::string api = kDefaultApi;
+  std::string api = "jobs";
   std::string plan_file;
   std::string key_ttl;
   provider::ControlTokenSources control_tokens;
@@ -40,10 +37,7 @@ int run_proxy(ProxyOptions options) {
     } catch (const std::invalid_argument& error) {
       throw std::invalid_argument(std::string("--upstream ") + error.what());
     }
-    if (options.api != kDefaultApi) {
-      throw std::invalid_argument("--api " + options.api + ": the proxy speaks the " +
-                                  kDefaultApi + " API only, for now");
-    }
+    options.core.api = provider::load_api_shape(options.api);
     if (!options.plan_file.empty()) {
       options.core.initial_plan = provider::read_plan_file(options.plan_file);
     }
@@ -110,7 +104,11 @@ void add_proxy_command(CLI::App& app, int& exit_code) {
       ->add_option("--upstream", options->upstream,
                    "The API to forward the data plane to: http://HOST[:PORT][/BASE-PATH]")
       ->required();
-  command->add_option("--api", options->api, "The API's shape: how creates and lookups look")
+  command
+      ->add_option("--api", options->api,
+                   "The upstream's API: a built-in shape (" + provider::api_shape_names() +
+                       ") or a shape file (see docs/provider.md): which requests are creates "
+                       "and lookups, where the key travels, how bodies are encoded")
       ->capture_default_str();
   provider::add_listen_options(*command, options->server);
   command->add_flag("--enforce-keys", options->core.enforce_keys,

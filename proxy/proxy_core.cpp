@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cassert>
 
-#include "common/fingerprint.hpp"
 #include "provider/json_body.hpp"
 #include "provider/responses.hpp"
 #include "proxy/proxy_faults.hpp"
@@ -25,8 +24,8 @@ bool is_success(int status) {
   return status >= 200 && status < 300;
 }
 
-bool says_replayed(const UpstreamAnswer& answer) {
-  const auto replayed = answer.headers.find("Idempotent-Replayed");
+bool says_replayed(const UpstreamAnswer& answer, const std::string& header) {
+  const auto replayed = answer.headers.find(header);
   return replayed != answer.headers.end() && replayed->second == "true";
 }
 
@@ -79,7 +78,7 @@ Step ProxyCore::begin(const HttpRequest& request, Millis now) {
 }
 
 Step ProxyCore::route(const HttpRequest& request, ProxyEntry& entry, Millis now) {
-  const RequestClass seen = classify(request);
+  const RequestClass seen = classify(config_.api, request);
   entry.kind = seen.kind;
   if (seen.kind == RequestKind::create) return route_create(request, seen, entry, now);
   if (seen.kind == RequestKind::lookup) {
@@ -99,7 +98,7 @@ Step ProxyCore::route(const HttpRequest& request, ProxyEntry& entry, Millis now)
 Step ProxyCore::route_create(const HttpRequest& request, const RequestClass& seen,
                              ProxyEntry& entry, Millis now) {
   if (!seen.key.empty()) entry.key = seen.key;
-  if (seen.payload) entry.fingerprint = fingerprint(*seen.payload);
+  entry.fingerprint = seen.fingerprint;
   // Without a key or a JSON object there is no operation to fail: the upstream says
   // what is wrong with the request.
   if (seen.key.empty() || !seen.payload) return forward(request, entry, std::nullopt);
@@ -156,7 +155,7 @@ std::optional<Decision> ProxyCore::enforce_key(ProxyEntry& entry, Millis now) {
   entry.outcome = Outcome::replay;
   log("[proxy] key=" + shown + " REPLAY job=" + stored->id());
   Decision replayed{.status = 200, .body = stored->first_body};
-  replayed.headers.emplace("Idempotent-Replayed", "true");
+  replayed.headers.emplace(config_.api.replay_header, "true");
   return replayed;
 }
 
@@ -240,7 +239,7 @@ void ProxyCore::read_answer(ProxyEntry& entry, const Pending& pending, const Ups
   }
   entry.job_id = object_id(answer.body);
   const bool known = entry.job_id && job_ids_.contains(*entry.job_id);
-  entry.outcome = known || says_replayed(answer) ? Outcome::replay : Outcome::new_operation;
+  entry.outcome = known || says_replayed(answer, config_.api.replay_header) ? Outcome::replay : Outcome::new_operation;
   if (!entry.job_id || known) return;
   job_ids_.insert(*entry.job_id);
   jobs_.insert(provider::StoredJob{.key = pending.key,

@@ -18,6 +18,7 @@
 #include <variant>
 #include <vector>
 
+#include "provider/api_shape.hpp"
 #include "provider/fault_plan.hpp"
 #include "provider/http_types.hpp"
 #include "provider/idempotency_store.hpp"
@@ -28,6 +29,8 @@
 namespace retryproof::proxy {
 
 struct ProxyConfig {
+  // Which requests are creates and lookups, where their keys are, how bodies are read.
+  provider::ApiShape api = provider::jobs_shape();
   // The proxy answers repeated keys itself (a replay, a 422, a 409 while in flight), for
   // an upstream that does not enforce them. Off: the upstream's idempotency is the
   // upstream's, and a create whose key the upstream committed is forwarded, without a fault.

@@ -3,37 +3,24 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "common/fingerprint.hpp"
 #include "provider/json_body.hpp"
 
 namespace retryproof::proxy {
-namespace {
 
-using provider::RequestKind;
-
-constexpr std::string_view kCreatePath = "/jobs";
-constexpr std::string_view kLookupPrefix = "/jobs/by-idempotency-key/";
-
-}  // namespace
-
-RequestClass classify(const provider::HttpRequest& request) {
-  RequestClass seen;
-  if (request.path == kCreatePath && request.method == "POST") {
-    seen.kind = RequestKind::create;
-    const auto key = request.headers.find("Idempotency-Key");
-    if (key != request.headers.end()) seen.key = key->second;
-    try {
-      seen.payload = provider::parse_object_body(request.body);
-    } catch (const std::invalid_argument&) {
-      // Not an object: no fault is taken, and the upstream says what is wrong with it.
-    }
-    return seen;
+RequestClass classify(const provider::ApiShape& shape, const provider::HttpRequest& request) {
+  const provider::RouteMatch route = shape.match(request);
+  RequestClass seen{.kind = route.kind, .key = route.key};
+  if (route.kind != provider::RequestKind::create) return seen;
+  nlohmann::json payload = nlohmann::json::object();
+  try {
+    payload = shape.decode_body(request);
+    seen.payload = payload;
+    seen.fingerprint = fingerprint(shape.canonical_payload(payload));
+  } catch (const std::invalid_argument&) {
+    // Not a body the shape reads: no fault is taken, and the upstream says what is wrong.
   }
-  const bool reads = request.method == "GET" || request.method == "HEAD";
-  if (reads && request.path.starts_with(kLookupPrefix) &&
-      request.path.size() > kLookupPrefix.size()) {
-    seen.kind = RequestKind::lookup;
-    seen.key = request.path.substr(kLookupPrefix.size());
-  }
+  seen.key = shape.key_of(request, payload);
   return seen;
 }
 

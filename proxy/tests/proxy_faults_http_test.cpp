@@ -229,6 +229,35 @@ TEST(ProxyChaos, IsReproducibleWhateverTheOrderOfArrival) {
   EXPECT_LT(forward.second.size(), keys.size());
 }
 
+// In front of a Stripe-shaped upstream, the Stripe shape says what a create is: a
+// form-encoded POST /v1/{resource}, its key in the Idempotency-Key header.
+TEST(ProxyShapes, AStripeShapedCreateIsDroppedAfterTheUpstreamCommitted) {
+  provider::ProviderConfig stripe;
+  stripe.api = provider::stripe_shape();
+  stripe.profile = provider::Profile::stripe;
+  provider::ProviderServer upstream(stripe, {.port = 0});
+  ProxyServer proxy({.api = provider::stripe_shape()}, {.port = 0},
+                    parse_upstream_url(upstream.base_url()));
+  testing::install_plan(proxy.base_url(), {{"faults", {"commit-then-drop"}}});
+  const std::string body = "amount=120&currency=eur";
+  const std::string create =
+      "POST /v1/payment_intents HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+      "Idempotency-Key: pay-1\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+      "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+  EXPECT_EQ(raw_exchange(proxy.port(), create).received, "");
+  EXPECT_EQ(upstream.core().job_count(), 1u);
+  const json seen = proxy.core().journal_json()["entries"][0];
+  EXPECT_EQ(seen["kind"], "create");
+  EXPECT_EQ(seen["fault"], "commit-then-drop");
+  EXPECT_EQ(seen["jobId"], upstream.core().jobs_json()["jobs"][0]["id"]);
+  // The retry takes no fault: the upstream replays its first response, the 201.
+  const auto retry = raw_exchange(proxy.port(), create);
+  EXPECT_EQ(status_of(retry.received), 201) << retry.received;
+  EXPECT_NE(retry.received.find("Idempotent-Replayed: true"), std::string::npos);
+  EXPECT_EQ(proxy.core().journal_json()["entries"][1]["outcome"], "replay");
+  EXPECT_EQ(upstream.core().job_count(), 1u);
+}
+
 // An upstream that does not enforce keys creates a job per create: the proxy shows it
 // (that is the upstream's behaviour), unless it is told to enforce keys itself.
 TEST(ProxyKeys, EnforceKeysAnswersRepeatsForAnUpstreamThatDoesNot) {

@@ -117,19 +117,34 @@ provider::HttpRequest request(std::string method, std::string path, std::string 
 TEST(RequestClassification, FollowsTheJobsApi) {
   auto create = request("POST", "/jobs", R"({"orderId":"o-1"})");
   create.headers.emplace("Idempotency-Key", "k1");
-  const RequestClass created = classify(create);
+  const RequestClass created = classify(provider::jobs_shape(), create);
   EXPECT_EQ(created.kind, RequestKind::create);
   EXPECT_EQ(created.key, "k1");
   ASSERT_TRUE(created.payload);
   EXPECT_EQ((*created.payload)["orderId"], "o-1");
 
-  EXPECT_FALSE(classify(request("POST", "/jobs", "[1]")).payload);  // not an object
-  const RequestClass lookup = classify(request("GET", "/jobs/by-idempotency-key/order/42"));
+  EXPECT_FALSE(classify(provider::jobs_shape(), request("POST", "/jobs", "[1]")).payload);  // not an object
+  const RequestClass lookup = classify(provider::jobs_shape(), request("GET", "/jobs/by-idempotency-key/order/42"));
   EXPECT_EQ(lookup.kind, RequestKind::lookup);
   EXPECT_EQ(lookup.key, "order/42");
-  EXPECT_EQ(classify(request("GET", "/jobs")).kind, RequestKind::other);
-  EXPECT_EQ(classify(request("DELETE", "/jobs/by-idempotency-key/k")).kind, RequestKind::other);
-  EXPECT_EQ(classify(request("GET", "/jobs/by-idempotency-key/")).kind, RequestKind::other);
+  EXPECT_EQ(classify(provider::jobs_shape(), request("GET", "/jobs")).kind, RequestKind::other);
+  EXPECT_TRUE(created.fingerprint);
+  EXPECT_EQ(classify(provider::jobs_shape(), request("DELETE", "/jobs/by-idempotency-key/k")).kind, RequestKind::other);
+  EXPECT_EQ(classify(provider::jobs_shape(), request("GET", "/jobs/by-idempotency-key/")).kind, RequestKind::other);
+}
+
+// Under another shape, the shape says what a create is and where its key travels.
+TEST(RequestClassification, FollowsTheApiShape) {
+  const provider::ApiShape& stripe = provider::stripe_shape();
+  auto create = request("POST", "/v1/payment_intents", "amount=120&currency=eur");
+  create.headers.emplace("Idempotency-Key", "pay-1");
+  create.headers.emplace("Content-Type", "application/x-www-form-urlencoded");
+  const RequestClass created = classify(stripe, create);
+  EXPECT_EQ(created.kind, RequestKind::create);
+  EXPECT_EQ(created.key, "pay-1");
+  ASSERT_TRUE(created.payload);
+  EXPECT_EQ((*created.payload)["amount"], "120");
+  EXPECT_EQ(classify(stripe, request("POST", "/jobs", "{}")).kind, RequestKind::other);
 }
 
 TEST(RequestClassification, ReadsTheIdOfAnUpstreamObject) {
