@@ -1,14 +1,11 @@
 // The /_test/ endpoints: how tests and scenario runners steer and inspect the provider.
 // Control calls are not journaled: the journal is the evidence of what clients did.
-#include <strings.h>
-
 #include <algorithm>
 #include <charconv>
 #include <stdexcept>
 
-#include "common/constant_time.hpp"
-#include "common/duration.hpp"
 #include "common/form_body.hpp"
+#include "provider/control_requests.hpp"
 #include "provider/json_body.hpp"
 #include "provider/provider_core.hpp"
 #include "provider/responses.hpp"
@@ -16,18 +13,10 @@
 namespace retryproof::provider {
 
 Decision ProviderCore::control(const HttpRequest& request) {
-  if (config_.control_token) {
-    const auto authorization = request.headers.find("Authorization");
-    // The scheme is case-insensitive (RFC 6750, RFC 9110); the token is not.
-    const auto is_token = [&](const std::string& value) {
-      return value.size() > 7 && strncasecmp(value.c_str(), "Bearer ", 7) == 0 &&
-             equal_in_constant_time(std::string_view(value).substr(7), *config_.control_token);
-    };
-    if (authorization == request.headers.end() || !is_token(authorization->second)) {
-      Decision refused = error(401, "unauthorized", "send Authorization: Bearer <control token>");
-      refused.headers.emplace("WWW-Authenticate", "Bearer");
-      return refused;
-    }
+  if (config_.control_token && !carries_bearer_token(request.headers, *config_.control_token)) {
+    Decision refused = error(401, "unauthorized", "send Authorization: Bearer <control token>");
+    refused.headers.emplace("WWW-Authenticate", "Bearer");
+    return refused;
   }
 
   const std::string& path = request.path;
@@ -140,14 +129,7 @@ Decision ProviderCore::install_plan(const std::string& body) {
 Decision ProviderCore::reset(const std::string& body) {
   std::uint64_t seed = seed_;
   try {
-    const nlohmann::json options = parse_object_body(body);
-    for (const auto& [field, value] : options.items()) {
-      if (field != "seed") throw std::invalid_argument("unknown field \"" + field + "\"");
-      if (!value.is_number_unsigned()) {
-        throw std::invalid_argument("\"seed\" must be a non-negative integer");
-      }
-      seed = value.get<std::uint64_t>();
-    }
+    seed = read_reset_body(body).value_or(seed_);
   } catch (const std::invalid_argument& problem) {
     return error(400, "invalid_reset", problem.what());
   }
@@ -165,14 +147,7 @@ Decision ProviderCore::reset(const std::string& body) {
 
 Decision ProviderCore::advance_clock(const std::string& body) {
   try {
-    const nlohmann::json options = parse_object_body(body);
-    for (const auto& [field, value] : options.items()) {
-      if (field != "advance") throw std::invalid_argument("unknown field \"" + field + "\"");
-    }
-    if (!options.contains("advance") || !options["advance"].is_string()) {
-      throw std::invalid_argument("expected {\"advance\": \"<duration>\"}, such as \"25h\"");
-    }
-    clock_offset_ += parse_duration(options["advance"].get<std::string>());  // under the lock
+    clock_offset_ += read_clock_body(body);  // under the lock
   } catch (const std::invalid_argument& problem) {
     return error(400, "invalid_clock", problem.what());
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <stdexcept>
 #include <type_traits>
 #include <utility>
@@ -107,6 +108,20 @@ std::string to_string(RequestKind kind) {
 
 std::string to_string(Outcome outcome) {
   return name_of(kOutcomes, outcome);
+}
+
+void record_answer(JournalEntry& entry, const Decision& decision, Millis now) {
+  entry.answered_at = now + decision.delay;
+  entry.delivery = decision.delivery;
+  const bool status_line_sent =
+      decision.delivery == Delivery::respond || decision.delivery == Delivery::truncate;
+  if (status_line_sent) entry.status = decision.status;
+  const auto retry_after = decision.headers.find("Retry-After");
+  if (retry_after == decision.headers.end()) return;
+  const std::string& text = retry_after->second;
+  int seconds = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), seconds);
+  if (error == std::errc{} && end == text.data() + text.size()) entry.retry_after_seconds = seconds;
 }
 
 void to_json(json& out, const JournalEntry& entry) {

@@ -68,6 +68,11 @@ struct JournalEntry {
   friend bool operator==(const JournalEntry&, const JournalEntry&) = default;
 };
 
+// Records in `entry` what reached the client: the decision as its interpreter (the HTTP
+// server, the simulation, the proxy) carries it out, so the answer ends at `now` plus the
+// decision's delay. A Retry-After that is not a number of seconds is not recorded.
+void record_answer(JournalEntry& entry, const Decision& decision, Millis now);
+
 // {"seq","atMs","method","path","kind","key","fingerprint","outcome","fault","answeredAtMs",
 //  "abandonedAtMs","delivery","status","delivered","retryAfter","jobId"}; absent values are null.
 void to_json(nlohmann::json& json, const JournalEntry& entry);

@@ -78,21 +78,6 @@ KeyReading read_header_key(const Headers& headers, const std::string& name,
   return reading;
 }
 
-// What reached the client, as the journal records it. Both interpreters of a decision
-// (the HTTP server and the simulation) carry it out as decided, so the core can say when
-// the answer ends: now, or after the decision's delay.
-void record_answer(JournalEntry& entry, const Decision& decision, Millis now) {
-  entry.answered_at = now + decision.delay;
-  entry.delivery = decision.delivery;
-  const bool status_line_sent =
-      decision.delivery == Delivery::respond || decision.delivery == Delivery::truncate;
-  if (status_line_sent) entry.status = decision.status;
-  const auto retry_after = decision.headers.find("Retry-After");
-  if (retry_after != decision.headers.end()) {
-    entry.retry_after_seconds = std::stoi(retry_after->second);
-  }
-}
-
 }  // namespace
 
 ProviderCore::ProviderCore(ProviderConfig config)

@@ -5,6 +5,7 @@
 
 #include "client_under_test/client_command.hpp"
 #include "provider/provider_command.hpp"
+#include "proxy/proxy_command.hpp"
 #include "scenarios/demo_command.hpp"
 #include "scenarios/explore_command.hpp"
 #include "scenarios/run_command.hpp"
@@ -19,6 +20,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   int exit_code = 0;
   retryproof::provider::add_provider_command(app, exit_code);
+  retryproof::proxy::add_proxy_command(app, exit_code);
   retryproof::scenarios::add_run_command(app, exit_code);
   retryproof::scenarios::add_explore_command(app, exit_code);
   retryproof::client::add_client_command(app, exit_code);
