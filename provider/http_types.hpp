@@ -26,6 +26,7 @@ struct HttpRequest {
   std::string path;  // percent-decoded, without the query string
   Headers headers;
   std::string body;
+  std::string query;  // the raw query string, without the '?'; empty when there is none
 };
 
 // How the response (if any) reaches the client.

@@ -22,6 +22,7 @@ struct ProviderOptions {
   std::string key_ttl;
   std::string control_token;
   std::string profile = "baseline";
+  std::string operation_field;
 };
 
 // A configuration error, said the way a user can act on it.
@@ -57,6 +58,18 @@ int run_provider(ProviderOptions options) {
     if (!options.key_ttl.empty()) options.core.key_ttl = parse_duration(options.key_ttl);
     if (!options.control_token.empty()) options.core.control_token = options.control_token;
     options.core.profile = parse_profile(options.profile);
+    if (!options.operation_field.empty()) {
+      options.core.operation_field = options.operation_field;
+      if (options.operation_field.starts_with('/')) {
+        try {
+          (void)nlohmann::json::json_pointer(options.operation_field);
+        } catch (const nlohmann::json::exception&) {
+          throw ConfigError("--operation-field " + options.operation_field +
+                            ": not a JSON Pointer; write a top-level field name (orderId) or a "
+                            "pointer such as /metadata/orderId");
+        }
+      }
+    }
   } catch (const std::exception& error) {
     std::cerr << "retryproof provider: " << error.what() << '\n';
     return 2;
@@ -93,8 +106,9 @@ int run_provider(ProviderOptions options) {
 
 }  // namespace
 
-void add_provider_command(CLI::App& app, int& exit_code) {
+void add_provider_command(CLI::App& app, int& exit_code, std::vector<ControlEndpoint> endpoints) {
   auto options = std::make_shared<ProviderOptions>();
+  options->core.control_endpoints = std::move(endpoints);
   CLI::App* command = app.add_subcommand(
       "provider",
       "Run the misbehaving provider: an HTTP API that enforces idempotency keys and fails on "
@@ -134,6 +148,10 @@ void add_provider_command(CLI::App& app, int& exit_code) {
   command->add_option("--key-ttl", options->key_ttl,
                       "Forget idempotency keys older than this (250ms, 3s, 2m, 24h); a repeat is "
                       "then a new operation. Default: keys never expire");
+  command->add_option("--operation-field", options->operation_field,
+                      "Record this payload field's value (orderId, or a JSON Pointer such as "
+                      "/metadata/orderId) in each create's journal entry, so that traffic can be "
+                      "judged by business operation: retryproof judge, GET /_test/verdicts");
   command->add_option("--control-token", options->control_token,
                       "Require 'Authorization: Bearer TOKEN' on every /_test/ call");
   command

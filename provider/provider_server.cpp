@@ -11,7 +11,8 @@ namespace {
 constexpr auto kAnyPath = R"(.*)";
 
 HttpRequest to_core_request(const httplib::Request& request) {
-  HttpRequest core_request{request.method, request.path, {}, request.body};
+  HttpRequest core_request{request.method, request.path, {}, request.body,
+                           httplib::detail::params_to_query_str(request.params)};
   for (const auto& [name, value] : request.headers)
     core_request.headers.emplace(name, value);
   return core_request;
