@@ -19,6 +19,10 @@ struct RunSummary {
   std::uint64_t seed;
   std::string client;  // as --client spells it
   std::vector<ScenarioResult> results;
+  // A report of something other than `retryproof run` (retryproof judge) says what it
+  // judged and the command that reproduces it; both empty for a run.
+  std::string subject = {};  // "judge: traffic in journal.json, operations by orderId"
+  std::string replay = {};   // "retryproof judge journal.json --operation-field orderId"
 };
 
 // A block per scenario (mark, jobs, POSTs, outcomes, verdicts; for a scenario that missed
