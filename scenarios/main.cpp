@@ -6,6 +6,8 @@
 #include "provider/provider_command.hpp"
 #include "scenarios/demo_command.hpp"
 #include "scenarios/explore_command.hpp"
+#include "scenarios/judge/judge_command.hpp"
+#include "scenarios/judge/verdicts_endpoint.hpp"
 #include "scenarios/run_command.hpp"
 
 int main(int argc, char** argv) {
@@ -14,11 +16,13 @@ int main(int argc, char** argv) {
       "effects"};
   app.require_subcommand(1);
   int exit_code = 0;
-  retryproof::provider::add_provider_command(app, exit_code);
+  retryproof::provider::add_provider_command(app, exit_code,
+                                             {retryproof::scenarios::verdicts_endpoint()});
   retryproof::scenarios::add_run_command(app, exit_code);
   retryproof::scenarios::add_explore_command(app, exit_code);
   retryproof::client::add_client_command(app, exit_code);
   retryproof::scenarios::add_demo_command(app, exit_code);
+  retryproof::scenarios::add_judge_command(app, exit_code);
   try {
     app.parse(argc, argv);  // runs the chosen subcommand's callback
   } catch (const CLI::ParseError& error) {

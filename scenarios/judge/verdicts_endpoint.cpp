@@ -1,0 +1,68 @@
+#include "scenarios/judge/verdicts_endpoint.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "client_under_test/transport.hpp"
+#include "scenarios/reports/reports.hpp"
+
+namespace retryproof::scenarios {
+namespace {
+
+// application/x-www-form-urlencoded: '+' is a space, then %XX escapes.
+std::string form_decode(std::string text) {
+  std::replace(text.begin(), text.end(), '+', ' ');
+  return client::percent_decode(text);
+}
+
+}  // namespace
+
+TrafficOptions verdicts_query(const std::string& query, const std::string& recorded_field) {
+  TrafficOptions options{.operation_field = recorded_field, .name = "traffic"};
+  for (std::size_t start = 0, end = 0; start < query.size(); start = end + 1) {
+    end = std::min(query.find('&', start), query.size());
+    const std::string pair = query.substr(start, end - start);
+    if (pair.empty()) continue;
+    const std::size_t equals = pair.find('=');
+    const std::string name = form_decode(pair.substr(0, equals));
+    const std::string value = equals == std::string::npos ? "" : form_decode(pair.substr(equals + 1));
+    if (name == "policy") {
+      options.declared = parse_client_policy(value);
+    } else if (name == "operationField") {
+      if (recorded_field.empty()) {
+        throw std::invalid_argument("operationField=" + value +
+                                    ": this provider records no operation field; start it with "
+                                    "--operation-field " +
+                                    value + " to judge by it");
+      }
+      if (value != recorded_field) {
+        throw std::invalid_argument("operationField=" + value + ": this provider records " +
+                                    recorded_field + " (--operation-field " + recorded_field +
+                                    "); ask for operationField=" + recorded_field +
+                                    ", or start it with --operation-field " + value);
+      }
+    } else {
+      throw std::invalid_argument("unknown parameter \"" + name +
+                                  "\"; known: operationField, policy");
+    }
+  }
+  return options;
+}
+
+provider::ControlEndpoint verdicts_endpoint() {
+  return {.path = "/_test/verdicts",
+          .error_code = "invalid_verdicts_query",
+          .answer = [](const std::string& query,
+                       const std::vector<provider::JournalEntry>& journal,
+                       const provider::ProviderConfig& config) {
+            const TrafficOptions options =
+                verdicts_query(query, config.operation_field.value_or(""));
+            const RunSummary summary{.seed = config.seed,
+                                     .client = "traffic",
+                                     .results = {judge_traffic(journal, options)},
+                                     .subject = "verdicts: the provider's journal, live"};
+            return to_json(summary);
+          }};
+}
+
+}  // namespace retryproof::scenarios
