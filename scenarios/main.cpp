@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include "client_under_test/client_command.hpp"
+#include "deliver/deliver_command.hpp"
 #include "provider/provider_command.hpp"
 #include "scenarios/demo_command.hpp"
 #include "scenarios/explore_command.hpp"
@@ -23,6 +24,7 @@ int main(int argc, char** argv) {
   retryproof::client::add_client_command(app, exit_code);
   retryproof::scenarios::add_demo_command(app, exit_code);
   retryproof::scenarios::add_judge_command(app, exit_code);
+  retryproof::deliver::add_deliver_command(app, exit_code);
   try {
     app.parse(argc, argv);  // runs the chosen subcommand's callback
   } catch (const CLI::ParseError& error) {
