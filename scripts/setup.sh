@@ -13,6 +13,8 @@ packages=(
   libgtest-dev         # unit and integration tests
   librapidcheck-dev    # property tests
   curl                 # examples and the README walkthrough
+  python3              # the Python embedding helper's tests, and the Python examples
+  nodejs               # the Node embedding helper's tests (node:test), and the Node examples
 )
 
 missing=()
