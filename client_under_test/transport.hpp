@@ -6,6 +6,7 @@
 #include <string>
 
 #include "client_under_test/time_and_chance.hpp"
+#include "common/percent_encoding.hpp"
 
 namespace retryproof::client {
 
@@ -45,10 +46,7 @@ class Transport {
   virtual TransportResponse send(const TransportRequest& request) = 0;
 };
 
-// RFC 3986: everything but unreserved characters is %XX-encoded, so any key survives
-// the trip through a path segment.
-std::string percent_encode(const std::string& text);
-// The inverse; a malformed escape is kept as written.
-std::string percent_decode(const std::string& text);
+using retryproof::percent_decode;  // common/percent_encoding.hpp
+using retryproof::percent_encode;
 
 }  // namespace retryproof::client

@@ -1,11 +1,12 @@
-// The provider core's view of HTTP: plain values, no sockets. The HTTP adapter turns
-// cpp-httplib requests into HttpRequest and a Decision back into bytes on the wire.
+// The provider core's view of HTTP: plain values, no sockets. The HTTP server turns
+// requests into HttpRequest and a Decision back into bytes on the wire.
 #pragma once
 
 #include <strings.h>
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -50,6 +51,10 @@ struct Decision {
   // The journal entry of the request (0 for a control call, which is not journaled): what
   // an interpreter names when it tells the core what the client did (ProviderCore::abandoned).
   std::uint64_t journal_seq = 0;
+  // A body too large to build at once (a long journal): when set, `body` is ignored and
+  // the server sends the response chunked, pulling chunks until nullopt. Called on a
+  // server thread, after the decision is returned, with no lock held by the server.
+  std::function<std::optional<std::string>()> body_chunks;
 };
 
 }  // namespace retryproof::provider

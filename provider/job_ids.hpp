@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <unordered_set>
 
 #include "common/splitmix64.hpp"
@@ -14,8 +15,9 @@ class JobIdGenerator {
  public:
   explicit JobIdGenerator(std::uint64_t seed) : random_(seed) {}
 
-  // "job_" and 8 lower-case hex digits, never the same twice from one generator.
-  std::string next();
+  // The prefix and 8 lower-case hex digits ("job_1a2b3c4d"), never the same twice from one
+  // generator.
+  std::string next(std::string_view prefix = "job_");
 
  private:
   SplitMix64 random_;

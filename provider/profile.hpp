@@ -12,8 +12,9 @@ enum class Profile { baseline, stripe, ietf };
 
 enum class KeyLength { bytes, characters };
 enum class ErrorFormat {
-  plain_json,    // {"error": "<code>", "detail": "..."}
-  problem_json,  // RFC 9457: application/problem+json with the same code
+  plain_json,     // {"error": "<code>", "detail": "..."}
+  problem_json,   // RFC 9457: application/problem+json with the same code
+  stripe_object,  // {"error": {"type": ..., "code": "<code>", "message": "..."}}, as Stripe
 };
 
 struct ProfileRules {

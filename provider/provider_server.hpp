@@ -1,30 +1,20 @@
-// The provider on a real socket: cpp-httplib in front of ProviderCore. This layer only
-// translates; every decision is the core's.
+// The provider on a real socket: an HTTP server in front of ProviderCore. This layer
+// only translates (and guards the control plane); every decision is the core's.
 #pragma once
 
-#include <httplib.h>
-
 #include <chrono>
-#include <condition_variable>
-#include <cstddef>
-#include <mutex>
+#include <memory>
 #include <string>
-#include <thread>
 
 #include "provider/provider_core.hpp"
+#include "provider/server_options.hpp"
 
 namespace retryproof::provider {
 
-struct ServerOptions {
-  std::string host = "127.0.0.1";
-  int port = 4040;           // 0 picks a free port
-  std::size_t workers = 64;  // a delayed request holds one worker while it waits
-};
-
 class ProviderServer {
  public:
-  // Binds and starts serving on a background thread. Throws std::runtime_error when the
-  // address cannot be bound.
+  // Binds and starts serving on background I/O threads. Throws std::runtime_error
+  // ("cannot listen on HOST:PORT ...") when the address cannot be bound.
   ProviderServer(ProviderConfig config, const ServerOptions& options);
   ~ProviderServer();
 
@@ -35,28 +25,21 @@ class ProviderServer {
   int port() const { return port_; }
   std::string base_url() const;
 
-  // Stops accepting, finishes requests in progress and joins the listener. Idempotent.
+  // Stops accepting, ends every wait, closes every connection and joins the I/O
+  // threads, within a second whatever clients are connected. Idempotent.
   void stop();
 
   // Time since the provider started: the journal's atMs, unless /_test/clock moved it.
   Millis now() const;
 
  private:
-  void serve(const httplib::Request& request, httplib::Response& response);
-  void deliver(const Decision& decision, const httplib::Request& request,
-               httplib::Response& response);
-  // Waits `duration`, or less if the server is stopping.
-  void hold(Millis duration);
+  struct Impl;  // the HTTP server and its handler: Asio stays out of this header
 
   ProviderCore core_;
-  httplib::Server server_;
   std::string host_;
-  int port_ = -1;
   std::chrono::steady_clock::time_point started_;
-  std::thread listener_;
-  std::mutex stopping_mutex_;
-  std::condition_variable stopping_changed_;
-  bool stopping_ = false;
+  std::unique_ptr<Impl> impl_;  // destroyed before the core it calls
+  int port_ = -1;
 };
 
 }  // namespace retryproof::provider

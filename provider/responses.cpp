@@ -45,22 +45,53 @@ Decision json_response(int status, const nlohmann::json& body) {
   return decision;
 }
 
-Decision error_response(int status, std::string_view code, std::string_view detail,
-                        ErrorFormat format) {
-  if (format == ErrorFormat::problem_json) {
-    const std::string_view title = title_of(code);
-    Decision problem =
-        json_response(status, {{"type", "urn:retryproof:problem:" + std::string(code)},
-                               {"title", title},
-                               {"status", status},
-                               {"detail", detail.empty() ? title : detail},
-                               {"error", code}});
-    problem.content_type = "application/problem+json";
-    return problem;
-  }
+namespace {
+
+Decision plain_error(int status, std::string_view code, std::string_view detail) {
   nlohmann::json body = {{"error", code}};
   if (!detail.empty()) body["detail"] = detail;
   return json_response(status, body);
+}
+
+Decision problem_error(int status, std::string_view code, std::string_view detail) {
+  const std::string_view title = title_of(code);
+  Decision problem = json_response(status, {{"type", "urn:retryproof:problem:" + std::string(code)},
+                                            {"title", title},
+                                            {"status", status},
+                                            {"detail", detail.empty() ? title : detail},
+                                            {"error", code}});
+  problem.content_type = "application/problem+json";
+  return problem;
+}
+
+// Stripe's error types (https://docs.stripe.com/api/errors): what its SDKs raise from.
+std::string_view stripe_type_of(int status, std::string_view code) {
+  if (code.starts_with("idempotency_key_")) return "idempotency_error";
+  return status >= 500 ? "api_error" : "invalid_request_error";
+}
+
+Decision stripe_error(int status, std::string_view code, std::string_view detail) {
+  return json_response(status, {{"error",
+                                 {{"type", stripe_type_of(status, code)},
+                                  {"code", code},
+                                  {"message", detail.empty() ? title_of(code) : detail}}}});
+}
+
+constexpr std::array<std::pair<ErrorFormat, Decision (*)(int, std::string_view, std::string_view)>, 3>
+    kErrorWriters{{
+        {ErrorFormat::plain_json, plain_error},
+        {ErrorFormat::problem_json, problem_error},
+        {ErrorFormat::stripe_object, stripe_error},
+    }};
+
+}  // namespace
+
+Decision error_response(int status, std::string_view code, std::string_view detail,
+                        ErrorFormat format) {
+  for (const auto& [known, write] : kErrorWriters) {
+    if (known == format) return write(status, code, detail);
+  }
+  return plain_error(status, code, detail);
 }
 
 Decision method_not_allowed(std::string_view allowed, ErrorFormat format) {

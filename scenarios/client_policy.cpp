@@ -109,14 +109,14 @@ ClientPolicy parse_client_policy(std::string_view text) {
   return policy;
 }
 
-ClientPolicy client_policy_from(const Node& node) {
+ClientPolicy client_policy_from(const JsonNode& node) {
   node.object({"attempts", "minBackoff", "timeout", "onAmbiguous", "followsSettings"});
   ClientPolicy policy;
   if (node.has("attempts")) policy.attempts = node.field("attempts").integer(1, 1000);
   if (node.has("minBackoff")) policy.min_backoff = node.field("minBackoff").duration();
   if (node.has("timeout")) policy.timeout = node.field("timeout").duration();
   if (node.has("onAmbiguous")) {
-    const Node field = node.field("onAmbiguous");
+    const JsonNode field = node.field("onAmbiguous");
     try {
       policy.on_ambiguous = parse_on_ambiguous(field.string());
     } catch (const std::invalid_argument& error) {
@@ -124,7 +124,7 @@ ClientPolicy client_policy_from(const Node& node) {
     }
   }
   if (node.has("followsSettings")) {
-    const Node field = node.field("followsSettings");
+    const JsonNode field = node.field("followsSettings");
     if (!field.value.is_boolean()) field.fail("expected true or false");
     policy.follows_settings = field.value.get<bool>();
   }

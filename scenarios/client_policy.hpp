@@ -13,7 +13,7 @@
 #include <string_view>
 
 #include "common/millis.hpp"
-#include "scenarios/json_node.hpp"
+#include "common/json_node.hpp"
 
 namespace retryproof::scenarios {
 
@@ -49,8 +49,8 @@ struct ClientPolicy {
 ClientPolicy parse_client_policy(std::string_view text);
 
 // A scenario's "clientPolicy" block: {"attempts", "minBackoff", "timeout", "onAmbiguous",
-// "followsSettings"}. Throws ScenarioError with the JSON path.
-ClientPolicy client_policy_from(const Node& node);
+// "followsSettings"}. Throws FormatError with the JSON path.
+ClientPolicy client_policy_from(const JsonNode& node);
 
 // The numbers a run is judged by, each with the place it came from, for messages.
 struct JudgedPolicy {

@@ -47,7 +47,7 @@ ProcessWorld::ProcessWorld(const Scenario& scenario, const ClientChoice& client,
       client_(client),
       options_(options),
       server_(provider_config(scenario, options.seed),
-              {.host = "127.0.0.1", .port = 0, .workers = 16}),
+              {.host = "127.0.0.1", .port = 0, .workers = 2}),
       state_("retryproof-run") {}
 
 InvocationResult ProcessWorld::invoke(const InvocationPlan& plan) {

@@ -8,7 +8,7 @@
 
 #include "common/duration.hpp"
 #include "common/json_text.hpp"
-#include "scenarios/json_node.hpp"
+#include "common/json_node.hpp"
 #include "scenarios/verdicts.hpp"
 
 namespace retryproof::scenarios {

@@ -15,10 +15,14 @@
 #include "provider/fault_plan.hpp"
 #include "provider/profile.hpp"
 #include "scenarios/client_policy.hpp"
-#include "scenarios/json_node.hpp"
+#include "common/json_node.hpp"
 #include "scenarios/outcome_line.hpp"
 
 namespace retryproof::scenarios {
+
+// A scenario file that breaks the format: where and what.
+using ScenarioError = FormatError;
+using Node = JsonNode;
 
 struct ScenarioOperation {
   std::string id;          // business identity: the operation id clients derive keys from

@@ -3,12 +3,12 @@
 # the same run (machines here are small and noisy: absolute figures drift, ratios less).
 #   1. Simulation: three-attempt client runs per second on one core, against bare
 #      provider-core creates.
-#   2. Load: wrk against the provider (POST replays, lookups), against a bare
-#      cpp-httplib server answering a constant, on loopback.
+#   2. Load: wrk against the provider (POST replays, lookups), against a bare Boost.Beast
+#      server answering a constant (the provider's own library, same thread count) and a
+#      bare cpp-httplib one (the library it used before), on loopback.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-"$root/scripts/setup.sh"
-command -v wrk >/dev/null || { sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo; $sudo apt-get install -y wrk; }
+"$root/scripts/setup.sh" wrk
 "$root/scripts/build.sh" release >/dev/null
 bin="$root/build/release"
 duration="${BENCH_DURATION:-5s}"
@@ -30,18 +30,27 @@ start() {  # start a server in the background and set $url from its first line
 }
 start "$bin/scenarios/retryproof" provider --port 0
 provider_url="$url"
+start "$bin/bench/bare_beast_server" 0
+beast_url="$url"
 start "$bin/bench/bare_http_server" 0
-bare_url="$url"
+httplib_url="$url"
 
 requests_per_second() {  # wrk [args] URL -> requests/s
   wrk -t2 -c32 -d"$duration" "$@" | awk '/Requests\/sec/ {print $2}'
 }
 echo "== load on loopback (wrk -t2 -c32 -d$duration)"
-bare_post=$(requests_per_second -s "$root/bench/post_replay.lua" "$bare_url/jobs")
-provider_post=$(requests_per_second -s "$root/bench/post_replay.lua" "$provider_url/jobs")
-bare_get=$(requests_per_second "$bare_url/jobs/by-idempotency-key/bench:order-42")
-provider_get=$(requests_per_second "$provider_url/jobs/by-idempotency-key/bench:order-42")
-awk -v bp="$bare_post" -v pp="$provider_post" -v bg="$bare_get" -v pg="$provider_get" 'BEGIN {
-  printf "POST /jobs (replay)      provider %9.0f req/s   bare %9.0f req/s   ratio %.2f\n", pp, bp, pp / bp
-  printf "GET lookup by key        provider %9.0f req/s   bare %9.0f req/s   ratio %.2f\n", pg, bg, pg / bg
-}'
+post() { requests_per_second -s "$root/bench/post_replay.lua" "$1/jobs"; }
+lookup() { requests_per_second "$1/jobs/by-idempotency-key/bench:order-42"; }
+provider_post=$(post "$provider_url")
+beast_post=$(post "$beast_url")
+httplib_post=$(post "$httplib_url")
+provider_get=$(lookup "$provider_url")
+beast_get=$(lookup "$beast_url")
+httplib_get=$(lookup "$httplib_url")
+report() {  # name provider beast httplib
+  awk -v n="$1" -v p="$2" -v b="$3" -v h="$4" 'BEGIN {
+    printf "%-22s provider %8.0f req/s   bare Beast %8.0f (ratio %.2f)   bare cpp-httplib %8.0f (ratio %.2f)\n", n, p, b, p / b, h, p / h
+  }'
+}
+report "POST /jobs (replay)" "$provider_post" "$beast_post" "$httplib_post"
+report "GET lookup by key" "$provider_get" "$beast_get" "$httplib_get"

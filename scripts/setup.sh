@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Installs the Debian packages retryproof builds and tests with. Idempotent: it does
-# nothing when every package is present, and runs `apt-get update` once otherwise.
+# Installs the Debian packages retryproof builds and tests with, and any named as
+# arguments (scripts/bench.sh and scripts/soak.sh add wrk). Idempotent: it does nothing
+# when every package is present, and runs `apt-get update` once otherwise.
 set -euo pipefail
 
 packages=(
   cmake ninja-build g++ pkg-config
-  libcpp-httplib-dev   # HTTP server and client (0.11)
+  libcpp-httplib-dev   # HTTP client (0.11): the reference client, the tests, the demo
+  libboost-dev         # Boost.Beast and Asio (1.74, header-only): the provider's HTTP server
   nlohmann-json3-dev   # JSON
   libssl-dev           # SHA-256 through OpenSSL's EVP interface
   libcli11-dev         # command line
@@ -15,6 +17,7 @@ packages=(
   curl                 # examples and the README walkthrough
   python3              # the Python embedding helper's tests, and the Python examples
   nodejs               # the Node embedding helper's tests (node:test), and the Node examples
+  "$@"
 )
 
 missing=()

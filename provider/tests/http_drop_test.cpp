@@ -14,11 +14,13 @@ using testing::raw_exchange;
 using testing::raw_post_jobs;
 
 void script(ProviderServer& server, const std::string& faults_json) {
-  const auto answer =
-      raw_exchange(server.port(),
-                   "POST /_test/faults HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
-                   "Content-Type: application/json\r\nContent-Length: " +
-                       std::to_string(faults_json.size()) + "\r\n\r\n" + faults_json);
+  const auto answer = raw_exchange(
+      server.port(),
+      // The provider's own Host: under another name the control plane refuses.
+      "POST /_test/faults HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(server.port()) +
+          "\r\nConnection: close\r\n"
+          "Content-Type: application/json\r\nContent-Length: " +
+          std::to_string(faults_json.size()) + "\r\n\r\n" + faults_json);
   ASSERT_TRUE(answer.received.starts_with("HTTP/1.1 200")) << answer.received;
 }
 

@@ -16,23 +16,24 @@
 #include "common/millis.hpp"
 #include "common/suggest.hpp"
 
-namespace retryproof::scenarios {
+namespace retryproof {
 
-// A scenario file (or a part of one) that breaks the format: where and what.
-struct ScenarioError : std::runtime_error {
+// A document (a scenario, an API shape, or a part of one) that breaks its format: where
+// and what.
+struct FormatError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
 // A JSON value and where it stands in the file ("$.client.timeout"), for errors that say
 // exactly where to look.
-struct Node {
+struct JsonNode {
   const nlohmann::json& value;
   std::string path;
 
-  [[noreturn]] void fail(const std::string& what) const { throw ScenarioError(path + ": " + what); }
+  [[noreturn]] void fail(const std::string& what) const { throw FormatError(path + ": " + what); }
 
-  Node field(const std::string& name) const { return {value.at(name), path + "." + name}; }
-  Node item(std::size_t i) const { return {value.at(i), path + "[" + std::to_string(i) + "]"}; }
+  JsonNode field(const std::string& name) const { return {value.at(name), path + "." + name}; }
+  JsonNode item(std::size_t i) const { return {value.at(i), path + "[" + std::to_string(i) + "]"}; }
   bool has(const std::string& name) const { return value.contains(name); }
 
   const nlohmann::json& object(std::initializer_list<std::string_view> known) const {
@@ -84,4 +85,4 @@ struct Node {
   }
 };
 
-}  // namespace retryproof::scenarios
+}  // namespace retryproof

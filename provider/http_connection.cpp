@@ -1,0 +1,470 @@
+#include "provider/http_connection.hpp"
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core/string.hpp>
+#include <boost/beast/http/read.hpp>
+
+#include "common/duration.hpp"
+#include "provider/request_head.hpp"
+#include "provider/request_target.hpp"
+#include "provider/response_bytes.hpp"
+
+namespace retryproof::provider {
+namespace {
+
+namespace net = boost::asio;
+namespace http = boost::beast::http;
+using boost::system::error_code;
+
+// After the last response, how long a client that keeps sending is read (and its bytes
+// discarded) before the close: closing with unread bytes sends RST, which can destroy
+// the response before the client reads it.
+constexpr Millis kLingerTimeout{1000};
+constexpr std::size_t kLingerBytes = 1024 * 1024;
+// A connection on a reserved seat must start its request sooner: idle, it would keep
+// the seat from the control plane it is reserved for.
+constexpr Millis kReservedIdleTimeout{1000};
+constexpr std::size_t kReadChunk = 4096;
+// Room for pipelined bytes beyond the largest head the limits allow.
+constexpr std::size_t kBufferSlack = 16 * 1024;
+
+HttpRequest to_http_request(http::request<http::string_body>&& message) {
+  RequestTarget target = split_target({message.target().data(), message.target().size()});
+  HttpRequest request{
+      std::string(message.method_string()), std::move(target.path), {}, std::move(message.body())};
+  request.query = std::move(target.query);
+  for (const auto& field : message)
+    request.headers.emplace(std::string(field.name_string()), std::string(field.value()));
+  return request;
+}
+
+// What a parse error means to the client that sent the request.
+std::string describe_parse_error(const error_code& error) {
+  if (error == http::error::bad_content_length) {
+    return "Content-Length must be one non-negative decimal number (or a list of equal ones), "
+           "and cannot come with Transfer-Encoding: chunked";
+  }
+  if (error == http::error::bad_transfer_encoding) {
+    return "Transfer-Encoding appears twice, or together with Content-Length";
+  }
+  if (error == http::error::bad_chunk || error == http::error::bad_chunk_extension) {
+    return "the chunked body is malformed";
+  }
+  return "the request is not valid HTTP/1.1: " + error.message();
+}
+
+bool is_expect_continue(const http::request<http::string_body>& message) {
+  return message.version() == 11 &&
+         boost::beast::iequals(message[http::field::expect], "100-continue");
+}
+
+}  // namespace
+
+std::uint64_t ConnectionRegistry::add(std::weak_ptr<HttpConnection> connection) {
+  std::lock_guard lock(mutex_);
+  connections_.emplace(++next_id_, std::move(connection));
+  return next_id_;
+}
+
+void ConnectionRegistry::remove(std::uint64_t id) {
+  std::lock_guard lock(mutex_);
+  connections_.erase(id);
+}
+
+std::vector<std::shared_ptr<HttpConnection>> ConnectionRegistry::live() const {
+  std::lock_guard lock(mutex_);
+  std::vector<std::shared_ptr<HttpConnection>> live;
+  for (const auto& [id, connection] : connections_) {
+    if (auto alive = connection.lock()) live.push_back(std::move(alive));
+  }
+  return live;
+}
+
+HttpConnection::HttpConnection(net::ip::tcp::socket socket, ConnectionContext& context,
+                               ConnectionBudget::Slot slot)
+    : socket_(std::move(socket)),
+      context_(context),
+      slot_(std::move(slot)),
+      deadline_(socket_.get_executor()),
+      hold_(socket_.get_executor()),
+      buffer_(context.settings.options.max_header_bytes + kBufferSlack) {}
+
+HttpConnection::~HttpConnection() {
+  if (registry_id_ != 0) context_.registry.remove(registry_id_);
+}
+
+void HttpConnection::start() {
+  registry_id_ = context_.registry.add(weak_from_this());
+  net::dispatch(socket_.get_executor(), [self = shared_from_this()] {
+    error_code ignored;
+    self->socket_.set_option(net::ip::tcp::no_delay(true), ignored);  // small answers, at once
+    if (self->slot_.admission() != Admission::refused) {
+      self->await_request();
+      return;
+    }
+    // Over capacity: say so before the client sends a byte, rather than queue it.
+    Decision refusal = self->context_.handler.server_error(
+        503, "capacity_exhausted",
+        "the provider holds its maximum of " +
+            std::to_string(self->context_.settings.options.max_connections) +
+            " connections (--max-connections); close idle connections or retry later");
+    refusal.headers.emplace("Retry-After", "1");
+    self->decision_ = std::move(refusal);
+    self->respond(true);
+  });
+}
+
+void HttpConnection::stop() {
+  net::post(socket_.get_executor(), [self = shared_from_this()] { self->on_stop(); });
+}
+
+void HttpConnection::close_now() {
+  error_code ignored;
+  socket_.close(ignored);
+  phase_ = Phase::closed;
+}
+
+void HttpConnection::on_stop() {
+  stopping_ = true;
+  switch (phase_) {
+    case Phase::holding:
+      hold_.cancel();  // the wait ends; the request is completed and answered
+      break;
+    case Phase::handling:
+    case Phase::writing:
+      break;  // the answer goes out, then the connection closes
+    default:
+      close_socket();
+      break;
+  }
+}
+
+bool HttpConnection::closes_after_response() const {
+  return !keep_alive_ || stopping_ || context_.stopping ||
+         slot_.admission() != Admission::any_request;
+}
+
+void HttpConnection::await_request() {
+  if (stopping_ || context_.stopping) {
+    close_socket();
+    return;
+  }
+  phase_ = Phase::idle;
+  parser_.reset();
+  if (buffer_.size() == 0) buffer_.shrink_to_fit();  // an idle connection holds little
+  const Millis idle = context_.settings.options.idle_timeout;
+  arm_deadline(slot_.admission() == Admission::control_only ? std::min(idle, kReservedIdleTimeout)
+                                                            : idle);
+  scan_buffered();
+}
+
+void HttpConnection::scan_buffered() {
+  const ServerOptions& options = context_.settings.options;
+  const auto data = buffer_.data();
+  const HeadScan scan = scan_request_head(
+      {static_cast<const char*>(data.data()), data.size()},
+      {options.max_request_line_bytes, options.max_header_fields, options.max_header_bytes});
+  if (scan.empty_lines > 0 && scan.status != HeadStatus::request_line_too_long) {
+    buffer_.consume(scan.empty_lines);
+  }
+  if (phase_ == Phase::idle && buffer_.size() > 0) {
+    phase_ = Phase::head;  // the request has begun: now its head has a deadline
+    arm_deadline(options.header_timeout);
+  }
+  const std::string limit = std::to_string(options.max_header_bytes);
+  switch (scan.status) {
+    case HeadStatus::incomplete:
+      if (buffer_.size() > 0) acknowledge_now();
+      return read_some();
+    case HeadStatus::complete:
+      return on_head(scan.size);
+    case HeadStatus::request_line_too_long:
+      return refuse(
+          414, "uri_too_long",
+          "the request line is over " + std::to_string(options.max_request_line_bytes) + " bytes");
+    case HeadStatus::too_many_fields:
+      return refuse(431, "request_header_fields_too_large",
+                    "the request has more than " + std::to_string(options.max_header_fields) +
+                        " header fields");
+    case HeadStatus::too_large:
+      return refuse(431, "request_header_fields_too_large",
+                    "the request head is over " + limit + " bytes");
+    case HeadStatus::not_http:
+      return refuse(400, "bad_request",
+                    "this is not an HTTP/1.1 request (TLS? the provider speaks plain HTTP)");
+    case HeadStatus::obsolete_folding:
+      return refuse(400, "bad_request",
+                    "a header line starts with a space or tab (obsolete line folding); write "
+                    "each header on one line");
+  }
+}
+
+void HttpConnection::acknowledge_now() {
+  // A client that writes a request in two parts (head, then body) with Nagle's algorithm
+  // on sends the second only once the first is acknowledged, and on a kept-alive
+  // connection Linux delays that acknowledgement by 40 ms: every such request would take
+  // 40 ms. TCP_QUICKACK sends the pending acknowledgement at once.
+  const int yes = 1;
+  ::setsockopt(socket_.native_handle(), IPPROTO_TCP, TCP_QUICKACK, &yes, sizeof(yes));
+}
+
+void HttpConnection::read_some() {
+  const std::size_t room = std::min(kReadChunk, buffer_.max_size() - buffer_.size());
+  if (room == 0) {  // cannot happen while the head limit is below the buffer's size
+    return refuse(431, "request_header_fields_too_large", "the request head is too large");
+  }
+  socket_.async_read_some(buffer_.prepare(room),
+                          [self = shared_from_this()](error_code error, std::size_t bytes) {
+                            if (self->deadline_passed_) return self->on_deadline();
+                            // The client left, or the server is stopping.
+                            if (error) return self->close_socket();
+                            self->buffer_.commit(bytes);
+                            self->scan_buffered();
+                          });
+}
+
+void HttpConnection::on_head(std::size_t head_size) {
+  parser_.emplace();
+  // The head was checked already; the parser's own limits must not be the tighter ones.
+  parser_->header_limit(static_cast<std::uint32_t>(head_size + 1));
+  parser_->body_limit(context_.settings.max_body_bytes);
+  error_code error;
+  const std::size_t used = parser_->put(net::const_buffer(buffer_.data().data(), head_size), error);
+  if (error == http::error::body_limit) {
+    return refuse(413, "payload_too_large", "");
+  }
+  if (error || used != head_size || !parser_->is_header_done()) {
+    return refuse(400, "bad_request", describe_parse_error(error));
+  }
+  buffer_.consume(used);
+  const auto& message = parser_->get();
+  // A Transfer-Encoding that does not end in chunked leaves the body's end unknown: one
+  // reading would take the rest as the next request (request smuggling).
+  if (message.count(http::field::transfer_encoding) > 0 && !parser_->chunked()) {
+    return refuse(400, "bad_request", "Transfer-Encoding must end in chunked");
+  }
+  keep_alive_ = message.keep_alive();
+  head_request_ = message.method() == http::verb::head;
+  http10_ = message.version() < 11;
+  if (parser_->is_done()) return dispatch();
+
+  phase_ = Phase::body;
+  arm_deadline(context_.settings.options.body_timeout);
+  acknowledge_now();
+  if (is_expect_continue(message)) {
+    out_ = std::string(kContinue);
+    net::async_write(socket_, net::buffer(out_),
+                     [self = shared_from_this()](error_code e, std::size_t) {
+                       if (self->deadline_passed_) return self->on_deadline();
+                       if (e) return self->close_socket();
+                       self->read_body();
+                     });
+    return;
+  }
+  read_body();
+}
+
+void HttpConnection::read_body() {
+  http::async_read(
+      socket_, buffer_, *parser_, [self = shared_from_this()](error_code error, std::size_t) {
+        if (self->deadline_passed_) return self->on_deadline();
+        if (error == http::error::body_limit) {
+          return self->refuse(413, "payload_too_large", "");
+        }
+        if (error == http::error::bad_chunk || error == http::error::bad_chunk_extension) {
+          return self->refuse(400, "bad_request", describe_parse_error(error));
+        }
+        if (error) return self->close_socket();
+        self->dispatch();
+      });
+}
+
+Decision HttpConnection::ask(const std::function<Decision()>& question) {
+  try {
+    return question();
+  } catch (const std::exception& error) {
+    return context_.handler.server_error(500, "internal_error", error.what());
+  }
+}
+
+void HttpConnection::dispatch() {
+  disarm_deadline();
+  phase_ = Phase::handling;
+  const HttpRequest request = to_http_request(parser_->release());
+  if (slot_.admission() == Admission::control_only &&
+      !request.path.starts_with(context_.settings.control_prefix)) {
+    return refuse(503, "capacity_exhausted",
+                  "the provider is at --max-connections (" +
+                      std::to_string(context_.settings.options.max_connections) +
+                      "); this connection is reserved for the control plane (/_test/)");
+  }
+  decision_ = ask([&] { return context_.handler.handle(request); });
+  if (decision_.delay <= Millis(0)) return deliver();
+
+  phase_ = Phase::holding;
+  if (stopping_) return on_hold_end();  // stopping ends every wait, this one at once
+  hold_.expires_after(decision_.delay);
+  hold_.async_wait([self = shared_from_this()](error_code) { self->on_hold_end(); });
+}
+
+void HttpConnection::on_hold_end() {
+  if (decision_.pending_commit) {
+    const std::uint64_t hold = *decision_.pending_commit;
+    decision_ = ask([&] { return context_.handler.complete(hold); });
+  }
+  deliver();
+}
+
+void HttpConnection::deliver() {
+  error_code ignored;
+  switch (decision_.delivery) {
+    case Delivery::respond:
+      return respond(closes_after_response());
+    case Delivery::drop:  // FIN, not one byte
+      phase_ = Phase::closing;
+      return close_gracefully();
+    case Delivery::reset:  // RST, not one byte: a zero linger makes close() abort
+      socket_.set_option(net::socket_base::linger(true, 0), ignored);
+      return close_socket();
+    case Delivery::truncate: {  // a head that promises the whole body, half of it, FIN
+      std::string bytes =
+          response_head(decision_, BodyFraming::content_length, AfterResponse::closes);
+      bytes.append(decision_.body, 0, decision_.body.size() / 2);
+      return write(std::move(bytes), [this] { close_gracefully(); });
+    }
+  }
+}
+
+void HttpConnection::respond(bool closes) {
+  const auto after = [this](bool closing) {
+    if (closing) return AfterResponse::closes;
+    return http10_ ? AfterResponse::stays_open_for_http10 : AfterResponse::stays_open;
+  };
+  if (!decision_.body_chunks) {
+    std::string bytes = response_head(decision_, BodyFraming::content_length, after(closes));
+    if (!head_request_) bytes += decision_.body;
+    return write(std::move(bytes), [this, closes] { after_response(closes); });
+  }
+  // An HTTP/1.0 client knows no chunks: it reads the body until the connection closes.
+  const BodyFraming framing = http10_ ? BodyFraming::until_close : BodyFraming::chunked;
+  closes = closes || http10_;
+  std::string head = response_head(decision_, framing, after(closes));
+  if (head_request_) {  // the head a GET would get, and no body: nothing is pulled
+    return write(std::move(head), [this, closes] { after_response(closes); });
+  }
+  write(std::move(head), [this, closes] { send_next_chunk(closes); });
+}
+
+void HttpConnection::send_next_chunk(bool closes) {
+  std::optional<std::string> next;
+  try {
+    do {
+      next = decision_.body_chunks();
+    } while (next && next->empty());  // an empty chunk would end the body early
+  } catch (const std::exception&) {
+    return close_socket();  // the head is out: a cut body is all that can be said
+  }
+  if (!next) {
+    if (http10_) return after_response(true);
+    return write(std::string(kLastChunk), [this, closes] { after_response(closes); });
+  }
+  write(http10_ ? std::move(*next) : chunk(*next), [this, closes] { send_next_chunk(closes); });
+}
+
+void HttpConnection::refuse(int status, std::string_view code, std::string_view detail) {
+  // Whatever else the client sent is not read as requests: the connection closes.
+  keep_alive_ = false;
+  head_request_ = false;
+  buffer_.clear();
+  decision_ = context_.handler.server_error(status, code, detail);
+  respond(true);
+}
+
+void HttpConnection::write(std::string bytes, std::function<void()> then) {
+  phase_ = Phase::writing;
+  arm_deadline(context_.settings.options.write_timeout);
+  out_ = std::move(bytes);
+  net::async_write(
+      socket_, net::buffer(out_),
+      [self = shared_from_this(), then = std::move(then)](error_code error, std::size_t) {
+        if (error || self->deadline_passed_) return self->close_socket();
+        then();
+      });
+}
+
+void HttpConnection::after_response(bool closes) {
+  decision_ = {};
+  if (closes) return close_gracefully();
+  await_request();
+}
+
+void HttpConnection::close_gracefully() {
+  if (stopping_) return close_socket();
+  phase_ = Phase::closing;
+  error_code ignored;
+  socket_.shutdown(net::ip::tcp::socket::shutdown_send, ignored);  // FIN
+  arm_deadline(kLingerTimeout);
+  drained_ = 0;
+  drain();
+}
+
+void HttpConnection::drain() {
+  socket_.async_read_some(net::buffer(discard_),
+                          [self = shared_from_this()](error_code error, std::size_t bytes) {
+                            self->drained_ += bytes;
+                            if (error || self->deadline_passed_ || self->drained_ > kLingerBytes) {
+                              return self->close_socket();
+                            }
+                            self->drain();
+                          });
+}
+
+void HttpConnection::close_socket() {
+  disarm_deadline();
+  hold_.cancel();
+  error_code ignored;
+  socket_.close(ignored);
+  phase_ = Phase::closed;
+}
+
+void HttpConnection::arm_deadline(Millis timeout) {
+  deadline_passed_ = false;
+  deadline_.expires_after(timeout);
+  deadline_.async_wait(
+      [self = shared_from_this(), generation = ++deadline_generation_](error_code error) {
+        if (error || generation != self->deadline_generation_) return;  // re-armed meanwhile
+        self->deadline_passed_ = true;
+        error_code ignored;
+        self->socket_.cancel(ignored);  // the pending operation ends, and sees the flag
+      });
+}
+
+void HttpConnection::disarm_deadline() {
+  ++deadline_generation_;
+  deadline_passed_ = false;
+  deadline_.cancel();
+}
+
+void HttpConnection::on_deadline() {
+  const ServerOptions& options = context_.settings.options;
+  switch (phase_) {
+    case Phase::head:
+      return refuse(408, "request_timeout",
+                    "the request head did not arrive within " +
+                        format_duration(options.header_timeout) + " (--header-timeout)");
+    case Phase::body:
+      return refuse(408, "request_timeout",
+                    "the request body did not arrive within " +
+                        format_duration(options.body_timeout) + " (--body-timeout)");
+    default:  // idle for too long, or a close that lingered long enough
+      return close_socket();
+  }
+}
+
+}  // namespace retryproof::provider

@@ -1,0 +1,119 @@
+// One client connection of HttpServer: reads requests one after another (so pipelined
+// requests are answered in order), under the server's limits and deadlines, hands each
+// to the RequestHandler and delivers its Decision: a response, a chunked stream, or a
+// fault (drop, reset, truncation) carried out on the socket it owns. Every member runs
+// on the connection's strand. Internal to the server: this header brings in Asio.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/string_body.hpp>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "provider/connection_budget.hpp"
+#include "provider/http_server.hpp"
+
+namespace retryproof::provider {
+
+class HttpConnection;
+
+// The connections alive, so that stop() can reach each one. Thread-safe.
+class ConnectionRegistry {
+ public:
+  std::uint64_t add(std::weak_ptr<HttpConnection> connection);
+  void remove(std::uint64_t id);
+  std::vector<std::shared_ptr<HttpConnection>> live() const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::uint64_t next_id_ = 0;
+  std::unordered_map<std::uint64_t, std::weak_ptr<HttpConnection>> connections_;
+};
+
+// What the connections of one server share; it outlives them all.
+struct ConnectionContext {
+  RequestHandler& handler;
+  const HttpServerSettings& settings;
+  ConnectionRegistry& registry;
+  const std::atomic<bool>& stopping;
+};
+
+class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
+ public:
+  HttpConnection(boost::asio::ip::tcp::socket socket, ConnectionContext& context,
+                 ConnectionBudget::Slot slot);
+  ~HttpConnection();
+  HttpConnection(const HttpConnection&) = delete;
+  HttpConnection& operator=(const HttpConnection&) = delete;
+
+  // Serves requests; or, if the slot says refused, answers 503 at once and closes.
+  void start();
+  // From any thread: end as soon as possible. A held request ends its wait and is
+  // answered; a response being written is finished; anything else is closed.
+  void stop();
+  // Only once no I/O thread runs: closes the socket at once.
+  void close_now();
+
+ private:
+  enum class Phase { idle, head, body, handling, holding, writing, closing, closed };
+
+  void await_request();
+  void scan_buffered();
+  void read_some();
+  void acknowledge_now();
+  void on_head(std::size_t head_size);
+  void read_body();
+  void dispatch();
+  void on_hold_end();
+  void deliver();
+  void respond(bool closes);
+  void send_next_chunk(bool closes);
+  void refuse(int status, std::string_view code, std::string_view detail);
+  void write(std::string bytes, std::function<void()> then);
+  void after_response(bool closes);
+  void close_gracefully();
+  void drain();
+  void close_socket();
+  void on_stop();
+
+  void arm_deadline(Millis timeout);
+  void disarm_deadline();
+  void on_deadline();
+  bool closes_after_response() const;
+  // The handler's answer, or a 500 if it throws: a bug there must not end the thread.
+  Decision ask(const std::function<Decision()>& question);
+
+  boost::asio::ip::tcp::socket socket_;
+  ConnectionContext& context_;
+  ConnectionBudget::Slot slot_;
+  std::uint64_t registry_id_ = 0;
+  boost::asio::steady_timer deadline_;
+  boost::asio::steady_timer hold_;
+  boost::beast::flat_buffer buffer_;
+  std::optional<boost::beast::http::request_parser<boost::beast::http::string_body>> parser_;
+  Phase phase_ = Phase::idle;
+  std::uint64_t deadline_generation_ = 0;
+  bool deadline_passed_ = false;
+  bool stopping_ = false;
+  // About the request being served.
+  bool keep_alive_ = false;
+  bool head_request_ = false;
+  bool http10_ = false;
+  Decision decision_;
+  std::string out_;  // the bytes being written
+  std::array<char, 4096> discard_{};
+  std::size_t drained_ = 0;
+};
+
+}  // namespace retryproof::provider

@@ -1,0 +1,169 @@
+#include "provider/http_server.hpp"
+
+#include <atomic>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "provider/connection_budget.hpp"
+#include "provider/http_connection.hpp"
+
+namespace retryproof::provider {
+namespace {
+
+namespace net = boost::asio;
+using boost::system::error_code;
+using net::ip::tcp;
+
+// When accept fails for want of descriptors or memory, wait this long before the next
+// try: the pending connections wait in the listen backlog, and other connections
+// closing meanwhile give descriptors back.
+constexpr Millis kAcceptBackoff{100};
+// How long stop() lets connections finish their last answer before closing them.
+constexpr Millis kStopGrace{500};
+
+bool is_resource_shortage(const error_code& error) {
+  return error == net::error::no_descriptors ||  // EMFILE
+         error == boost::system::errc::too_many_files_open_in_system ||
+         error == net::error::no_buffer_space || error == net::error::no_memory;
+}
+
+}  // namespace
+
+struct HttpServer::Impl {
+  Impl(RequestHandler& handler, HttpServerSettings server_settings)
+      : settings(std::move(server_settings)),
+        budget(settings.options.max_connections, settings.options.reserved_control_connections),
+        context{handler, settings, registry, stopping},
+        acceptor(net::make_strand(io)),
+        backoff(acceptor.get_executor()) {}
+
+  void bind();
+  void accept();
+  void on_accept(const error_code& error, tcp::socket socket);
+
+  // Declared in the order they may be destroyed: the io_context goes first (and with
+  // it every connection), while the budget and the registry they report to still exist.
+  HttpServerSettings settings;
+  std::atomic<bool> stopping{false};
+  ConnectionBudget budget;
+  ConnectionRegistry registry;
+  ConnectionContext context;
+  net::io_context io;
+  tcp::acceptor acceptor;
+  net::steady_timer backoff;
+  std::optional<net::executor_work_guard<net::io_context::executor_type>> work;
+  std::vector<std::thread> threads;
+  std::once_flag stopped;
+  int port = -1;
+};
+
+void HttpServer::Impl::bind() {
+  const ServerOptions& options = settings.options;
+  const std::string where = options.host + ":" + std::to_string(options.port);
+  error_code error;
+  tcp::resolver resolver(io);
+  const auto endpoints =
+      resolver.resolve(options.host, std::to_string(options.port),
+                       tcp::resolver::passive | tcp::resolver::numeric_service, error);
+  if (error) throw std::runtime_error("cannot listen on " + where + " (" + error.message() + ")");
+  for (const auto& entry : endpoints) {
+    acceptor.open(entry.endpoint().protocol(), error);
+    // SO_REUSEADDR only: with SO_REUSEPORT a second provider would bind a busy port and
+    // silently take half of the first one's connections. A busy port must be an error.
+    if (!error) acceptor.set_option(tcp::acceptor::reuse_address(true), error);
+    if (!error) acceptor.bind(entry.endpoint(), error);
+    if (!error) acceptor.listen(net::socket_base::max_listen_connections, error);
+    if (!error) {
+      port = acceptor.local_endpoint().port();
+      return;
+    }
+    error_code ignored;
+    acceptor.close(ignored);
+  }
+  throw std::runtime_error("cannot listen on " + where + " (" +
+                           (error ? error.message() : std::string("no address")) +
+                           ": address in use, or not an address of this machine)");
+}
+
+void HttpServer::Impl::accept() {
+  // Each connection gets a strand of its own: its handlers never run concurrently.
+  acceptor.async_accept(net::make_strand(io), [this](error_code error, tcp::socket socket) {
+    on_accept(error, std::move(socket));
+  });
+}
+
+void HttpServer::Impl::on_accept(const error_code& error, tcp::socket socket) {
+  if (stopping || error == net::error::operation_aborted) return;
+  if (error) {
+    if (!is_resource_shortage(error)) return accept();  // ECONNABORTED and the like
+    backoff.expires_after(kAcceptBackoff);
+    backoff.async_wait([this](error_code waited) {
+      if (!waited && !stopping) accept();
+    });
+    return;
+  }
+  std::make_shared<HttpConnection>(std::move(socket), context, budget.admit())->start();
+  accept();
+}
+
+HttpServer::HttpServer(RequestHandler& handler, HttpServerSettings settings)
+    : impl_(std::make_unique<Impl>(handler, std::move(settings))) {
+  impl_->bind();
+}
+
+void HttpServer::start() {
+  impl_->work.emplace(impl_->io.get_executor());
+  impl_->accept();
+  const std::size_t threads = std::max<std::size_t>(1, impl_->settings.options.workers);
+  for (std::size_t i = 0; i < threads; ++i) {
+    impl_->threads.emplace_back([io = &impl_->io] {
+      while (true) {
+        try {
+          io->run();
+          return;
+        } catch (const std::exception&) {
+          // A handler that throws is a bug to fix; the server serves on meanwhile.
+        }
+      }
+    });
+  }
+}
+
+HttpServer::~HttpServer() {
+  stop();
+}
+
+int HttpServer::port() const {
+  return impl_->port;
+}
+
+void HttpServer::stop() {
+  std::call_once(impl_->stopped, [impl = impl_.get()] {
+    impl->stopping = true;
+    net::post(impl->acceptor.get_executor(), [impl] {
+      error_code ignored;
+      impl->acceptor.close(ignored);
+      impl->backoff.cancel();
+    });
+    for (const auto& connection : impl->registry.live())
+      connection->stop();
+    impl->budget.wait_until_empty(std::chrono::steady_clock::now() + kStopGrace);
+    impl->work.reset();
+    impl->io.stop();
+    for (auto& thread : impl->threads)
+      thread.join();
+    // What did not finish in time is closed now; the objects go with the io_context.
+    for (const auto& connection : impl->registry.live())
+      connection->close_now();
+  });
+}
+
+}  // namespace retryproof::provider

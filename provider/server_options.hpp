@@ -1,0 +1,40 @@
+// How the provider's HTTP server listens, and the limits it holds every client to. The
+// defaults are documented in docs/provider.md; `retryproof provider` exposes the ones a
+// user may need to change as flags.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "common/millis.hpp"
+
+namespace retryproof::provider {
+
+struct ServerOptions {
+  std::string host = "127.0.0.1";
+  int port = 4040;          // 0 picks a free port
+  std::size_t workers = 2;  // I/O threads; a delayed request holds none of them
+
+  // Connections beyond max_connections get a 503 capacity_exhausted at once. A few more
+  // are reserved for the control plane: a request on one of them is served only if its
+  // path starts with /_test/, so the harness can always inspect and reset the provider.
+  std::size_t max_connections = 1024;
+  std::size_t reserved_control_connections = 8;
+
+  // Deadlines. A connection with no request in progress is closed after idle_timeout;
+  // a request's head must be complete header_timeout after its first byte, its body
+  // body_timeout after the head (else 408); a response that cannot be written for
+  // write_timeout is abandoned.
+  Millis idle_timeout{5'000};
+  Millis header_timeout{10'000};
+  Millis body_timeout{30'000};
+  Millis write_timeout{10'000};
+
+  // What a request head may hold: a longer request line is a 414, more fields or bytes a
+  // 431. The body limit is ProviderConfig::max_body_bytes (413).
+  std::size_t max_request_line_bytes = 8 * 1024;
+  std::size_t max_header_fields = 100;
+  std::size_t max_header_bytes = 16 * 1024;  // the whole head, request line included
+};
+
+}  // namespace retryproof::provider
