@@ -42,7 +42,9 @@ TEST(DeliveryPlan, EveryEventIsDeliveredTwiceEachDuplicateAsItsKindSays) {
           EXPECT_GT(second, steps.at({event + 1, 1})) << "after the next event's delivery";
           break;
       }
-      if (event > 0) EXPECT_GT(first, steps.at({event - 1, 1})) << "first deliveries in order";
+      if (event > 0) {
+        EXPECT_GT(first, steps.at({event - 1, 1})) << "first deliveries in order";
+      }
     }
   }
 }

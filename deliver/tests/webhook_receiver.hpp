@@ -11,6 +11,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -34,7 +35,7 @@ class WebhookReceiver {
       : answer_(std::move(answer)) {
     server_.Post("/webhooks", [this](const httplib::Request& request, httplib::Response& response) {
       Arrival arrival{.event_id = request.get_header_value("Retryproof-Event-Id"),
-                      .copy = std::stoi(request.get_header_value("Retryproof-Delivery", "0")),
+                      .copy = std::stoi("0" + request.get_header_value("Retryproof-Delivery")),
                       .signature = request.get_header_value("Retryproof-Signature"),
                       .body = request.body};
       {
@@ -49,7 +50,13 @@ class WebhookReceiver {
     });
     port_ = server_.bind_to_any_port("127.0.0.1");
     listener_ = std::thread([this] { server_.listen_after_bind(); });
-    server_.wait_until_ready();
+    // The socket listens already (connections queue); wait until the loop accepts them, so
+    // that stop() in the destructor cannot come before it and leave it running.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!server_.is_running()) {
+      if (std::chrono::steady_clock::now() > deadline) throw std::runtime_error("receiver did not start");
+      std::this_thread::yield();
+    }
   }
   ~WebhookReceiver() {
     server_.stop();

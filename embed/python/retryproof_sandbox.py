@@ -118,12 +118,20 @@ class Sandbox:
                          daemon=True).start()
         try:
             line = first_line.get(timeout=self._start_timeout).decode().strip()
+            ended = not line  # standard output closed: the provider is exiting
         except queue.Empty:
-            line = ""
+            line, ended = "", False
         if not line.startswith("http://"):
+            if ended:
+                try:
+                    self._process.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    pass
+            exited = self._process.poll()
+            why = (f"exited ({exited}) before printing its URL" if exited is not None else
+                   f"did not print its URL within {self._start_timeout} s")
             self.stop()
-            raise SandboxError(f"{' '.join(command)} did not print its URL within "
-                               f"{self._start_timeout} s: {self.log.strip() or 'no output'}")
+            raise SandboxError(f"{' '.join(command)} {why}: {self.log.strip() or 'no output'}")
         self.url = line
         return self
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "client_under_test/transport.hpp"
+#include "common/percent_encoding.hpp"
 #include "scenarios/reports/reports.hpp"
 
 namespace retryproof::scenarios {
@@ -12,7 +12,7 @@ namespace {
 // application/x-www-form-urlencoded: '+' is a space, then %XX escapes.
 std::string form_decode(std::string text) {
   std::replace(text.begin(), text.end(), '+', ' ');
-  return client::percent_decode(text);
+  return percent_decode(text);
 }
 
 }  // namespace

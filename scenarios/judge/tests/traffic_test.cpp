@@ -148,7 +148,8 @@ TEST(JudgeTraffic, AResendAfterADropIsFailClosedsUnlessTheServiceDeclaresSameKey
   traffic.create("k-1", kOrder1);
   traffic.create("k-1", kOrder1);  // a replay: harmless here, but not lookup-first
 
-  const Verdict& lookup_first = verdict(judged(traffic.journal()), "fail-closed");
+  const ScenarioResult result = judged(traffic.journal());
+  const Verdict& lookup_first = verdict(result, "fail-closed");
   EXPECT_EQ(lookup_first.status, VerdictStatus::fail);
   EXPECT_EQ(lookup_first.evidence, (std::vector<std::uint64_t>{1, 2}));
   EXPECT_EQ(
@@ -161,7 +162,8 @@ TEST(JudgeTraffic, AnOperationsPayloadIsTheOneItsFirstCreateCarried) {
   traffic.create("k-1", kOrder1);
   traffic.create("k-1", {{"orderId", "o-1"}, {"amount", 2}});  // changed on the retry
 
-  const Verdict& payload = verdict(judged(traffic.journal()), "payload-stability");
+  const ScenarioResult result = judged(traffic.journal());
+  const Verdict& payload = verdict(result, "payload-stability");
   EXPECT_EQ(payload.status, VerdictStatus::fail);
   EXPECT_EQ(payload.evidence, (std::vector<std::uint64_t>{2}));
   EXPECT_NE(payload.explanation.find("other than the one its first attempt carried"),
