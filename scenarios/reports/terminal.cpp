@@ -202,7 +202,7 @@ void write_terminal_report(std::ostream& out, const RunSummary& run, Colour colo
   }
   out << "replay: " << terminal_text(replay_command(run)) << '\n';
   for (const auto& result : run.results) {
-    if (result.met()) continue;
+    if (result.met() || !run.replay.empty()) continue;  // a summary's own replay is the one
     out << "replay " << terminal_text(result.name) << ": "
         << terminal_text(replay_command(run, result)) << '\n';
   }
