@@ -28,8 +28,10 @@ std::string how_sent(const Delivery& delivery, Duplicate duplicate, const std::s
 }
 
 std::string answer_text(const DeliveryResult& result) {
-  if (!result.response.ok()) return "no answer (" + client::to_string(result.response.failure) + ")";
-  return std::to_string(result.response.status) + (result.acknowledged() ? "" : " (not acknowledged)");
+  if (!result.response.ok())
+    return "no answer (" + client::to_string(result.response.failure) + ")";
+  return std::to_string(result.response.status) +
+         (result.acknowledged() ? "" : " (not acknowledged)");
 }
 
 int deliver(const DeliverCommandOptions& command) {
@@ -84,7 +86,9 @@ void add_deliver_command(CLI::App& app, int& exit_code) {
       "once, then once more sequentially, concurrently or out of order (seeded). Prints each "
       "delivery and its answer. Exit 0 when every delivery got a 2xx, 1 when one did not, 2 for "
       "bad input.");
-  command->add_option("--target", options->target, "The receiver's URL, such as http://127.0.0.1:8080/webhooks")
+  command
+      ->add_option("--target", options->target,
+                   "The receiver's URL, such as http://127.0.0.1:8080/webhooks")
       ->required();
   command
       ->add_option("--events", options->events,

@@ -23,16 +23,17 @@ Target parse_target(const std::string& url) {
 
 client::TransportRequest delivery_request(const Event& event, const Delivery& delivery,
                                           const DeliverOptions& options) {
-  client::TransportRequest request{.method = "POST",
-                                   .path = options.target.path,
-                                   .headers = {{"Content-Type", "application/json"},
-                                               {std::string(kEventIdHeader), event.id},
-                                               {std::string(kDeliveryHeader),
-                                                std::to_string(delivery.copy)}},
-                                   .body = event.body,
-                                   .timeout = options.timeout};
+  client::TransportRequest request{
+      .method = "POST",
+      .path = options.target.path,
+      .headers = {{"Content-Type", "application/json"},
+                  {std::string(kEventIdHeader), event.id},
+                  {std::string(kDeliveryHeader), std::to_string(delivery.copy)}},
+      .body = event.body,
+      .timeout = options.timeout};
   if (!options.secret.empty())
-    request.headers.emplace(std::string(kSignatureHeader), signature_header(options.secret, event.body));
+    request.headers.emplace(std::string(kSignatureHeader),
+                            signature_header(options.secret, event.body));
   return request;
 }
 
@@ -40,9 +41,8 @@ std::vector<DeliveryResult> deliver_all(const std::vector<Event>& events, const 
                                         const DeliverOptions& options) {
   const auto send = [&](const Delivery& delivery) {
     client::HttpTransport transport(options.target.base_url);
-    return DeliveryResult{delivery,
-                          transport.send(delivery_request(events.at(delivery.event), delivery,
-                                                          options))};
+    return DeliveryResult{
+        delivery, transport.send(delivery_request(events.at(delivery.event), delivery, options))};
   };
   std::vector<DeliveryResult> results;
   for (const DeliveryStep& step : plan.steps) {

@@ -17,8 +17,7 @@ const std::vector<DuplicateRow>& duplicate_catalogue() {
       {Duplicate::concurrent, "concurrent",
        "sent twice at once, both in flight together: the race an application-level "
        "check-then-set loses and a unique-constraint insert wins"},
-      {Duplicate::out_of_order, "out-of-order",
-       "sent again late, after the next event's delivery"},
+      {Duplicate::out_of_order, "out-of-order", "sent again late, after the next event's delivery"},
   };
   return rows;
 }

@@ -30,8 +30,8 @@ std::vector<Event> events_from_json(const nlohmann::json& document) {
       throw std::invalid_argument(place + ".id: expected a non-empty string, the event's id");
     const auto [first, added] = index_of_id.emplace(id->get<std::string>(), i);
     if (!added) {
-      throw std::invalid_argument(place + ".id: \"" + first->first + "\" is also the id of events[" +
-                                  std::to_string(first->second) +
+      throw std::invalid_argument(place + ".id: \"" + first->first +
+                                  "\" is also the id of events[" + std::to_string(first->second) +
                                   "]; give each event its own id (the duplicates are deliver's "
                                   "to send)");
     }

@@ -10,7 +10,7 @@
 namespace retryproof::deliver {
 
 // The headers every delivery carries.
-inline constexpr std::string_view kEventIdHeader = "Retryproof-Event-Id";  // the event's id
+inline constexpr std::string_view kEventIdHeader = "Retryproof-Event-Id";   // the event's id
 inline constexpr std::string_view kDeliveryHeader = "Retryproof-Delivery";  // 1, then 2: the copy
 inline constexpr std::string_view kSignatureHeader = "Retryproof-Signature";
 

@@ -13,9 +13,9 @@ namespace retryproof::deliver {
 namespace {
 
 using scenarios::ChildProcess;
+using std::chrono::seconds;
 using testing::Arrival;
 using testing::WebhookReceiver;
-using std::chrono::seconds;
 
 const std::string kEvents =
     R"([{"id": "evt_1", "orderId": "order-1"}, {"id": "evt_2", "orderId": "order-2"},
@@ -44,12 +44,11 @@ TEST(DeliverCommand, SendsEveryEventTwiceSignedAndSaysHowEachWasSent) {
   TempDir dir("deliver-cli");
   const auto events = dir.write("events.json", kEvents);
   WebhookReceiver receiver;
-  const Delivered run =
-      deliver({"--target", receiver.url(), "--events", events.string(), "--seed", "4", "--secret",
-               "s3cret"});
+  const Delivered run = deliver({"--target", receiver.url(), "--events", events.string(), "--seed",
+                                 "4", "--secret", "s3cret"});
   EXPECT_EQ(run.code, 0) << run.out << run.err;
-  EXPECT_TRUE(contains(run.out, "6 deliveries of 3 events to " + receiver.url() +
-                                    " (seed 4): 6 acknowledged"))
+  EXPECT_TRUE(contains(
+      run.out, "6 deliveries of 3 events to " + receiver.url() + " (seed 4): 6 acknowledged"))
       << run.out;
   for (const char* how : {"concurrent with copy 1", "sequential, after copy 1 was answered",
                           "out-of-order, after evt_"})
@@ -63,7 +62,9 @@ TEST(DeliverCommand, SendsEveryEventTwiceSignedAndSaysHowEachWasSent) {
   WebhookReceiver again;
   const Delivered replay =
       deliver({"--target", again.url(), "--events", events.string(), "--seed", "4"});
-  const auto without_target = [](std::string text) { return text.substr(0, text.rfind("to http")); };
+  const auto without_target = [](std::string text) {
+    return text.substr(0, text.rfind("to http"));
+  };
   EXPECT_EQ(without_target(replay.out), without_target(run.out));
 }
 
@@ -87,16 +88,19 @@ TEST(DeliverCommand, BadInputExitsTwoNamingTheFileAndTheField) {
 
   const Delivered bad_target = deliver({"--target", "localhost:80", "--events", events.string()});
   EXPECT_EQ(bad_target.code, 2);
-  EXPECT_TRUE(contains(bad_target.err, "--target localhost:80: expected an http:// or https:// URL"))
+  EXPECT_TRUE(
+      contains(bad_target.err, "--target localhost:80: expected an http:// or https:// URL"))
       << bad_target.err;
 
-  const Delivered ids = deliver({"--target", "http://127.0.0.1:1/", "--events", duplicate_ids.string()});
+  const Delivered ids =
+      deliver({"--target", "http://127.0.0.1:1/", "--events", duplicate_ids.string()});
   EXPECT_EQ(ids.code, 2);
   EXPECT_TRUE(contains(ids.err, duplicate_ids.string() + ": events[1].id: \"a\" is also the id of "
                                                          "events[0]"))
       << ids.err;
 
-  const Delivered not_json = deliver({"--target", "http://127.0.0.1:1/", "--events", broken.string()});
+  const Delivered not_json =
+      deliver({"--target", "http://127.0.0.1:1/", "--events", broken.string()});
   EXPECT_EQ(not_json.code, 2);
   EXPECT_TRUE(contains(not_json.err, broken.string() + ": not valid JSON")) << not_json.err;
 
@@ -105,8 +109,8 @@ TEST(DeliverCommand, BadInputExitsTwoNamingTheFileAndTheField) {
   EXPECT_EQ(missing.code, 2);
   EXPECT_TRUE(contains(missing.err, "nope.json: cannot be read")) << missing.err;
 
-  const Delivered timeout = deliver(
-      {"--target", "http://127.0.0.1:1/", "--events", events.string(), "--timeout", "3x"});
+  const Delivered timeout =
+      deliver({"--target", "http://127.0.0.1:1/", "--events", events.string(), "--timeout", "3x"});
   EXPECT_EQ(timeout.code, 2);
   EXPECT_TRUE(contains(timeout.err, "3x")) << timeout.err;
 }
@@ -114,8 +118,8 @@ TEST(DeliverCommand, BadInputExitsTwoNamingTheFileAndTheField) {
 TEST(DeliverCommand, HelpListsTheDuplicatesAndTheHeaders) {
   const Delivered help = deliver({"--help"});
   EXPECT_EQ(help.code, 0);
-  for (const char* part : {"--target", "--events", "--secret", "--seed", "sequential:",
-                           "concurrent:", "out-of-order:", "Retryproof-Event-Id",
+  for (const char* part : {"--target", "--events", "--secret", "--seed",
+                           "sequential:", "concurrent:", "out-of-order:", "Retryproof-Event-Id",
                            "Retryproof-Signature"})
     EXPECT_TRUE(contains(help.out, part)) << part << "\n" << help.out;
 }

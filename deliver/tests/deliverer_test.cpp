@@ -22,7 +22,8 @@ std::vector<Event> some_events(int count) {
   std::vector<Event> events;
   for (int i = 1; i <= count; ++i) {
     const std::string id = "evt_" + std::to_string(i);
-    events.push_back({id, R"({"id":")" + id + R"(","orderId":"order-)" + std::to_string(i) + "\"}"});
+    events.push_back(
+        {id, R"({"id":")" + id + R"(","orderId":"order-)" + std::to_string(i) + "\"}"});
   }
   return events;
 }
@@ -38,7 +39,8 @@ TEST(Deliverer, EveryEventArrivesTwiceWithItsIdItsCopyAndItsSignature) {
   const auto results = deliver_all(events, plan, options_for(receiver, "s3cret"));
 
   ASSERT_EQ(results.size(), 10u);
-  for (const DeliveryResult& result : results) EXPECT_TRUE(result.acknowledged());
+  for (const DeliveryResult& result : results)
+    EXPECT_TRUE(result.acknowledged());
   std::map<std::string, std::vector<int>> copies;
   for (const Arrival& arrival : receiver.arrivals()) {
     copies[arrival.event_id].push_back(arrival.copy);
@@ -58,7 +60,8 @@ TEST(Deliverer, EveryEventArrivesTwiceWithItsIdItsCopyAndItsSignature) {
 TEST(Deliverer, WithoutASecretNothingIsSigned) {
   WebhookReceiver receiver;
   deliver_all(some_events(1), plan_deliveries(1, 0), options_for(receiver));
-  for (const Arrival& arrival : receiver.arrivals()) EXPECT_EQ(arrival.signature, "");
+  for (const Arrival& arrival : receiver.arrivals())
+    EXPECT_EQ(arrival.signature, "");
 }
 
 TEST(Deliverer, StepsArriveInThePlansOrder) {
@@ -101,7 +104,8 @@ TEST(Deliverer, AConcurrentDuplicateIsInFlightTogetherWithItsTwin) {
   WebhookReceiver receiver([&](const Arrival& arrival, WebhookReceiver& self) {
     if (arrival.copy != 1) return 200;
     if (arrival.event_id == concurrent) return self.wait_for_copies(concurrent, 2, 20s) ? 200 : 503;
-    if (arrival.event_id == sequential) return self.wait_for_copies(sequential, 2, 200ms) ? 200 : 503;
+    if (arrival.event_id == sequential)
+      return self.wait_for_copies(sequential, 2, 200ms) ? 200 : 503;
     return 200;
   });
   const auto results = deliver_all(events, plan, options_for(receiver));
@@ -114,9 +118,8 @@ TEST(Deliverer, AConcurrentDuplicateIsInFlightTogetherWithItsTwin) {
 }
 
 TEST(Deliverer, AnythingButA2xxIsNotAnAcknowledgement) {
-  WebhookReceiver receiver([](const Arrival& arrival, WebhookReceiver&) {
-    return arrival.copy == 1 ? 500 : 204;
-  });
+  WebhookReceiver receiver(
+      [](const Arrival& arrival, WebhookReceiver&) { return arrival.copy == 1 ? 500 : 204; });
   const auto results = deliver_all(some_events(1), plan_deliveries(1, 0), options_for(receiver));
   ASSERT_EQ(results.size(), 2u);
   EXPECT_FALSE(results[0].acknowledged());

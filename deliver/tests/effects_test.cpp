@@ -40,20 +40,21 @@ class OrderService {
  public:
   enum class Dedup { check_then_set, claim_at_once };
   OrderService(Dedup dedup, std::string provider_url, std::string concurrent_event)
-      : dedup_(dedup), provider_url_(std::move(provider_url)),
+      : dedup_(dedup),
+        provider_url_(std::move(provider_url)),
         concurrent_(std::move(concurrent_event)) {}
 
   int handle(const Arrival& delivery) {
     if (!first_to_claim(delivery.event_id)) return 200;  // already handled: acknowledge
     client::HttpTransport provider(provider_url_);
-    const auto answer = provider.send(
-        {.method = "POST",
-         .path = "/jobs",
-         .headers = {{"Idempotency-Key",
-                      "fulfil:" + delivery.event_id + "#" + std::to_string(delivery.copy)},
-                     {"Content-Type", "application/json"}},
-         .body = R"({"eventId":")" + delivery.event_id + R"("})",
-         .timeout = 10000ms});
+    const auto answer =
+        provider.send({.method = "POST",
+                       .path = "/jobs",
+                       .headers = {{"Idempotency-Key", "fulfil:" + delivery.event_id + "#" +
+                                                           std::to_string(delivery.copy)},
+                                   {"Content-Type", "application/json"}},
+                       .body = R"({"eventId":")" + delivery.event_id + R"("})",
+                       .timeout = 10000ms});
     return answer.ok() && answer.status / 100 == 2 ? 200 : 503;
   }
 
@@ -115,7 +116,8 @@ const scenarios::Verdict& verdict(const scenarios::ScenarioResult& result, const
 
 TEST(InboundDuplicates, ACheckThenSetServiceMakesTwoEffectsOfAConcurrentDelivery) {
   const Rehearsal rehearsal = rehearse(OrderService::Dedup::check_then_set);
-  for (const auto& delivery : rehearsal.deliveries) EXPECT_TRUE(delivery.acknowledged());
+  for (const auto& delivery : rehearsal.deliveries)
+    EXPECT_TRUE(delivery.acknowledged());
   const auto judged = scenarios::judge_traffic(rehearsal.journal, {.operation_field = "eventId"});
 
   EXPECT_EQ(judged.jobs.size(), 4u) << "three events, one of them handled twice";
@@ -129,7 +131,8 @@ TEST(InboundDuplicates, ACheckThenSetServiceMakesTwoEffectsOfAConcurrentDelivery
 
 TEST(InboundDuplicates, AServiceThatClaimsTheEventAtOnceMakesOneEffectPerEvent) {
   const Rehearsal rehearsal = rehearse(OrderService::Dedup::claim_at_once);
-  for (const auto& delivery : rehearsal.deliveries) EXPECT_TRUE(delivery.acknowledged());
+  for (const auto& delivery : rehearsal.deliveries)
+    EXPECT_TRUE(delivery.acknowledged());
   const auto judged = scenarios::judge_traffic(rehearsal.journal, {.operation_field = "eventId"});
 
   EXPECT_EQ(judged.jobs.size(), 3u);

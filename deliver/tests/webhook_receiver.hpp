@@ -31,8 +31,7 @@ class WebhookReceiver {
   // Answers 200 unless `answer` says otherwise; it runs on the server's threads, and may
   // wait on the receiver (wait_for_copies) to hold a delivery.
   using Answer = std::function<int(const Arrival&, WebhookReceiver&)>;
-  explicit WebhookReceiver(Answer answer = {})
-      : answer_(std::move(answer)) {
+  explicit WebhookReceiver(Answer answer = {}) : answer_(std::move(answer)) {
     server_.Post("/webhooks", [this](const httplib::Request& request, httplib::Response& response) {
       Arrival arrival{.event_id = request.get_header_value("Retryproof-Event-Id"),
                       .copy = std::stoi("0" + request.get_header_value("Retryproof-Delivery")),
@@ -54,7 +53,8 @@ class WebhookReceiver {
     // that stop() in the destructor cannot come before it and leave it running.
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
     while (!server_.is_running()) {
-      if (std::chrono::steady_clock::now() > deadline) throw std::runtime_error("receiver did not start");
+      if (std::chrono::steady_clock::now() > deadline)
+        throw std::runtime_error("receiver did not start");
       std::this_thread::yield();
     }
   }

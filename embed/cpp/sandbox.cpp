@@ -55,16 +55,14 @@ std::string Sandbox::url() const {
   return server_->base_url();
 }
 
-void Sandbox::control(const std::string& method, const std::string& path,
-                      const std::string& body) {
+void Sandbox::control(const std::string& method, const std::string& path, const std::string& body) {
   // Through the control plane itself, without a socket: the same validation, the same words.
   const provider::Decision answer =
       server_->core().handle({.method = method, .path = path, .body = body}, server_->now());
   if (answer.status == 200) return;
   const auto error = nlohmann::json::parse(answer.body, nullptr, false);
-  throw std::invalid_argument(path + ": " +
-                              (error.contains("detail") ? error["detail"].get<std::string>()
-                                                        : answer.body));
+  throw std::invalid_argument(
+      path + ": " + (error.contains("detail") ? error["detail"].get<std::string>() : answer.body));
 }
 
 void Sandbox::faults(const std::vector<std::string>& names) {

@@ -21,11 +21,11 @@ ProviderConfig recording(const std::string& field) {
 TEST(OperationField, EachCreateRecordsItsPayloadsValueAndNothingElseOfThePayload) {
   ProviderCore core(recording("orderId"));
   post(core, "key-A", kOrder42);
-  post(core, "key-A", kOrder42);                                    // a replay
-  post(core, "key-A", R"({"orderId":"order-42","amount":999})");    // refused: another payload
-  post(core, "key-B", R"({"orderId":7})");                           // not a string
-  post(core, "key-C", R"({"orderId":{"shop":"s1","n":2}})");         // an object, compact
-  post(core, "key-D", R"({"amount":1})");                            // no orderId at all
+  post(core, "key-A", kOrder42);                                  // a replay
+  post(core, "key-A", R"({"orderId":"order-42","amount":999})");  // refused: another payload
+  post(core, "key-B", R"({"orderId":7})");                        // not a string
+  post(core, "key-C", R"({"orderId":{"shop":"s1","n":2}})");      // an object, compact
+  post(core, "key-D", R"({"amount":1})");                         // no orderId at all
   lookup(core, "key-A");
 
   const std::vector<JournalEntry> journal = core.journal();

@@ -10,10 +10,9 @@ Verdict payload_stability(const Evidence& evidence) {
   for (const auto& invocation : evidence.invocations()) {
     const std::string expected = invocation.payload_fingerprint ? *invocation.payload_fingerprint
                                                                 : fingerprint(invocation.payload);
-    const std::string asked_for = invocation.payload_fingerprint ? "its first attempt carried"
-                                                                 : "operation " +
-                                                                       invocation.operation +
-                                                                       " asked for";
+    const std::string asked_for = invocation.payload_fingerprint
+                                      ? "its first attempt carried"
+                                      : "operation " + invocation.operation + " asked for";
     for (const JournalEntry* create : evidence.creates_of(invocation)) {
       // A create refused before its body was read (no key, say) carried no payload to judge.
       if (!create->fingerprint || *create->fingerprint == expected) continue;

@@ -71,12 +71,11 @@ int judge(const JudgeOptions& options) {
     std::cerr << "retryproof judge: " << error.what() << '\n';
     return 2;
   }
-  summary.subject = "judge: traffic in " + options.journal +
-                    (options.operation_field.empty() ? ""
-                                                     : ", operations by " + options.operation_field);
+  summary.subject =
+      "judge: traffic in " + options.journal +
+      (options.operation_field.empty() ? "" : ", operations by " + options.operation_field);
   summary.replay = replay_of(options);
-  write_terminal_report(std::cout, summary,
-                        isatty(STDOUT_FILENO) != 0 ? Colour::on : Colour::off);
+  write_terminal_report(std::cout, summary, isatty(STDOUT_FILENO) != 0 ? Colour::on : Colour::off);
   try {
     reports->write(summary);
   } catch (const std::exception& error) {

@@ -65,8 +65,9 @@ std::string describe(const Attribution& attribution, std::size_t requests,
   std::string text = "traffic alone: " + std::to_string(requests) + " requests, " +
                      std::to_string(count) + (count == 1 ? " operation" : " operations");
   if (attribution.by_key) {
-    text += " by idempotency key (no create recorded an operation field, so a service that "
-            "changes keys goes unseen: start the provider with --operation-field NAME)";
+    text +=
+        " by idempotency key (no create recorded an operation field, so a service that "
+        "changes keys goes unseen: start the provider with --operation-field NAME)";
   } else {
     text += " by " + (field.empty() ? std::string("the recorded operation field") : field);
   }
@@ -77,7 +78,8 @@ std::string describe(const Attribution& attribution, std::size_t requests,
   }
   std::string skipped;
   for (const VerdictRow& row : verdict_table()) {
-    if (row.needs == Needs::outcomes) skipped += (skipped.empty() ? "" : ", ") + std::string(row.id);
+    if (row.needs == Needs::outcomes)
+      skipped += (skipped.empty() ? "" : ", ") + std::string(row.id);
   }
   return text + ". Not judged without a driven run's outcome lines: " + skipped;
 }
@@ -103,10 +105,9 @@ ScenarioResult judge_traffic(const std::vector<JournalEntry>& journal,
 
   const std::string label = options.operation_field.empty() ? "operation" : options.operation_field;
   const Attribution attribution = attribute(result.journal, label);
-  const bool any_create = std::any_of(result.journal.begin(), result.journal.end(),
-                                      [](const JournalEntry& entry) {
-                                        return entry.kind == RequestKind::create && entry.key;
-                                      });
+  const bool any_create = std::any_of(
+      result.journal.begin(), result.journal.end(),
+      [](const JournalEntry& entry) { return entry.kind == RequestKind::create && entry.key; });
   if (options.require_operations && attribution.by_key && any_create) {
     throw std::invalid_argument(
         "no create in the journal recorded an operation, so it cannot be grouped by " +

@@ -23,9 +23,9 @@ struct TrafficOptions {
   // Refuse a journal whose creates recorded no operation, rather than group it by key: the
   // user named a field, and a provider started without --operation-field did not record it.
   bool require_operations = false;
-  ClientPolicy declared;     // what the service promises (--client-policy)
+  ClientPolicy declared;         // what the service promises (--client-policy)
   std::string name = "traffic";  // of the result
-  std::string file;          // where the journal came from, for the report
+  std::string file;              // where the journal came from, for the report
 };
 
 // One result: an invocation per operation, the verdicts that need no outcome line, and an
@@ -35,6 +35,7 @@ ScenarioResult judge_traffic(const std::vector<provider::JournalEntry>& journal,
                              const TrafficOptions& options);
 
 // The jobs a journal shows created: each new operation that named a job, in seq order.
-std::vector<provider::JobRecord> jobs_of_journal(const std::vector<provider::JournalEntry>& journal);
+std::vector<provider::JobRecord> jobs_of_journal(
+    const std::vector<provider::JournalEntry>& journal);
 
 }  // namespace retryproof::scenarios

@@ -25,7 +25,8 @@ TrafficOptions verdicts_query(const std::string& query, const std::string& recor
     if (pair.empty()) continue;
     const std::size_t equals = pair.find('=');
     const std::string name = form_decode(pair.substr(0, equals));
-    const std::string value = equals == std::string::npos ? "" : form_decode(pair.substr(equals + 1));
+    const std::string value =
+        equals == std::string::npos ? "" : form_decode(pair.substr(equals + 1));
     if (name == "policy") {
       options.declared = parse_client_policy(value);
     } else if (name == "operationField") {
@@ -52,8 +53,7 @@ TrafficOptions verdicts_query(const std::string& query, const std::string& recor
 provider::ControlEndpoint verdicts_endpoint() {
   return {.path = "/_test/verdicts",
           .error_code = "invalid_verdicts_query",
-          .answer = [](const std::string& query,
-                       const std::vector<provider::JournalEntry>& journal,
+          .answer = [](const std::string& query, const std::vector<provider::JournalEntry>& journal,
                        const provider::ProviderConfig& config) {
             const TrafficOptions options =
                 verdicts_query(query, config.operation_field.value_or(""));

@@ -38,8 +38,8 @@ std::vector<int> create_order_naively(const std::string& url, const json& order,
   httplib::Client client(url);
   for (int attempt = 1; attempt <= attempts; ++attempt) {
     const std::string key = "order-42" + (fresh_key_each_time ? "#" + std::to_string(attempt) : "");
-    const auto response = client.Post("/jobs", {{"Idempotency-Key", key}}, order.dump(),
-                                      "application/json");
+    const auto response =
+        client.Post("/jobs", {{"Idempotency-Key", key}}, order.dump(), "application/json");
     statuses.push_back(response ? response->status : 0);
     if (response && response->status / 100 == 2) break;
   }

@@ -50,8 +50,7 @@ Judged judge(const std::vector<std::string>& arguments) {
   ChildProcess child(argv);
   const auto status = child.wait(seconds(30));
   if (!status) ADD_FAILURE() << "judge did not finish: " << child.standard_error();
-  return {status.value_or(ExitStatus{.code = -1}), child.standard_output(),
-          child.standard_error()};
+  return {status.value_or(ExitStatus{.code = -1}), child.standard_output(), child.standard_error()};
 }
 
 std::string read_file(const std::filesystem::path& path) {
@@ -67,13 +66,12 @@ bool contains(const std::string& text, const std::string& part) {
 
 TEST(JudgeCommand, ACleanJournalExitsZeroWithEveryTrafficVerdict) {
   TempDir dir("judge-cli");
-  const auto file =
-      dir.write("journal.json", journal_of({"commit-then-error"}, {{"k", kOrder}, {"k", kOrder}})
-                                    .dump());
+  const auto file = dir.write(
+      "journal.json", journal_of({"commit-then-error"}, {{"k", kOrder}, {"k", kOrder}}).dump());
   const Judged judged = judge({file.string(), "--operation-field", "orderId"});
   EXPECT_EQ(judged.status.code, 0) << judged.out << judged.err;
-  EXPECT_TRUE(contains(judged.out, "retryproof judge: traffic in " + file.string() +
-                                       ", operations by orderId"))
+  EXPECT_TRUE(contains(judged.out,
+                       "retryproof judge: traffic in " + file.string() + ", operations by orderId"))
       << judged.out;
   EXPECT_TRUE(contains(judged.out, "PASS  traffic")) << judged.out;
   EXPECT_TRUE(contains(judged.out, "orderId=o-1")) << judged.out;
@@ -88,9 +86,9 @@ TEST(JudgeCommand, ViolationsExitOneAndEveryReportFormatIsWritten) {
       "journal.json",
       journal_of({"commit-then-drop"}, {{"attempt-1", kOrder}, {"attempt-2", kOrder}}).dump());
   const auto report = [&](const char* name) { return (dir.path() / name).string(); };
-  const Judged judged = judge({file.string(), "--operation-field", "orderId", "--json",
-                               report("r.json"), "--junit", report("r.xml"), "--markdown",
-                               report("r.md")});
+  const Judged judged =
+      judge({file.string(), "--operation-field", "orderId", "--json", report("r.json"), "--junit",
+             report("r.xml"), "--markdown", report("r.md")});
   EXPECT_EQ(judged.status.code, 1) << judged.out << judged.err;
   EXPECT_TRUE(contains(judged.out, "FAIL (harm)  traffic")) << judged.out;
   EXPECT_TRUE(contains(judged.out, "operation orderId=o-1 has 2 jobs")) << judged.out;
@@ -109,16 +107,16 @@ TEST(JudgeCommand, ViolationsExitOneAndEveryReportFormatIsWritten) {
 TEST(JudgeCommand, FailOnHarmLetsAPolicyFailurePassAndThePolicyIsTheDeclaredOne) {
   TempDir dir("judge-cli");
   // Three creates 200 ms apart: over a budget of two, without harm.
-  const auto file = dir.write(
-      "journal.json",
-      journal_of({"fail-before-commit", "fail-before-commit"}, {{"k", kOrder}, {"k", kOrder}, {"k", kOrder}})
-          .dump());
+  const auto file =
+      dir.write("journal.json", journal_of({"fail-before-commit", "fail-before-commit"},
+                                           {{"k", kOrder}, {"k", kOrder}, {"k", kOrder}})
+                                    .dump());
   EXPECT_EQ(judge({file.string(), "--client-policy", "attempts=3"}).status.code, 0);
   const Judged strict = judge({file.string(), "--client-policy", "attempts=2"});
   EXPECT_EQ(strict.status.code, 1) << strict.out;
   EXPECT_TRUE(contains(strict.out, "attempt-budget")) << strict.out;
-  EXPECT_EQ(judge({file.string(), "--client-policy", "attempts=2", "--fail-on", "harm"}).status.code,
-            0);
+  EXPECT_EQ(
+      judge({file.string(), "--client-policy", "attempts=2", "--fail-on", "harm"}).status.code, 0);
 }
 
 TEST(JudgeCommand, BadInputExitsTwoNamingTheFileTheEntryAndTheField) {
@@ -137,11 +135,13 @@ TEST(JudgeCommand, BadInputExitsTwoNamingTheFileTheEntryAndTheField) {
   const auto wrong = dir.write("wrong.json", journal.dump());
   const Judged bad_entry = judge({wrong.string()});
   EXPECT_EQ(bad_entry.status.code, 2);
-  EXPECT_TRUE(contains(bad_entry.err, "wrong.json: entries[1]: \"status\": expected a whole "
-                                      "number or null"))
+  EXPECT_TRUE(contains(bad_entry.err,
+                       "wrong.json: entries[1]: \"status\": expected a whole "
+                       "number or null"))
       << bad_entry.err;
 
-  const auto unrecorded = dir.write("unrecorded.json", journal_of({}, {{"k", kOrder}}, false).dump());
+  const auto unrecorded =
+      dir.write("unrecorded.json", journal_of({}, {{"k", kOrder}}, false).dump());
   const Judged no_field = judge({unrecorded.string(), "--operation-field", "orderId"});
   EXPECT_EQ(no_field.status.code, 2);
   EXPECT_TRUE(contains(no_field.err, "start the provider with --operation-field orderId"))
@@ -158,8 +158,8 @@ TEST(VerdictsEndpoint, TheProviderJudgesItsOwnJournalLiveAsJudgeDoesASavedOne) {
   const auto url = provider.read_line(seconds(10));
   ASSERT_TRUE(url) << provider.standard_error();
   httplib::Client client(*url);
-  ASSERT_TRUE(client.Post("/_test/faults", R"({"faults":["commit-then-drop"]})",
-                          "application/json"));
+  ASSERT_TRUE(
+      client.Post("/_test/faults", R"({"faults":["commit-then-drop"]})", "application/json"));
   for (const char* key : {"attempt-1", "attempt-2"}) {
     client.Post("/jobs", {{"Idempotency-Key", key}}, kOrder.dump(), "application/json");
   }
@@ -185,7 +185,8 @@ TEST(VerdictsEndpoint, TheProviderJudgesItsOwnJournalLiveAsJudgeDoesASavedOne) {
   EXPECT_EQ(json::parse(refused->body)["error"], "invalid_verdicts_query");
   const auto unknown = client.Get("/_test/verdicts?format=text");
   ASSERT_TRUE(unknown);
-  EXPECT_TRUE(contains(unknown->body, R"(unknown parameter \"format\"; known: operationField, policy)"))
+  EXPECT_TRUE(
+      contains(unknown->body, R"(unknown parameter \"format\"; known: operationField, policy)"))
       << unknown->body;
 }
 

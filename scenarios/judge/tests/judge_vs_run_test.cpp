@@ -39,8 +39,8 @@ ClientPolicy declared_as(const JudgedPolicy& policy) {
 }
 
 // The journal as a file holds it: what GET /_test/journal serves, read back.
-std::vector<provider::JournalEntry> saved_and_read(const std::vector<provider::JournalEntry>& journal,
-                                                   const TempDir& directory) {
+std::vector<provider::JournalEntry> saved_and_read(
+    const std::vector<provider::JournalEntry>& journal, const TempDir& directory) {
   const nlohmann::json served = {{"count", journal.size()}, {"entries", journal}};
   const auto file = directory.write("journal.json", served.dump(2));
   std::ifstream in(file);
@@ -54,10 +54,9 @@ struct Agreement {
 
 void expect_agreement(const ScenarioResult& run, const std::vector<provider::JournalEntry>& journal,
                       Agreement& agreement) {
-  const ScenarioResult traffic = judge_traffic(
-      journal, {.operation_field = "orderId",
-                .require_operations = true,
-                .declared = declared_as(run.policy)});
+  const ScenarioResult traffic = judge_traffic(journal, {.operation_field = "orderId",
+                                                         .require_operations = true,
+                                                         .declared = declared_as(run.policy)});
   EXPECT_EQ(traffic.invocations.size(), run.invocations.size()) << run.name << " " << run.client;
   EXPECT_EQ(traffic.jobs.size(), run.jobs.size()) << run.name << " " << run.client;
   for (const Verdict& judged : traffic.verdicts) {
@@ -65,10 +64,10 @@ void expect_agreement(const ScenarioResult& run, const std::vector<provider::Jou
                                   [&](const Verdict& v) { return v.id == judged.id; });
     ASSERT_NE(ran, run.verdicts.end()) << judged.id;
     EXPECT_EQ(judged.status, ran->status)
-        << run.name << " with " << run.client << ": " << judged.id << "\n  judge: "
-        << judged.explanation << "\n  run:   " << ran->explanation;
-    EXPECT_EQ(judged.evidence, ran->evidence) << run.name << " with " << run.client << ": "
-                                              << judged.id;
+        << run.name << " with " << run.client << ": " << judged.id
+        << "\n  judge: " << judged.explanation << "\n  run:   " << ran->explanation;
+    EXPECT_EQ(judged.evidence, ran->evidence)
+        << run.name << " with " << run.client << ": " << judged.id;
     ++agreement.verdicts;
     if (judged.status == VerdictStatus::fail && ran->status == VerdictStatus::fail)
       ++agreement.failures;

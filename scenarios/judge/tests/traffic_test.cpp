@@ -152,9 +152,8 @@ TEST(JudgeTraffic, AResendAfterADropIsFailClosedsUnlessTheServiceDeclaresSameKey
   const Verdict& lookup_first = verdict(result, "fail-closed");
   EXPECT_EQ(lookup_first.status, VerdictStatus::fail);
   EXPECT_EQ(lookup_first.evidence, (std::vector<std::uint64_t>{1, 2}));
-  EXPECT_EQ(
-      verdict(judged(traffic.journal(), "on-ambiguous=same-key-retry"), "fail-closed").status,
-      VerdictStatus::pass);
+  EXPECT_EQ(verdict(judged(traffic.journal(), "on-ambiguous=same-key-retry"), "fail-closed").status,
+            VerdictStatus::pass);
 }
 
 TEST(JudgeTraffic, AnOperationsPayloadIsTheOneItsFirstCreateCarried) {
