@@ -1,10 +1,9 @@
 #include "deliver/events.hpp"
 
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <stdexcept>
 
+#include "common/json_file.hpp"
 #include "common/json_text.hpp"
 
 namespace retryproof::deliver {
@@ -41,14 +40,9 @@ std::vector<Event> events_from_json(const nlohmann::json& document) {
 }
 
 std::vector<Event> load_events(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  if (!in) throw std::invalid_argument(file.string() + ": cannot be read");
-  std::stringstream text;
-  text << in.rdbuf();
+  const nlohmann::json document = read_json_file(file.string());
   try {
-    return events_from_json(nlohmann::json::parse(text.str()));
-  } catch (const nlohmann::json::exception& error) {
-    throw std::invalid_argument(file.string() + ": not valid JSON: " + json_error_message(error));
+    return events_from_json(document);
   } catch (const std::invalid_argument& error) {
     throw std::invalid_argument(file.string() + ": " + error.what());
   }

@@ -2,13 +2,11 @@
 
 #include <unistd.h>
 
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
-#include <sstream>
 
-#include "common/json_text.hpp"
+#include "common/json_file.hpp"
 #include "scenarios/judge/traffic.hpp"
 #include "scenarios/reports/report_files.hpp"
 #include "scenarios/reports/text.hpp"
@@ -24,27 +22,14 @@ struct JudgeOptions {
   std::map<std::string, std::string> reports;  // format option -> file
 };
 
-// Bad input, said with the file it came from.
-struct InputError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
 std::vector<provider::JournalEntry> read_journal(const std::string& path) {
-  std::ifstream file(path);
-  if (!file) throw InputError(path + ": cannot be read");
-  std::stringstream text;
-  text << file.rdbuf();
-  nlohmann::json document;
-  try {
-    document = nlohmann::json::parse(text.str());
-  } catch (const nlohmann::json::exception& error) {
-    throw InputError(path + ": not valid JSON: " + json_error_message(error));
-  }
+  const nlohmann::json document = read_json_file(path);
   try {
     return provider::journal_from_json(document);
   } catch (const std::invalid_argument& error) {
-    throw InputError(path + ": " + error.what() +
-                     " (a journal is what GET /_test/journal returns: {\"count\", \"entries\"})");
+    throw std::invalid_argument(path + ": " + error.what() +
+                                " (a journal is what GET /_test/journal returns: {\"count\", "
+                                "\"entries\"})");
   }
 }
 
