@@ -46,7 +46,10 @@ Decision ProviderCore::control(const HttpRequest& request) {
     if (path != endpoint.path) continue;
     return only("GET", [&] {
       try {
-        return json_response(200, endpoint.answer(request.query, journal_, config_));
+        ControlAnswer answer = endpoint.answer(request.query, journal_, config_);
+        return Decision{.status = 200,
+                        .body = std::move(answer.body),
+                        .content_type = std::move(answer.content_type)};
       } catch (const std::invalid_argument& problem) {
         return error(400, endpoint.error_code, problem.what());
       }

@@ -34,11 +34,15 @@ struct ProviderConfig;
 // GET /_test/verdicts judges the journal with the verdict checkers (scenarios/judge/). It is
 // answered under the core's lock, so it sees one consistent journal, and must not call back
 // into the core. A std::invalid_argument it throws is a 400 with `error_code` and its text.
+struct ControlAnswer {
+  std::string body;
+  std::string content_type = "application/json";
+};
 struct ControlEndpoint {
   std::string path;        // "/_test/verdicts"; GET (and HEAD) only
   std::string error_code;  // "invalid_verdicts_query"
-  std::function<nlohmann::json(const std::string& query, const std::vector<JournalEntry>& journal,
-                               const ProviderConfig& config)>
+  std::function<ControlAnswer(const std::string& query, const std::vector<JournalEntry>& journal,
+                              const ProviderConfig& config)>
       answer;
 };
 

@@ -81,11 +81,13 @@ ProviderConfig with_echo_endpoint() {
       {.path = "/_test/echo",
        .error_code = "invalid_echo",
        .answer = [](const std::string& query, const std::vector<JournalEntry>& journal,
-                    const ProviderConfig& seen) -> json {
+                    const ProviderConfig& seen) -> ControlAnswer {
          if (query == "bad") throw std::invalid_argument("bad: say what is wrong");
-         return {{"query", query},
-                 {"entries", journal.size()},
-                 {"field", seen.operation_field.value_or("")}};
+         if (query == "text") return {"plain words", "text/plain"};
+         return {json{{"query", query},
+                      {"entries", journal.size()},
+                      {"field", seen.operation_field.value_or("")}}
+                     .dump()};
        }});
   return config;
 }
@@ -98,7 +100,13 @@ TEST(ControlEndpoints, AnEndpointFromAboveAnswersWithTheJournalAndTheQuery) {
   const Decision answer = core.handle(request, Millis{0});
   ASSERT_EQ(answer.status, 200) << answer.body;
   EXPECT_EQ(body_of(answer), json({{"query", "a=1&b=2"}, {"entries", 1}, {"field", "orderId"}}));
+  EXPECT_EQ(answer.content_type, "application/json");
   EXPECT_EQ(core.journal_size(), 1u) << "a control call is not journaled";
+
+  request.query = "text";
+  const Decision text = core.handle(request, Millis{0});
+  EXPECT_EQ(text.body, "plain words");
+  EXPECT_EQ(text.content_type, "text/plain") << "an endpoint says what it answers";
 }
 
 TEST(ControlEndpoints, ABadQueryIsA400WithTheEndpointsCodeAndOnlyGetIsAllowed) {

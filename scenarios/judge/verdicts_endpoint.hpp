@@ -1,9 +1,9 @@
 // GET /_test/verdicts: the provider's control plane judges its own journal, live, as
-// `retryproof judge` judges a saved one, and answers the JSON report
-// (scenarios/reports/json_report.cpp). Query parameters:
+// `retryproof judge` judges a saved one, and answers its report. Query parameters:
 //   operationField=orderId   the provider's --operation-field (default: it; without one,
 //                            operations are idempotency keys)
 //   policy=attempts=3,min-backoff=100ms   what the service promises, as --client-policy
+//   format=json|junit|markdown|text       the report (default json; text is the terminal's)
 #pragma once
 
 #include <string>
@@ -17,8 +17,13 @@ namespace retryproof::scenarios {
 // The endpoint, for ProviderConfig::control_endpoints.
 provider::ControlEndpoint verdicts_endpoint();
 
-// The traffic options a query asks for, of a provider that records `recorded_field` (empty:
-// none). Throws std::invalid_argument naming the parameter that is wrong and what to send.
-TrafficOptions verdicts_query(const std::string& query, const std::string& recorded_field);
+struct VerdictsQuery {
+  TrafficOptions traffic;
+  std::string format = "json";  // a report format's option, or "text"
+};
+
+// What a query asks for, of a provider that records `recorded_field` (empty: none). Throws
+// std::invalid_argument naming the parameter that is wrong and what to send.
+VerdictsQuery verdicts_query(const std::string& query, const std::string& recorded_field);
 
 }  // namespace retryproof::scenarios

@@ -47,6 +47,7 @@ struct ReportFormat {
   std::string_view option;  // "json", "junit", "markdown"
   std::string_view help;
   void (*write)(std::ostream& out, const RunSummary& run);
+  std::string_view media_type;  // as GET /_test/verdicts?format=<option> serves it
 };
 const std::vector<ReportFormat>& report_formats();
 

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <tuple>
 
 #include "common/temp_dir.hpp"
 #include "provider/provider_core.hpp"
@@ -183,11 +184,44 @@ TEST(VerdictsEndpoint, TheProviderJudgesItsOwnJournalLiveAsJudgeDoesASavedOne) {
   ASSERT_TRUE(refused);
   EXPECT_EQ(refused->status, 400);
   EXPECT_EQ(json::parse(refused->body)["error"], "invalid_verdicts_query");
-  const auto unknown = client.Get("/_test/verdicts?format=text");
+  const auto unknown = client.Get("/_test/verdicts?colour=on");
   ASSERT_TRUE(unknown);
-  EXPECT_TRUE(
-      contains(unknown->body, R"(unknown parameter \"format\"; known: operationField, policy)"))
+  EXPECT_TRUE(contains(unknown->body,
+                       R"(unknown parameter \"colour\"; known: operationField, policy, format)"))
       << unknown->body;
+}
+
+TEST(VerdictsEndpoint, ServesEveryReportFormatWithItsMediaType) {
+  ChildProcess provider({kBinary, "provider", "--port", "0", "--operation-field", "orderId"});
+  const auto url = provider.read_line(seconds(10));
+  ASSERT_TRUE(url) << provider.standard_error();
+  httplib::Client client(*url);
+  ASSERT_TRUE(
+      client.Post("/_test/faults", R"({"faults":["commit-then-drop"]})", "application/json"));
+  for (const char* key : {"attempt-1", "attempt-2"})
+    client.Post("/jobs", {{"Idempotency-Key", key}}, kOrder.dump(), "application/json");
+
+  const std::vector<std::tuple<std::string, std::string, std::string>> formats = {
+      {"json", "application/json", R"("withHarm": 1)"},
+      {"junit", "application/xml", R"(name="no-duplicate-effect")"},
+      {"markdown", "text/markdown; charset=utf-8", "sequenceDiagram"},
+      {"text", "text/plain; charset=utf-8", "operation orderId=o-1 has 2 jobs"},
+  };
+  for (const auto& [format, media_type, part] : formats) {
+    const auto answer = client.Get("/_test/verdicts?format=" + format);
+    ASSERT_TRUE(answer) << format;
+    EXPECT_EQ(answer->status, 200) << format << ": " << answer->body;
+    EXPECT_EQ(answer->get_header_value("Content-Type"), media_type) << format;
+    EXPECT_TRUE(contains(answer->body, part)) << format << ":\n" << answer->body;
+  }
+  const auto text = client.Get("/_test/verdicts?format=text");
+  EXPECT_TRUE(contains(text->body, "replay: GET /_test/verdicts?format=text")) << text->body;
+
+  const auto refused = client.Get("/_test/verdicts?format=yaml");
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 400);
+  EXPECT_TRUE(contains(refused->body, "format=yaml: expected one of json, junit, markdown, text"))
+      << refused->body;
 }
 
 }  // namespace
