@@ -16,14 +16,6 @@ using nlohmann::json;
 constexpr std::size_t kMaxIndex = 1000;
 constexpr std::size_t kMaxDepth = 128;
 
-std::string form_decode(std::string_view text) {
-  std::string spaced(text);
-  for (char& c : spaced) {
-    if (c == '+') c = ' ';
-  }
-  return percent_decode(spaced);
-}
-
 // "items[0][price]" -> {"items", "0", "price"}; "a[]" -> {"a", ""}.
 std::vector<std::string> path_of(const std::string& name, const std::string& pair) {
   const auto open = name.find('[');
@@ -89,6 +81,27 @@ void place(json& root, const std::vector<std::string>& path, std::string value,
 }
 
 }  // namespace
+
+std::string form_decode(std::string_view text) {
+  std::string spaced(text);
+  for (char& c : spaced) {
+    if (c == '+') c = ' ';
+  }
+  return percent_decode(spaced);
+}
+
+std::optional<std::string> form_field(std::string_view encoded, std::string_view name) {
+  for (std::size_t start = 0; start <= encoded.size();) {
+    const std::size_t end = std::min(encoded.find('&', start), encoded.size());
+    const std::string_view pair = encoded.substr(start, end - start);
+    const std::size_t equals = pair.find('=');
+    if (form_decode(pair.substr(0, equals)) == name) {
+      return equals == std::string_view::npos ? std::string() : form_decode(pair.substr(equals + 1));
+    }
+    start = end + 1;
+  }
+  return std::nullopt;
+}
 
 json parse_form_body(std::string_view body) {
   json root = json::object();

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
 #include <string_view>
 
 namespace retryproof {
@@ -15,6 +17,13 @@ namespace retryproof {
 // pair that is wrong (a name used both as a value and as an object, a bad index, nesting
 // deeper than the JSON limit).
 nlohmann::json parse_form_body(std::string_view body);
+
+// One name or value of a form or a query string: `+` is a space, %XX its byte.
+std::string form_decode(std::string_view text);
+
+// The decoded value of the first `name=value` pair of a form or query string with this
+// (decoded) name: "" for a bare `name`, nullopt when there is none.
+std::optional<std::string> form_field(std::string_view encoded, std::string_view name);
 
 // The same value with every scalar as the string a form would carry: numbers as their
 // canonical digits (120.0 as "120"), true/false as "true"/"false", null as "". A form body

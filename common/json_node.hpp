@@ -52,6 +52,11 @@ struct JsonNode {
     }
     return value;
   }
+  // An object whose field names are free (a map of names to values).
+  const nlohmann::json& any_object() const {
+    if (!value.is_object()) fail("expected an object");
+    return value;
+  }
   std::string string() const {
     if (!value.is_string()) fail("expected a string");
     return value.get<std::string>();

@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 
+#include "common/constant_time.hpp"
 #include "common/duration.hpp"
 #include "provider/json_body.hpp"
 #include "provider/provider_core.hpp"
@@ -17,7 +18,7 @@ Decision ProviderCore::control(const HttpRequest& request) {
     // The scheme is case-insensitive (RFC 6750, RFC 9110); the token is not.
     const auto is_token = [&](const std::string& value) {
       return value.size() > 7 && strncasecmp(value.c_str(), "Bearer ", 7) == 0 &&
-             value.substr(7) == *config_.control_token;
+             equal_in_constant_time(std::string_view(value).substr(7), *config_.control_token);
     };
     if (authorization == request.headers.end() || !is_token(authorization->second)) {
       Decision refused = error(401, "unauthorized", "send Authorization: Bearer <control token>");
@@ -31,10 +32,14 @@ Decision ProviderCore::control(const HttpRequest& request) {
   const auto only = [&](const char* allowed, auto&& handler) -> Decision {
     const bool head_as_get = method == "HEAD" && std::string_view(allowed) == "GET";
     return method == allowed || head_as_get ? handler()
-                                            : method_not_allowed(allowed, rules_.errors);
+                                            : method_not_allowed(allowed, errors_);
   };
 
-  if (path == "/_test/faults") return only("POST", [&] { return install_plan(request.body); });
+  if (path == "/_test/faults") {
+    if (method == "POST") return install_plan(request.body);
+    if (method == "GET" || method == "HEAD") return json_response(200, plan_.to_json());
+    return method_not_allowed("GET, POST", errors_);
+  }
   if (path == "/_test/jobs")
     return only("GET", [&] { return json_response(200, jobs_json_locked()); });
   if (path == "/_test/journal") {

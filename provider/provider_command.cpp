@@ -31,7 +31,8 @@ struct ProviderOptions {
   std::string control_token;
   bool control_token_given = false;  // even as "", which is refused
   std::string control_token_file;
-  std::string profile = "baseline";
+  std::string profile;  // empty: the shape's, else baseline
+  std::string api = "jobs";
   std::string operation_field;
   std::string idle_timeout = format_duration(ServerOptions{}.idle_timeout);
   std::string header_timeout = format_duration(ServerOptions{}.header_timeout);
@@ -123,7 +124,10 @@ int run_provider(ProviderOptions options) {
     if (!options.plan_file.empty()) options.core.initial_plan = read_plan_file(options.plan_file);
     if (!options.key_ttl.empty()) options.core.key_ttl = parse_duration(options.key_ttl);
     options.core.control_token = control_token(options);
-    options.core.profile = parse_profile(options.profile);
+    options.core.api = load_api_shape(options.api);
+    // A shape implies the semantics of the API it copies, unless --profile says otherwise.
+    options.core.profile = !options.profile.empty() ? parse_profile(options.profile)
+                                                    : options.core.api.profile.value_or(Profile::baseline);
     if (!options.operation_field.empty()) {
       options.core.operation_field = options.operation_field;
       if (options.operation_field.starts_with('/')) {
@@ -219,9 +223,16 @@ void add_provider_command(CLI::App& app, int& exit_code, std::vector<ControlEndp
                 std::string(rules.summary) + ")";
     profile_names.emplace_back(rules.name);
   }
-  command->add_option("--profile", options->profile, "Conformance profile: " + profiles)
-      ->capture_default_str()
+  command
+      ->add_option("--profile", options->profile,
+                   "Conformance profile (default: the API shape's, else baseline): " + profiles)
       ->check(CLI::IsMember(profile_names));
+  command
+      ->add_option("--api", options->api,
+                   "The API the provider speaks: a built-in shape (" + api_shape_names() +
+                       ") or a shape file (JSON, see docs/provider.md): its create and lookup "
+                       "routes, where the key travels, body encodings, created objects, errors")
+      ->capture_default_str();
   command->add_option("--key-ttl", options->key_ttl,
                       "Forget idempotency keys older than this (250ms, 3s, 2m, 24h); a repeat is "
                       "then a new operation. Default: keys never expire");

@@ -13,14 +13,8 @@
 namespace retryproof::provider {
 namespace {
 
-constexpr std::string_view kJobsPath = "/jobs";
-constexpr std::string_view kLookupPrefix = "/jobs/by-idempotency-key/";
 constexpr std::string_view kControlPrefix = "/_test/";
 constexpr std::size_t kMaxKeyLength = 255;
-
-bool is_get(const std::string& method) {
-  return method == "GET" || method == "HEAD";
-}
 
 bool has_control_character(std::string_view text) {
   return std::any_of(text.begin(), text.end(), [](char c) {
@@ -46,33 +40,41 @@ bool unquote_structured_string(std::string& text) {
 }
 
 struct KeyReading {
-  std::string key;      // empty when the header is missing or empty
+  std::string key;      // empty when the key is missing or empty
   std::string problem;  // why the key is refused, or empty
 };
 
-KeyReading read_key(const Headers& headers, const ProfileRules& rules) {
-  const auto [first, last] = headers.equal_range("Idempotency-Key");
+// Why a key cannot name an operation, or empty. `name` says where it travels.
+std::string key_problem(const std::string& key, const std::string& name, const ProfileRules& rules) {
+  const bool in_characters = rules.key_length == KeyLength::characters;
+  const std::size_t length = in_characters ? utf8_length(key).value_or(key.size()) : key.size();
+  if (!key.empty() && length <= kMaxKeyLength && !has_control_character(key)) return {};
+  return "an " + name + " has 1 to 255 " + (in_characters ? "characters" : "bytes") +
+         " and no control characters";
+}
+
+KeyReading read_header_key(const Headers& headers, const std::string& name,
+                           const ProfileRules& rules) {
+  const auto [first, last] = headers.equal_range(name);
   if (first == last || first->second.empty()) return {};
   KeyReading reading{first->second, {}};
-  if (rules.refuses_repeated_key_header && std::next(first) != last) {
-    reading.problem = "send exactly one Idempotency-Key header";
+  // Two different keys name two operations: which one the client meant is not ours to
+  // guess, in any profile. The ietf profile refuses even a repeated identical one.
+  const bool conflicting =
+      std::any_of(std::next(first), last, [&](const auto& header) { return header.second != first->second; });
+  if (conflicting || (rules.refuses_repeated_key_header && std::next(first) != last)) {
+    reading.problem = "send exactly one " + name + " header";
     return reading;
   }
   if (rules.reads_quoted_key) {
     const std::string& raw = first->second;
     if (raw.size() >= 2 && raw.front() == '"' && raw.back() == '"' &&
         !unquote_structured_string(reading.key)) {
-      reading.problem = "the quoted Idempotency-Key is not a valid structured-field string";
+      reading.problem = "the quoted " + name + " is not a valid structured-field string";
       return reading;
     }
   }
-  const bool in_characters = rules.key_length == KeyLength::characters;
-  const std::size_t length =
-      in_characters ? utf8_length(reading.key).value_or(reading.key.size()) : reading.key.size();
-  if (reading.key.empty() || length > kMaxKeyLength || has_control_character(reading.key)) {
-    reading.problem = std::string("an Idempotency-Key has 1 to 255 ") +
-                      (in_characters ? "characters" : "bytes") + " and no control characters";
-  }
+  reading.problem = key_problem(reading.key, name, rules);
   return reading;
 }
 
@@ -115,6 +117,7 @@ std::optional<std::string> operation_value(const nlohmann::json& payload,
 ProviderCore::ProviderCore(ProviderConfig config)
     : config_(std::move(config)),
       rules_(rules_of(config_.profile)),
+      errors_(config_.api.error_format.value_or(rules_.errors)),
       seed_(config_.seed),
       store_(config_.key_ttl),
       plan_(config_.initial_plan),
@@ -139,48 +142,68 @@ Decision ProviderCore::handle(const HttpRequest& request, Millis now) {
 }
 
 Decision ProviderCore::route(const HttpRequest& request, JournalEntry& entry, Millis now) {
-  if (request.path == kJobsPath) {
-    if (request.method != "POST") return method_not_allowed("POST", rules_.errors);
-    entry.kind = RequestKind::create;
-    return create_job(request, entry, now);
+  const RouteMatch match = config_.api.match(request);
+  if (!match.allowed.empty()) return method_not_allowed(match.allowed, errors_);
+  entry.kind = match.kind;
+  switch (match.kind) {
+    case RequestKind::create:
+      return create_job(request, entry, now);
+    case RequestKind::lookup:
+      return lookup_job(match.key, entry, now);
+    default:
+      return error(404, "not_found");
   }
-  if (request.path.starts_with(kLookupPrefix) && request.path.size() > kLookupPrefix.size()) {
-    if (!is_get(request.method)) return method_not_allowed("GET", rules_.errors);
-    entry.kind = RequestKind::lookup;
-    return lookup_job(request.path.substr(kLookupPrefix.size()), entry, now);
-  }
-  return error(404, "not_found");
 }
 
 Decision ProviderCore::create_job(const HttpRequest& request, JournalEntry& entry, Millis now) {
-  const KeyReading reading = read_key(request.headers, rules_);
-  if (reading.key.empty() && reading.problem.empty()) {
+  const KeyPlace& place = config_.api.key;
+  const bool key_in_header = place.where == KeyPlace::Where::header;
+  const std::string key_words =
+      key_in_header ? "an " + place.name + " header" : "a \"" + place.name + "\" field";
+  const auto missing_key = [&] {
     entry.outcome = Outcome::missing_key;
-    log("[provider] REJECTED (missing Idempotency-Key)");
-    return error(400, "idempotency_key_required",
-                 "send an Idempotency-Key header naming the logical operation");
+    log("[provider] REJECTED (missing " + place.name + ")");
+    return error(400, "idempotency_key_required", "send " + key_words + " naming the logical operation");
+  };
+  const auto invalid_key = [&](const std::string& problem) {
+    log("[provider] REJECTED (invalid " + place.name + ")");
+    return error(400, "idempotency_key_invalid", problem);
+  };
+
+  // A key in a header is judged before the body is read, as the original does; a key in
+  // the body, once the body is.
+  KeyReading reading;
+  if (key_in_header) {
+    reading = read_header_key(request.headers, place.name, rules_);
+    if (reading.key.empty() && reading.problem.empty()) return missing_key();
+    if (!reading.problem.empty()) return invalid_key(reading.problem);
+    entry.key = reading.key;
   }
-  if (!reading.problem.empty()) {
-    log("[provider] REJECTED (invalid Idempotency-Key)");
-    return error(400, "idempotency_key_invalid", reading.problem);
-  }
-  const std::string& key = reading.key;
-  entry.key = key;
+  const std::string key_for_log = entry.key ? "key=" + *entry.key + " " : std::string();
 
   if (request.body.size() > config_.max_body_bytes) {
-    log("[provider] key=" + key + " REJECTED (payload too large)");
+    log("[provider] " + key_for_log + "REJECTED (payload too large)");
     return error(413, "payload_too_large",
                  "the body has " + std::to_string(request.body.size()) + " bytes; the limit is " +
                      std::to_string(config_.max_body_bytes));
   }
   nlohmann::json payload;
   try {
-    payload = parse_object_body(request.body);
+    payload = config_.api.decode_body(request);
   } catch (const std::invalid_argument& problem) {
-    log("[provider] key=" + key + " REJECTED (invalid JSON)");
-    return error(400, "invalid_json", problem.what());
+    const bool form = config_.api.encoding_of(request) == BodyEncoding::form;
+    log("[provider] " + key_for_log + "REJECTED (invalid " + (form ? "form body" : "JSON") + ")");
+    return error(400, form ? "invalid_form_body" : "invalid_json", problem.what());
   }
-  entry.fingerprint = fingerprint(payload);
+  if (!key_in_header) {
+    reading.key = config_.api.key_of(request, payload);
+    if (reading.key.empty()) return missing_key();
+    if (const std::string problem = key_problem(reading.key, place.name, rules_); !problem.empty())
+      return invalid_key(problem);
+    entry.key = reading.key;
+  }
+  const std::string& key = reading.key;
+  entry.fingerprint = fingerprint(config_.api.canonical_payload(payload));
   if (config_.operation_field) entry.operation = operation_value(payload, *config_.operation_field);
 
   if (config_.enforce_keys && in_flight(key)) {
@@ -209,8 +232,7 @@ Decision ProviderCore::create_job(const HttpRequest& request, JournalEntry& entr
   entry.fault = fault;
   log("[provider] key=" + key + " NEW fault=" + to_string(fault));
 
-  nlohmann::json job = {{"id", job_ids_.next()}};
-  if (payload.contains("orderId")) job["orderId"] = payload["orderId"];
+  nlohmann::json job = config_.api.created_object(job_ids_.next(config_.api.created.id_prefix), payload);
   return apply_fault(fault, StoredJob{key, *entry.fingerprint, std::move(job), now}, entry);
 }
 
@@ -291,7 +313,7 @@ Decision ProviderCore::replay(const StoredJob& stored) const {
   Decision replayed = rules_.replays_first_response
                           ? Decision{.status = stored.first_status, .body = stored.first_body}
                           : json_response(200, stored.job);
-  replayed.headers.emplace("Idempotent-Replayed", "true");
+  replayed.headers.emplace(config_.api.replay_header, "true");
   return replayed;
 }
 
@@ -318,7 +340,13 @@ Decision ProviderCore::lookup_job(const std::string& key, JournalEntry& entry, M
 }
 
 Decision ProviderCore::error(int status, std::string_view code, std::string_view detail) const {
-  return error_response(status, code, detail, rules_.errors);
+  const auto restated = config_.api.error_overrides.find(code);
+  if (restated == config_.api.error_overrides.end()) {
+    return error_response(status, code, detail, errors_);
+  }
+  const ErrorOverride& as = restated->second;
+  return error_response(as.status.value_or(status), as.code ? *as.code : code,
+                        as.message ? *as.message : detail, errors_);
 }
 
 Decision ProviderCore::library_error(int status) const {

@@ -18,6 +18,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "provider/api_shape.hpp"
 #include "provider/fault_plan.hpp"
 #include "provider/http_types.hpp"
 #include "provider/idempotency_store.hpp"
@@ -50,6 +51,7 @@ struct ProviderConfig {
   std::uint64_t seed = 0;
   std::size_t max_body_bytes = 1024 * 1024;
   Profile profile = Profile::baseline;
+  ApiShape api = jobs_shape();  // the routes, key place, encodings and bodies it speaks
   std::optional<Millis> key_ttl;  // keys never expire when empty
   // A repeated key replays (or is refused). False: every create is a new job, and keys are
   // only recorded for lookup, as a provider with a searchable client reference does.
@@ -135,6 +137,7 @@ class ProviderCore {
 
   const ProviderConfig config_;
   const ProfileRules& rules_;
+  const ErrorFormat errors_;  // the shape's, else the profile's
   mutable std::mutex mutex_;
   mutable std::condition_variable progressed_;  // a request journaled, a job stored
   std::uint64_t seed_;

@@ -22,10 +22,18 @@ constexpr const char* kScenarioOperationField = "orderId";
 provider::ProviderConfig provider_config(const Scenario& scenario, std::uint64_t seed) {
   return {.seed = seed,
           .profile = scenario.profile,
+          .api = scenario.api,
           .key_ttl = scenario.provider.key_ttl,
           .enforce_keys = scenario.provider.enforces_keys,
           .initial_plan = provider::FaultPlan::from_json(scenario.plan),
           .operation_field = kScenarioOperationField};
+}
+
+std::string cannot_speak(const Scenario& scenario, const ClientChoice& client) {
+  const ClientChoice& runs = scenario.pinned_client ? *scenario.pinned_client : client;
+  if (runs.kind == ClientChoice::Kind::command || scenario.api.name == "jobs") return {};
+  return scenario.file.string() + ": the scenario speaks the " + scenario.api.name + " API, and " +
+         runs.describe() + " speaks only jobs; judge a client of that API (--client cmd:...)";
 }
 
 std::string not_reached(const KillPoint& kill) {

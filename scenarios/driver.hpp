@@ -37,6 +37,10 @@ class World {
 // The provider a scenario asks for: its profile, contract and fault plan, seeded.
 provider::ProviderConfig provider_config(const Scenario& scenario, std::uint64_t seed);
 
+// Why `client` cannot be judged on the scenario, or empty: the reference client and the
+// mutants speak only the seeds' jobs API.
+std::string cannot_speak(const Scenario& scenario, const ClientChoice& client);
+
 // Why an invocation with a kill point has no account: it ended before the point.
 std::string not_reached(const KillPoint& kill);
 

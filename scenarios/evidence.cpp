@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cassert>
 
+#include "common/fingerprint.hpp"
+
 namespace retryproof::scenarios {
 
 using provider::Outcome;
@@ -100,6 +102,14 @@ std::vector<const JobRecord*> Evidence::jobs_of_operation(const std::string& ope
     if (owner != nullptr && *owner == operation) jobs.push_back(&job);
   }
   return jobs;
+}
+
+std::string Evidence::fingerprint_of(const nlohmann::json& payload) const {
+  return fingerprint(scenario_.api.canonical_payload(payload));
+}
+
+std::string request_text(const JournalEntry& entry) {
+  return entry.method + " " + entry.path;
 }
 
 std::string seq_text(const JournalEntry& entry) {

@@ -40,6 +40,10 @@ class Evidence {
   const std::vector<JournalEntry>& journal() const { return journal_; }
   const std::vector<JobRecord>& jobs() const { return jobs_; }
 
+  // The fingerprint the provider journals for this payload, under the scenario's API shape
+  // (a form-encoded API fingerprints every leaf as a string).
+  std::string fingerprint_of(const nlohmann::json& payload) const;
+
   // The scenario's operation ids, in its order.
   std::vector<std::string> operation_ids() const;
 
@@ -74,5 +78,7 @@ class Evidence {
 
 // "seq 4", for messages.
 std::string seq_text(const JournalEntry& entry);
+// "POST /jobs", for messages: the request's method and path.
+std::string request_text(const JournalEntry& entry);
 
 }  // namespace retryproof::scenarios

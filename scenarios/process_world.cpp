@@ -122,7 +122,10 @@ RunEvidence ProcessWorld::finish() {
 ScenarioResult run_scenario(const Scenario& scenario, const RunOptions& options) {
   const ClientChoice choice = scenario.pinned_client.value_or(options.client);
   ProcessWorld world(scenario, choice, options);
-  return drive(scenario, choice, options.declared, options.seed, world);
+  // --client-policy declares what the user's client promises; a scenario that pins its own
+  // client is judged by what that client promises, whatever --client was.
+  const ClientPolicy declared = scenario.pinned_client ? ClientPolicy{} : options.declared;
+  return drive(scenario, choice, declared, options.seed, world);
 }
 
 }  // namespace retryproof::scenarios

@@ -107,6 +107,10 @@ int run(const RunCommandOptions& command) {
     options.client = parse_client_choice(command.client);
     options.declared = parse_client_policy(command.client_policy);
     reports.emplace(command.reports);
+    for (const auto& scenario : scenarios) {
+      const std::string problem = cannot_speak(scenario, command.mutants ? ClientChoice{} : options.client);
+      if (!problem.empty()) throw std::invalid_argument(problem);
+    }
   } catch (const std::exception& error) {
     std::cerr << "retryproof run: " << error.what()
               << (std::string(error.what()).ends_with("\n") ? "" : "\n");
@@ -127,7 +131,7 @@ int run(const RunCommandOptions& command) {
   try {
     if (command.mutants) return run_mutant_matrix(scenarios, options, command.jobs, *reports);
     const RunSummary summary{command.seed, options.client.describe(),
-                             run_all(scenarios, options, command.jobs)};
+                             run_all(scenarios, options, command.jobs), command.paths};
     write_terminal_report(std::cout, summary, terminal_colour());
     reports->write(summary);
     const Severity threshold = parse_severity(command.fail_on);

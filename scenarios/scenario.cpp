@@ -110,7 +110,7 @@ void read_expectations(const Node& node, Expectations& expect,
 
 Scenario read_scenario(const json& document, const std::filesystem::path& file) {
   const Node root{document, "$"};
-  root.object({"name", "description", "profile", "provider", "plan", "operations",
+  root.object({"name", "description", "api", "profile", "provider", "plan", "operations",
                "generatedOperations", "clientPolicy", "invocations", "client", "minGap",
                "timeLimit", "expect"});
   Scenario scenario;
@@ -118,6 +118,18 @@ Scenario read_scenario(const json& document, const std::filesystem::path& file) 
   if (!root.has("name")) root.fail("a scenario needs a \"name\"");
   scenario.name = root.field("name").non_empty_string();
   if (root.has("description")) scenario.description = root.field("description").string();
+  if (root.has("api")) {
+    // A shape file is named relative to the scenario that names it.
+    const std::string name = root.field("api").non_empty_string();
+    const bool built_in = name.find('/') == std::string::npos && !name.ends_with(".json");
+    try {
+      scenario.api = provider::load_api_shape(built_in ? name : (file.parent_path() / name).string());
+    } catch (const std::invalid_argument& error) {
+      root.field("api").fail(error.what());
+    }
+  }
+  // A shape implies the semantics of the API it copies, unless "profile" says otherwise.
+  scenario.profile = scenario.api.profile.value_or(provider::Profile::baseline);
   if (root.has("profile")) {
     try {
       scenario.profile = provider::parse_profile(root.field("profile").string());

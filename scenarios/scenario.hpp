@@ -12,6 +12,7 @@
 #include "client_under_test/retrying_client.hpp"
 #include "client_under_test/settings_contract.hpp"
 #include "common/millis.hpp"
+#include "provider/api_shape.hpp"
 #include "provider/fault_plan.hpp"
 #include "provider/profile.hpp"
 #include "scenarios/client_policy.hpp"
@@ -103,6 +104,7 @@ struct Scenario {
   std::filesystem::path file;
   std::string name;
   std::string description;
+  provider::ApiShape api = provider::jobs_shape();  // the wire the provider speaks
   provider::Profile profile = provider::Profile::baseline;
   ProviderContract provider;
   nlohmann::json plan;  // the provider's plan format, validated by FaultPlan::from_json

@@ -154,6 +154,18 @@ TEST_F(ProviderCoreTest, NumberOutOfRangeIs400InvalidJson) {
   EXPECT_EQ(journal["entries"][0]["status"], 400);
 }
 
+// The parser stops at a NUL byte: without a check, the tail after it would go unread and a
+// changed payload would replay as the stored one.
+TEST_F(ProviderCoreTest, ANulByteOrTrailingTextInTheBodyIs400) {
+  ASSERT_EQ(post(core_, "key-A", R"({"orderId":"a"})").status, 201);
+  const std::string with_nul("{\"orderId\":\"a\"}\0{\"amount\":999}", 30);
+  const Decision nul = post(core_, "key-A", with_nul);
+  expect_error(nul, 400, "invalid_json");
+  EXPECT_EQ(body_of(nul)["detail"], "the body has a NUL byte at offset 15, which JSON text cannot contain");
+  expect_error(post(core_, "key-A", R"({"orderId":"a"} {"amount":999})"), 400, "invalid_json");
+  EXPECT_EQ(stored_count(core_), 1U);
+}
+
 TEST_F(ProviderCoreTest, EmptyBodyCountsAsEmptyObject) {
   const Decision created = post(core_, "key-A", "");
   ASSERT_EQ(created.status, 201) << created.body;
@@ -417,8 +429,8 @@ TEST_F(ProviderCoreTest, WrongMethodIs405WithAllow) {
       {"POST", "/jobs/by-idempotency-key/key-A", "GET"},
       {"PUT", "/jobs/by-idempotency-key/key-A", "GET"},
       {"DELETE", "/jobs/by-idempotency-key/key-A", "GET"},
-      {"GET", "/_test/faults", "POST"},
-      {"PUT", "/_test/faults", "POST"},
+      {"DELETE", "/_test/faults", "GET, POST"},
+      {"PUT", "/_test/faults", "GET, POST"},
       {"POST", "/_test/jobs", "GET"},
       {"DELETE", "/_test/jobs", "GET"},
       {"POST", "/_test/journal", "GET"},

@@ -225,6 +225,29 @@ TEST(Profiles, IetfRefusesTwoIdempotencyKeyHeaders) {
   EXPECT_EQ(post(core, "key-A", kOrder42).status, 503);  // no fault consumed
 }
 
+// Two different keys name two operations; no profile picks one of them.
+TEST(Profiles, EveryProfileRefusesTwoDifferentIdempotencyKeys) {
+  for (const ProfileRules& rules : profile_catalogue()) {
+    SCOPED_TRACE(std::string(rules.name));
+    ProviderCore core(config_for(rules.profile));
+    HttpRequest request = make_request("POST", "/jobs", kOrder42);
+    request.headers.emplace("Idempotency-Key", "key-A");
+    request.headers.emplace("Idempotency-Key", "key-B");
+    const Decision refused = core.handle(request, Millis{0});
+    EXPECT_EQ(refused.status, 400);
+    EXPECT_EQ(body_of(refused)["error"], "idempotency_key_invalid");
+    EXPECT_EQ(stored_count(core, Checks::minimal), 0U);
+  }
+}
+
+TEST(Profiles, BaselineTakesTheSameKeySentTwice) {
+  ProviderCore core(config_for(Profile::baseline));
+  HttpRequest request = make_request("POST", "/jobs", kOrder42);
+  request.headers.emplace("Idempotency-Key", "key-A");
+  request.headers.emplace("Idempotency-Key", "key-A");
+  EXPECT_EQ(core.handle(request, Millis{0}).status, 201);
+}
+
 // ---- error shapes ------------------------------------------------------------------------
 
 // The errors a client meets most, provoked the same way under a profile.

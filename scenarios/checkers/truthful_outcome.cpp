@@ -4,7 +4,6 @@
 // allowed, and counted.
 #include <algorithm>
 
-#include "common/fingerprint.hpp"
 #include "scenarios/checkers/violations.hpp"
 
 namespace retryproof::scenarios::checkers {
@@ -15,7 +14,7 @@ Verdict truthful_outcome(const Evidence& evidence) {
   for (const auto& invocation : evidence.invocations()) {
     if (!invocation.outcome) continue;  // killed, or a client error
     const OutcomeLine& reported = *invocation.outcome;
-    const std::string payload = fingerprint(invocation.payload);
+    const std::string payload = evidence.fingerprint_of(invocation.payload);
     switch (reported.outcome) {
       case Reported::unknown:
         ++unknown;

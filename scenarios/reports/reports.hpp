@@ -19,6 +19,7 @@ struct RunSummary {
   std::uint64_t seed;
   std::string client;  // as --client spells it
   std::vector<ScenarioResult> results;
+  std::vector<std::string> paths;  // the scenario files and directories run, when not the catalog
   // A report of something other than `retryproof run` (retryproof judge) says what it
   // judged and the command that reproduces it; both empty for a run.
   std::string subject = {};  // "judge: traffic in journal.json, operations by orderId"

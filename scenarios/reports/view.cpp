@@ -71,8 +71,9 @@ std::string policy_text(const JudgedPolicy& policy) {
 
 std::string replay_command(const RunSummary& run) {
   if (!run.replay.empty()) return run.replay;
-  return "retryproof run --seed " + std::to_string(run.seed) + " --client " +
-         shell_quote(run.client);
+  std::string command = "retryproof run";
+  for (const auto& path : run.paths) command += " " + shell_quote(path);
+  return command + " --seed " + std::to_string(run.seed) + " --client " + shell_quote(run.client);
 }
 
 std::string replay_command(const RunSummary& run, const ScenarioResult& result) {

@@ -3,6 +3,8 @@
 // Skipped where the interpreter is not installed.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "scenarios/child_process.hpp"
 
 namespace retryproof::scenarios {
@@ -21,9 +23,11 @@ struct CatalogRun {
   std::string report;
 };
 
-CatalogRun run_catalog(const std::string& client_command, const std::string& policy = "") {
+CatalogRun run_catalog(const std::string& client_command, const std::string& policy = "",
+                       const std::string& scenarios = "") {
   std::vector<std::string> argv = {RETRYPROOF_BINARY,      "run", "--jobs", "2", "--client",
                                    "cmd:" + client_command};
+  if (!scenarios.empty()) argv.push_back(scenarios);
   if (!policy.empty()) argv.insert(argv.end(), {"--client-policy", policy});
   ChildProcess run(argv);
   const auto status = run.wait(minutes(10));
@@ -51,6 +55,18 @@ TEST(Examples, TheNodeClientMeetsEveryScenario) {
   const CatalogRun run =
       run_catalog("node " EXAMPLES_DIR "/node/correct_client.mjs", "follows-settings");
   EXPECT_EQ(run.exit_code, 0) << run.report;
+}
+
+// The official stripe package, unmodified, on the Stripe set: its own retries under one
+// key, a replay as its reconciliation (the set declares same-key-retry), no second intent.
+TEST(Examples, TheStripeSdkMeetsTheStripeSet) {
+  if (!installed("node")) GTEST_SKIP() << "node is not installed";
+  ASSERT_TRUE(std::filesystem::exists(EXAMPLES_DIR "/stripe-node/node_modules/stripe/package.json"))
+      << "the stripe package is not installed: scripts/setup.sh runs npm ci in examples/stripe-node";
+  const CatalogRun run = run_catalog("node " EXAMPLES_DIR "/stripe-node/client.mjs", "",
+                                     SCENARIOS_DIR "/stripe");
+  EXPECT_EQ(run.exit_code, 0) << run.report;
+  EXPECT_NE(run.report.find("6 scenarios: 6 met their expectations"), std::string::npos) << run.report;
 }
 
 TEST(Examples, TheNaivePythonClientIsFlaggedForDuplicatesAndKeys) {

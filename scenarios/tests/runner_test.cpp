@@ -127,6 +127,17 @@ TEST(Runner, APinnedClientWinsOverTheRequestedOne) {
       << describe(result);
 }
 
+// Found by a p-retry client declaring min-backoff=1s: the pinned mutant was judged by it.
+TEST(Runner, APinnedClientIsJudgedByItsOwnPolicyNotTheUsersDeclaration) {
+  RunOptions options = options_for("cmd:true");
+  options.declared = parse_client_policy("attempts=6,min-backoff=1s,on-ambiguous=same-key-retry");
+  const ScenarioResult result =
+      run_scenario(catalog_scenario("05-anti-pattern-fresh-key.json"), options);
+  EXPECT_EQ(result.client, "mutant:fresh-key-per-attempt");
+  EXPECT_TRUE(result.met()) << describe(result);
+  EXPECT_EQ(to_string(verdict_of(result, "backoff").status), "pass") << describe(result);
+}
+
 // --- external commands that break the contract ---
 
 class ExternalClient : public ::testing::Test {

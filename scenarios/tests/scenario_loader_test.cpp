@@ -10,6 +10,7 @@
 #include <string>
 
 #include "common/temp_dir.hpp"
+#include "scenarios/driver.hpp"
 #include "scenarios/scenario.hpp"
 
 namespace retryproof::scenarios {
@@ -215,7 +216,7 @@ TEST_F(ScenarioLoader, GeneratedOperationsValidateTheirFields) {
 TEST_F(ScenarioLoader, UnknownTopLevelField) {
   expect_error(minimal_with("colour", R"("blue")"),
                {"$: unknown field \"colour\"",
-                "expected one of: name, description, profile, provider, plan"});
+                "expected one of: name, description, api, profile, provider, plan"});
 }
 
 TEST_F(ScenarioLoader, UnknownFieldInClient) {
@@ -429,6 +430,31 @@ TEST(ScenarioFromJson, ValidatesADocumentAndNamesItsOriginInErrors) {
   } catch (const ScenarioError& error) {
     EXPECT_TRUE(std::string(error.what()).starts_with("inline:bad: $.profile: unknown profile"))
         << error.what();
+  }
+}
+
+TEST_F(ScenarioLoader, ApiNamesABuiltInShapeOrAFileBesideTheScenario) {
+  const Scenario stripe = load_scenario(dir_.write("s.json", minimal_with("api", R"("stripe")")));
+  EXPECT_EQ(stripe.api.name, "stripe");
+  EXPECT_EQ(stripe.profile, provider::Profile::stripe);  // implied by the shape
+  dir_.write("shapes/orders.json", R"({"name": "orders", "key": {"bodyField": "token"}})");
+  const Scenario orders =
+      load_scenario(dir_.write("t.json", minimal_with("api", R"("shapes/orders.json")")));
+  EXPECT_EQ(orders.api.name, "orders");
+  EXPECT_EQ(orders.profile, provider::Profile::baseline);
+  const std::string message = load_error(dir_.write("u.json", minimal_with("api", R"("soap")")));
+  EXPECT_TRUE(contains(message, "$.api: \"soap\" is neither a built-in shape (jobs, stripe)"))
+      << message;
+}
+
+TEST(ScenarioCatalog, TheStripeSetSpeaksStripeAndDeclaresSameKeyRetry) {
+  const auto scenarios = load_catalog({std::filesystem::path(RETRYPROOF_CATALOG_DIR).parent_path() / "stripe"});
+  EXPECT_EQ(scenarios.size(), 6u);
+  for (const auto& scenario : scenarios) {
+    EXPECT_EQ(scenario.api.name, "stripe") << scenario.name;
+    EXPECT_EQ(scenario.client_policy.on_ambiguous, OnAmbiguous::same_key_retry) << scenario.name;
+    // The reference client speaks only jobs: it is refused before anything runs.
+    EXPECT_NE(cannot_speak(scenario, ClientChoice{}), "") << scenario.name;
   }
 }
 
