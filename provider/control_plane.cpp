@@ -37,6 +37,19 @@ Decision ProviderCore::control(const HttpRequest& request) {
   if (path == "/_test/journal") return only("GET", [&] { return read_journal(request.query); });
   if (path == "/_test/reset") return only("POST", [&] { return reset(request.body); });
   if (path == "/_test/clock") return only("POST", [&] { return advance_clock(request.body); });
+  for (const ControlEndpoint& endpoint : config_.control_endpoints) {
+    if (path != endpoint.path) continue;
+    return only("GET", [&] {
+      try {
+        ControlAnswer answer = endpoint.answer(request.query, journal_, config_);
+        return Decision{.status = 200,
+                        .body = std::move(answer.body),
+                        .content_type = std::move(answer.content_type)};
+      } catch (const std::invalid_argument& problem) {
+        return error(400, endpoint.error_code, problem.what());
+      }
+    });
+  }
   return error(404, "not_found", "unknown control endpoint " + path);
 }
 

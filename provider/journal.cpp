@@ -133,6 +133,7 @@ void to_json(json& out, const JournalEntry& entry) {
       {"kind", to_string(entry.kind)},
       {"key", or_null(entry.key)},
       {"fingerprint", or_null(entry.fingerprint)},
+      {"operation", or_null(entry.operation)},
       {"outcome", to_string(entry.outcome)},
       {"fault", entry.fault ? json(to_string(*entry.fault)) : json(nullptr)},
       {"answeredAtMs", entry.answered_at ? json(entry.answered_at->count()) : json(nullptr)},
@@ -158,6 +159,7 @@ void from_json(const json& in, JournalEntry& entry) {
   entry.kind = parse_name(kKinds, text_of(in, "kind"), "kind");
   entry.key = optional_text(in, "key");
   entry.fingerprint = optional_text(in, "fingerprint");
+  entry.operation = optional_text(in, "operation");
   entry.outcome = parse_name(kOutcomes, text_of(in, "outcome"), "outcome");
   entry.fault.reset();
   if (const auto fault = optional_text(in, "fault")) {

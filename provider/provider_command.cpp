@@ -22,6 +22,7 @@ struct ProviderOptions {
   ControlTokenSources control_tokens;
   std::string profile;  // empty: the shape's, else baseline
   std::string api = "jobs";
+  std::string operation_field;
   std::string idle_timeout = format_duration(ServerOptions{}.idle_timeout);
   std::string header_timeout = format_duration(ServerOptions{}.header_timeout);
   std::string body_timeout = format_duration(ServerOptions{}.body_timeout);
@@ -36,6 +37,18 @@ int run_provider(ProviderOptions options) {
     // A shape implies the semantics of the API it copies, unless --profile says otherwise.
     options.core.profile = !options.profile.empty() ? parse_profile(options.profile)
                                                     : options.core.api.profile.value_or(Profile::baseline);
+    if (!options.operation_field.empty()) {
+      options.core.operation_field = options.operation_field;
+      if (options.operation_field.starts_with('/')) {
+        try {
+          (void)nlohmann::json::json_pointer(options.operation_field);
+        } catch (const nlohmann::json::exception&) {
+          throw std::runtime_error("--operation-field " + options.operation_field +
+                                   ": not a JSON Pointer; write a top-level field name (orderId) or a "
+                                   "pointer such as /metadata/orderId");
+        }
+      }
+    }
     options.server.idle_timeout = positive_duration("--idle-timeout", options.idle_timeout);
     options.server.header_timeout = positive_duration("--header-timeout", options.header_timeout);
     options.server.body_timeout = positive_duration("--body-timeout", options.body_timeout);
@@ -66,8 +79,9 @@ int run_provider(ProviderOptions options) {
 
 }  // namespace
 
-void add_provider_command(CLI::App& app, int& exit_code) {
+void add_provider_command(CLI::App& app, int& exit_code, std::vector<ControlEndpoint> endpoints) {
   auto options = std::make_shared<ProviderOptions>();
+  options->core.control_endpoints = std::move(endpoints);
   CLI::App* command = app.add_subcommand(
       "provider",
       "Run the misbehaving provider: an HTTP API that enforces idempotency keys and fails on "
@@ -109,6 +123,10 @@ void add_provider_command(CLI::App& app, int& exit_code) {
                       "Forget idempotency keys older than this (250ms, 3s, 2m, 24h); a repeat is "
                       "then a new operation. Default: keys never expire");
   add_control_token_options(*command, options->control_tokens);
+  command->add_option("--operation-field", options->operation_field,
+                      "Record this payload field's value (orderId, or a JSON Pointer such as "
+                      "/metadata/orderId) in each create's journal entry, so that traffic can be "
+                      "judged by business operation: retryproof judge, GET /_test/verdicts");
   command
       ->add_option("--idle-timeout", options->idle_timeout,
                    "Close a connection that starts no request for this long")

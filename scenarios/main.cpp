@@ -4,10 +4,13 @@
 #include <iostream>
 
 #include "client_under_test/client_command.hpp"
+#include "deliver/deliver_command.hpp"
 #include "provider/provider_command.hpp"
 #include "proxy/proxy_command.hpp"
 #include "scenarios/demo_command.hpp"
 #include "scenarios/explore_command.hpp"
+#include "scenarios/judge/judge_command.hpp"
+#include "scenarios/judge/verdicts_endpoint.hpp"
 #include "scenarios/run_command.hpp"
 #include "scenarios/usage_errors.hpp"
 
@@ -19,12 +22,15 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "retryproof " RETRYPROOF_VERSION);
   app.require_subcommand(1);
   int exit_code = 0;
-  retryproof::provider::add_provider_command(app, exit_code);
+  retryproof::provider::add_provider_command(app, exit_code,
+                                             {retryproof::scenarios::verdicts_endpoint()});
   retryproof::proxy::add_proxy_command(app, exit_code);
   retryproof::scenarios::add_run_command(app, exit_code);
   retryproof::scenarios::add_explore_command(app, exit_code);
   retryproof::client::add_client_command(app, exit_code);
   retryproof::scenarios::add_demo_command(app, exit_code);
+  retryproof::scenarios::add_judge_command(app, exit_code);
+  retryproof::deliver::add_deliver_command(app, exit_code);
   try {
     app.parse(argc, argv);  // runs the chosen subcommand's callback
   } catch (const CLI::Success& done) {

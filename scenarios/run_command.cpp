@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "scenarios/catalog_location.hpp"
@@ -18,6 +19,7 @@
 #include "scenarios/process_world.hpp"
 #include "scenarios/progress.hpp"
 #include "scenarios/reports/matrix.hpp"
+#include "scenarios/reports/report_files.hpp"
 #include "scenarios/reports/reports.hpp"
 #include "scenarios/reports/text.hpp"
 #include "scenarios/reports/view.hpp"
@@ -81,19 +83,6 @@ std::vector<ScenarioResult> run_all(const std::vector<Scenario>& scenarios,
   return results;
 }
 
-// Opens every report file before anything runs: a path that cannot be written is an error
-// now, not after the whole catalog.
-std::map<std::string, std::ofstream> open_reports(const std::map<std::string, std::string>& paths) {
-  std::map<std::string, std::ofstream> files;
-  for (const auto& [format, path] : paths) {
-    if (path.empty()) continue;
-    std::ofstream file(path);
-    if (!file) throw std::runtime_error("--" + format + " " + path + ": cannot be written");
-    files.emplace(format, std::move(file));
-  }
-  return files;
-}
-
 // Why the matrix runs fewer scenarios than `run` does.
 std::string pinned_note(const std::vector<std::string>& pinned, std::size_t catalog_size) {
   if (pinned.empty()) return "";
@@ -106,7 +95,7 @@ std::string pinned_note(const std::vector<std::string>& pinned, std::size_t cata
 // The reference client and every mutant over the catalog: the reference must meet every
 // expectation, and each mutant must miss at least one.
 int run_mutant_matrix(const std::vector<Scenario>& catalog, RunOptions options, int jobs,
-                      std::map<std::string, std::ofstream>& reports) {
+                      ReportFiles& reports) {
   std::vector<Scenario> scenarios;
   std::vector<std::string> pinned;
   for (const auto& scenario : catalog) {
@@ -128,8 +117,8 @@ int run_mutant_matrix(const std::vector<Scenario>& catalog, RunOptions options, 
     rows.push_back(matrix_row(choice.describe(), run_all(scenarios, options, jobs)));
   }
   write_mutant_matrix(std::cout, options.seed, rows, terminal_colour());
-  if (const auto markdown = reports.find("markdown"); markdown != reports.end()) {
-    write_mutant_matrix_markdown(markdown->second, options.seed, rows);
+  if (std::ofstream* markdown = reports.file("markdown")) {
+    write_mutant_matrix_markdown(*markdown, options.seed, rows);
   }
   return matrix_holds(rows) ? 0 : 1;
 }
@@ -146,13 +135,13 @@ std::vector<std::filesystem::path> scenario_paths(const std::vector<std::string>
 int run(const RunCommandOptions& command) {
   std::vector<Scenario> scenarios;
   RunOptions options;
-  std::map<std::string, std::ofstream> reports;
+  std::optional<ReportFiles> reports;
   try {
     scenarios = load_catalog(scenario_paths(command.paths));
     options.client = parse_client_choice(command.client);
     require_client_program(options.client);  // one line now, not a failure per scenario
     options.declared = parse_client_policy(command.client_policy);
-    reports = open_reports(command.reports);
+    reports.emplace(command.reports);
     for (const auto& scenario : scenarios) {
       const std::string problem = cannot_speak(scenario, command.mutants ? ClientChoice{} : options.client);
       if (!problem.empty()) throw std::invalid_argument(problem);
@@ -175,20 +164,11 @@ int run(const RunCommandOptions& command) {
   options.executable = this_executable();
 
   try {
-    if (command.mutants) return run_mutant_matrix(scenarios, options, command.jobs, reports);
+    if (command.mutants) return run_mutant_matrix(scenarios, options, command.jobs, *reports);
     const RunSummary summary{command.seed, options.client.describe(),
                              run_all(scenarios, options, command.jobs), command.paths};
     write_terminal_report(std::cout, summary, terminal_colour());
-    for (const ReportFormat& format : report_formats()) {
-      const auto file = reports.find(std::string(format.option));
-      if (file == reports.end()) continue;
-      format.write(file->second, summary);
-      if (!file->second.flush()) {
-        throw std::runtime_error("--" + std::string(format.option) + " " +
-                                 command.reports.at(std::string(format.option)) +
-                                 ": writing failed");
-      }
-    }
+    reports->write(summary);
     const Severity threshold = parse_severity(command.fail_on);
     const bool failed =
         std::any_of(summary.results.begin(), summary.results.end(),

@@ -25,9 +25,11 @@ packages=(
   librapidcheck-dev    # property tests
   curl                 # examples and the README walkthrough
   dpkg-dev file        # the .deb's runtime dependencies (CPack runs dpkg-shlibdeps on the binary)
+  python3              # the Python embedding helper's tests, and the Python examples
   "$@"
 )
-# Node runs the JavaScript examples; a Node already installed (with its npm) is used as it is.
+# Node runs the JavaScript examples and the Node embedding helper's tests (node:test); a Node
+# already installed (with its npm) is used as it is.
 command -v node >/dev/null || packages+=(nodejs)
 command -v npm >/dev/null || packages+=(npm)
 

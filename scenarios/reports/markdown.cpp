@@ -138,14 +138,17 @@ void write_details(std::ostream& out, const RunSummary& run, const ScenarioResul
     write_standard_error_details(out, invocation);
   }
   write_sequence_diagram(out, result);
-  out << "\nReplay: " << code_span(replay_command(run) + " --filter " + shell_quote(result.name))
-      << '\n';
+  out << "\nReplay: " << code_span(replay_command(run, result)) << '\n';
 }
 
 }  // namespace
 
 void write_markdown(std::ostream& out, const RunSummary& run) {
-  out << "## retryproof: seed " << run.seed << ", client " << code_span(run.client) << "\n\n";
+  if (run.subject.empty()) {
+    out << "## retryproof: seed " << run.seed << ", client " << code_span(run.client) << "\n\n";
+  } else {
+    out << "## retryproof " << markdown_text(run.subject) << "\n\n";
+  }
   out << summary_line(run) << ".\n\n";
   out << "| scenario | met | jobs | POSTs | outcome | failed verdicts |\n";
   out << "| --- | --- | ---: | ---: | --- | --- |\n";

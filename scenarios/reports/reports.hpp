@@ -20,6 +20,10 @@ struct RunSummary {
   std::string client;  // as --client spells it
   std::vector<ScenarioResult> results;
   std::vector<std::string> paths;  // the scenario files and directories run, when not the catalog
+  // A report of something other than `retryproof run` (retryproof judge) says what it
+  // judged and the command that reproduces it; both empty for a run.
+  std::string subject = {};  // "judge: traffic in journal.json, operations by orderId"
+  std::string replay = {};   // "retryproof judge journal.json --operation-field orderId"
 };
 
 // A block per scenario (mark, jobs, POSTs, outcomes, verdicts; for a scenario that missed
@@ -45,6 +49,7 @@ struct ReportFormat {
   std::string_view option;  // "json", "junit", "markdown"
   std::string_view help;
   void (*write)(std::ostream& out, const RunSummary& run);
+  std::string_view media_type;  // as GET /_test/verdicts?format=<option> serves it
 };
 const std::vector<ReportFormat>& report_formats();
 

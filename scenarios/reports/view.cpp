@@ -70,9 +70,20 @@ std::string policy_text(const JudgedPolicy& policy) {
 }
 
 std::string replay_command(const RunSummary& run) {
+  if (!run.replay.empty()) return run.replay;
   std::string command = "retryproof run";
   for (const auto& path : run.paths) command += " " + shell_quote(path);
   return command + " --seed " + std::to_string(run.seed) + " --client " + shell_quote(run.client);
+}
+
+std::string replay_command(const RunSummary& run, const ScenarioResult& result) {
+  if (!run.replay.empty()) return run.replay;
+  return replay_command(run) + " --filter " + shell_quote(result.name);
+}
+
+std::string run_subject(const RunSummary& run) {
+  if (!run.subject.empty()) return run.subject;
+  return "run: seed " + std::to_string(run.seed) + ", client " + run.client;
 }
 
 std::string outcome_text(const InvocationResult& invocation) {

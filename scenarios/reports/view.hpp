@@ -36,8 +36,13 @@ std::string unmet_text(const Unmet& unmet);
 std::vector<std::string> unmet_texts(const ScenarioResult& result);
 // "judged by attempts 3, min-backoff 50 ms, timeout 1000 ms, lookup-first"
 std::string policy_text(const JudgedPolicy& policy);
-// "retryproof run --seed 7 --client mutant:blind-retry"
+// "retryproof run --seed 7 --client mutant:blind-retry", or the summary's own replay.
 std::string replay_command(const RunSummary& run);
+// The same for one scenario of it: "... --filter NAME" (a summary's own replay as it is).
+std::string replay_command(const RunSummary& run, const ScenarioResult& result);
+// What the report's heading says was judged: "run: seed 7, client reference", or the
+// summary's own subject.
+std::string run_subject(const RunSummary& run);
 
 // "succeeded jobId=job_1", "killed by SIGKILL", "client error: no outcome line (exit code 1)".
 std::string outcome_text(const InvocationResult& invocation);
