@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <stdexcept>
 #include <type_traits>
 #include <utility>
@@ -109,6 +110,20 @@ std::string to_string(Outcome outcome) {
   return name_of(kOutcomes, outcome);
 }
 
+void record_answer(JournalEntry& entry, const Decision& decision, Millis now) {
+  entry.answered_at = now + decision.delay;
+  entry.delivery = decision.delivery;
+  const bool status_line_sent =
+      decision.delivery == Delivery::respond || decision.delivery == Delivery::truncate;
+  if (status_line_sent) entry.status = decision.status;
+  const auto retry_after = decision.headers.find("Retry-After");
+  if (retry_after == decision.headers.end()) return;
+  const std::string& text = retry_after->second;
+  int seconds = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), seconds);
+  if (error == std::errc{} && end == text.data() + text.size()) entry.retry_after_seconds = seconds;
+}
+
 void to_json(json& out, const JournalEntry& entry) {
   out = {
       {"seq", entry.seq},
@@ -118,6 +133,7 @@ void to_json(json& out, const JournalEntry& entry) {
       {"kind", to_string(entry.kind)},
       {"key", or_null(entry.key)},
       {"fingerprint", or_null(entry.fingerprint)},
+      {"operation", or_null(entry.operation)},
       {"outcome", to_string(entry.outcome)},
       {"fault", entry.fault ? json(to_string(*entry.fault)) : json(nullptr)},
       {"answeredAtMs", entry.answered_at ? json(entry.answered_at->count()) : json(nullptr)},
@@ -143,6 +159,7 @@ void from_json(const json& in, JournalEntry& entry) {
   entry.kind = parse_name(kKinds, text_of(in, "kind"), "kind");
   entry.key = optional_text(in, "key");
   entry.fingerprint = optional_text(in, "fingerprint");
+  entry.operation = optional_text(in, "operation");
   entry.outcome = parse_name(kOutcomes, text_of(in, "outcome"), "outcome");
   entry.fault.reset();
   if (const auto fault = optional_text(in, "fault")) {

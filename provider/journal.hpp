@@ -49,6 +49,10 @@ struct JournalEntry {
   RequestKind kind = RequestKind::other;
   std::optional<std::string> key;
   std::optional<std::string> fingerprint;  // of the payload, once it was read
+  // The value of the payload's operation field (ProviderConfig::operation_field), once the
+  // payload was read: the business identity traffic is judged by. A string as it is, any
+  // other JSON value as its compact text. The payload itself is never recorded.
+  std::optional<std::string> operation;
   Outcome outcome = Outcome::invalid;
   std::optional<Fault> fault;  // taken by a new operation, or by a failed lookup
   // What reached the client. Empty while a request is held in flight.
@@ -68,10 +72,17 @@ struct JournalEntry {
   friend bool operator==(const JournalEntry&, const JournalEntry&) = default;
 };
 
-// {"seq","atMs","method","path","kind","key","fingerprint","outcome","fault","answeredAtMs",
-//  "abandonedAtMs","delivery","status","delivered","retryAfter","jobId"}; absent values are null.
+// Records in `entry` what reached the client: the decision as its interpreter (the HTTP
+// server, the simulation, the proxy) carries it out, so the answer ends at `now` plus the
+// decision's delay. A Retry-After that is not a number of seconds is not recorded.
+void record_answer(JournalEntry& entry, const Decision& decision, Millis now);
+
+// {"seq","atMs","method","path","kind","key","fingerprint","operation","outcome","fault",
+//  "answeredAtMs","abandonedAtMs","delivery","status","delivered","retryAfter","jobId"}; absent
+// values are null.
 void to_json(nlohmann::json& json, const JournalEntry& entry);
 // The inverse. Throws std::invalid_argument naming the field that is missing or wrong.
+// "operation" may be absent (journals saved before it existed).
 void from_json(const nlohmann::json& json, JournalEntry& entry);
 
 // A journal as GET /_test/journal serves it ({"count", "entries"}), or a bare array of

@@ -29,6 +29,24 @@
 
 namespace retryproof::provider {
 
+struct ProviderConfig;
+
+// A /_test/ endpoint answered by a layer above the core, which the core does not link:
+// GET /_test/verdicts judges the journal with the verdict checkers (scenarios/judge/). It is
+// answered under the core's lock, so it sees one consistent journal, and must not call back
+// into the core. A std::invalid_argument it throws is a 400 with `error_code` and its text.
+struct ControlAnswer {
+  std::string body;
+  std::string content_type = "application/json";
+};
+struct ControlEndpoint {
+  std::string path;        // "/_test/verdicts"; GET (and HEAD) only
+  std::string error_code;  // "invalid_verdicts_query"
+  std::function<ControlAnswer(const std::string& query, const std::vector<JournalEntry>& journal,
+                              const ProviderConfig& config)>
+      answer;
+};
+
 struct ProviderConfig {
   std::uint64_t seed = 0;
   std::size_t max_body_bytes = 1024 * 1024;
@@ -40,6 +58,11 @@ struct ProviderConfig {
   bool enforce_keys = true;
   std::optional<std::string> control_token;  // /_test/ needs "Authorization: Bearer <token>"
   FaultPlan initial_plan;                    // in force at start (a reset empties it)
+  // The payload field whose value each create's journal entry records as its `operation`
+  // (--operation-field orderId), so that traffic can be judged by business operation rather
+  // than by the keys a service chose. A top-level name, or a JSON Pointer ("/metadata/orderId").
+  std::optional<std::string> operation_field;
+  std::vector<ControlEndpoint> control_endpoints;  // beside the core's own /_test/ endpoints
   // Receives one line per data-plane request, in the original provider's words
   // ("[provider] key=K NEW fault=F"). Payloads are never logged. May be empty.
   std::function<void(const std::string&)> log;
@@ -101,6 +124,7 @@ class ProviderCore {
   Decision replay(const StoredJob& stored) const;
   Decision lookup_job(const std::string& key, JournalEntry& entry, Millis now);
   Decision control(const HttpRequest& request);
+  Decision read_journal(std::string_view query);
   Decision install_plan(const std::string& body);
   Decision reset(const std::string& body);
   Decision advance_clock(const std::string& body);

@@ -14,13 +14,19 @@ int ScenarioResult::creates() const {
   }));
 }
 
+// Scenario payloads carry their business identity in orderId (the provider copies it into
+// the job). The journal records it, so that a saved run can be judged by its traffic alone
+// as well: retryproof judge --operation-field orderId.
+constexpr const char* kScenarioOperationField = "orderId";
+
 provider::ProviderConfig provider_config(const Scenario& scenario, std::uint64_t seed) {
   return {.seed = seed,
           .profile = scenario.profile,
           .api = scenario.api,
           .key_ttl = scenario.provider.key_ttl,
           .enforce_keys = scenario.provider.enforces_keys,
-          .initial_plan = provider::FaultPlan::from_json(scenario.plan)};
+          .initial_plan = provider::FaultPlan::from_json(scenario.plan),
+          .operation_field = kScenarioOperationField};
 }
 
 std::string cannot_speak(const Scenario& scenario, const ClientChoice& client) {

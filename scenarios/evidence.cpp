@@ -12,12 +12,27 @@ using provider::RequestKind;
 
 Evidence::Evidence(const Scenario& scenario, const JudgedPolicy& policy,
                    const std::vector<InvocationResult>& invocations,
+                   const std::vector<JournalEntry>& journal, const std::vector<JobRecord>& jobs,
+                   const std::vector<std::vector<JournalEntry>>& entries_by_invocation)
+    : Evidence(scenario, policy, invocations, journal, jobs, &entries_by_invocation) {
+  assert(entries_by_invocation.size() == invocations.size());
+}
+
+Evidence::Evidence(const Scenario& scenario, const JudgedPolicy& policy,
+                   const std::vector<InvocationResult>& invocations,
                    const std::vector<JournalEntry>& journal, const std::vector<JobRecord>& jobs)
+    : Evidence(scenario, policy, invocations, journal, jobs, nullptr) {}
+
+Evidence::Evidence(const Scenario& scenario, const JudgedPolicy& policy,
+                   const std::vector<InvocationResult>& invocations,
+                   const std::vector<JournalEntry>& journal, const std::vector<JobRecord>& jobs,
+                   const std::vector<std::vector<JournalEntry>>* entries_by_invocation)
     : scenario_(scenario),
       policy_(policy),
       invocations_(invocations),
       journal_(journal),
-      jobs_(jobs) {
+      jobs_(jobs),
+      entries_by_invocation_(entries_by_invocation) {
   // entries_of() searches by seq.
   assert(
       std::is_sorted(journal_.begin(), journal_.end(),
@@ -37,6 +52,9 @@ std::vector<std::string> Evidence::operation_ids() const {
 }
 
 std::span<const JournalEntry> Evidence::entries_of(const InvocationResult& invocation) const {
+  if (entries_by_invocation_ != nullptr) {
+    return (*entries_by_invocation_)[static_cast<std::size_t>(invocation.index)];
+  }
   if (invocation.last_seq < invocation.first_seq) return {};
   // The journal is in seq order, but need not start at 1 (a page of a longer one).
   const auto by_seq = [](const JournalEntry& entry, std::uint64_t seq) { return entry.seq < seq; };

@@ -25,6 +25,13 @@ class Evidence {
   Evidence(const Scenario& scenario, const JudgedPolicy& policy,
            const std::vector<InvocationResult>& invocations,
            const std::vector<JournalEntry>& journal, const std::vector<JobRecord>& jobs);
+  // Traffic judged without a run (scenarios/judge/): each invocation's entries given outright,
+  // by its index, because concurrent operations' requests interleave in the journal instead
+  // of filling windows of it. Each list is in seq order, and its entries are in `journal`.
+  Evidence(const Scenario& scenario, const JudgedPolicy& policy,
+           const std::vector<InvocationResult>& invocations,
+           const std::vector<JournalEntry>& journal, const std::vector<JobRecord>& jobs,
+           const std::vector<std::vector<JournalEntry>>& entries_by_invocation);
 
   const Scenario& scenario() const { return scenario_; }
   // What the client is judged by: its declaration over the scenario's settings.
@@ -55,11 +62,17 @@ class Evidence {
   std::vector<const JobRecord*> jobs_of_operation(const std::string& operation) const;
 
  private:
+  Evidence(const Scenario& scenario, const JudgedPolicy& policy,
+           const std::vector<InvocationResult>& invocations,
+           const std::vector<JournalEntry>& journal, const std::vector<JobRecord>& jobs,
+           const std::vector<std::vector<JournalEntry>>* entries_by_invocation);
+
   const Scenario& scenario_;
   const JudgedPolicy& policy_;
   const std::vector<InvocationResult>& invocations_;
   const std::vector<JournalEntry>& journal_;
   const std::vector<JobRecord>& jobs_;
+  const std::vector<std::vector<JournalEntry>>* entries_by_invocation_ = nullptr;
   std::map<std::string, std::string> operation_by_key_;
 };
 

@@ -8,8 +8,11 @@
 
 #include "common/duration.hpp"
 #include "scenarios/child_process.hpp"
+#include "scenarios/client_command_check.hpp"
 #include "scenarios/clock_probe.hpp"
+#include "scenarios/output_file.hpp"
 #include "scenarios/process_world.hpp"
+#include "scenarios/progress.hpp"
 #include "scenarios/reports/reports.hpp"
 #include "scenarios/reports/text.hpp"
 #include "scenarios/schedule.hpp"
@@ -34,6 +37,14 @@ struct ExploreOptions {
   int time_scale = 1;
 };
 
+// "shrinking: 7 tried; smallest failing so far: 1 operation, 2 faults (size 5)"
+std::string shrinking_status(std::size_t tried, const Schedule& best) {
+  return "shrinking: " + std::to_string(tried) + " tried; smallest failing so far: " +
+         reports::count_of(static_cast<std::size_t>(best.operations), "operation") + ", " +
+         reports::count_of(best.faults.size(), "fault") + " (size " +
+         std::to_string(complexity(best)) + ")";
+}
+
 int explore(const ExploreOptions& options) {
   ClientChoice client;
   ClientPolicy declared;
@@ -47,6 +58,10 @@ int explore(const ExploreOptions& options) {
     declared = parse_client_policy(options.client_policy);
     threshold = parse_severity(options.fail_on);
     deadline = Clock::now() + parse_duration(options.time_limit);
+    require_client_program(client);
+    if (const auto problem = unwritable(options.save)) {
+      throw std::runtime_error("--save " + options.save + ": " + *problem);
+    }
     shard = parse_shard(options.shard);
     run_options = {.client = client,
                    .executable = this_executable(),
@@ -81,22 +96,35 @@ int explore(const ExploreOptions& options) {
            ? ""
            : " --time-scale " + std::to_string(run_options.time_scale.factor()));
   std::cout << "retryproof explore: client " << client.describe() << ", seed " << options.seed
-            << (shard.count > 1 ? ", shard " + shard.describe() : "") << ", up to " << options.runs
-            << " schedules, "
+            << (shard.count > 1 ? ", shard " + shard.describe() : "") << ", up to "
+            << reports::count_of(static_cast<std::size_t>(options.runs), "schedule") << ", "
             << (follows
                     ? "varying the client's settings (it follows RETRYPROOF_CLIENT)"
                     : "with the default client settings (declare follows-settings to vary them)")
             << std::endl;
+  // Progress on standard error: the schedules tried, then the smallest failing one so far.
+  ProgressPrinter progress(std::cerr, ProgressPrinter::mode_for(STDERR_FILENO),
+                           static_cast<std::size_t>(options.runs));
   for (int run = 0; run < options.runs; ++run) {
     if (Clock::now() >= deadline) {
-      std::cout << "time limit reached after " << run << " schedules: no violation found\n";
+      progress.clear();
+      std::cout << "time limit reached after "
+                << reports::count_of(static_cast<std::size_t>(run), "schedule")
+                << ": no violation found\n";
       return 0;
     }
     // Everything about a schedule derives from its seed alone (seed_space.hpp).
     const std::uint64_t seed = shard.schedule_seed(options.seed, run);
     const Schedule schedule = schedule_of_seed(seed, menu, settings);
     ScenarioResult result;
-    if (!violates(schedule, seed, &result)) continue;
+    if (!violates(schedule, seed, &result)) {
+      progress.finished("no violation:", "schedule " + std::to_string(run + 1) + " (seed " +
+                                             std::to_string(seed) + ")");
+      continue;
+    }
+    progress.finished("VIOLATION:", "schedule " + std::to_string(run + 1) + " (seed " +
+                                        std::to_string(seed) + ")");
+    progress.clear();
 
     std::cout << "\nschedule " << run + 1 << " (seed " << seed << ") exposes a violation:\n"
               << to_scenario_json(schedule, "explored").dump(2) << "\n\n";
@@ -104,9 +132,18 @@ int explore(const ExploreOptions& options) {
                           isatty(STDOUT_FILENO) != 0 ? Colour::on : Colour::off);
 
     std::cout << "\nshrinking..." << std::endl;
+    std::size_t tried = 0;
+    progress.status(shrinking_status(tried, schedule));
     const Schedule smallest = shrink(
-        schedule, [&](const Schedule& candidate) { return violates(candidate, seed, nullptr); },
+        schedule,
+        [&](const Schedule& candidate) {
+          const bool fails = violates(candidate, seed, nullptr);
+          ++tried;
+          if (fails) progress.status(shrinking_status(tried, candidate));
+          return fails;
+        },
         deadline);
+    progress.clear();
     ScenarioResult smallest_result;
     violates(smallest, seed, &smallest_result);
     std::cout << "\nthe smallest schedule found that still fails:\n";
@@ -127,7 +164,9 @@ int explore(const ExploreOptions& options) {
               << (options.with_delays ? " --with-delays" : "") << same_flags << '\n';
     return 1;
   }
-  std::cout << options.runs << " schedules: no violation found\n";
+  progress.clear();
+  std::cout << reports::count_of(static_cast<std::size_t>(options.runs), "schedule")
+            << ": no violation found\n";
   return 0;
 }
 

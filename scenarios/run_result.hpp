@@ -20,7 +20,10 @@ namespace retryproof::scenarios {
 struct InvocationResult {
   int index = 0;  // from 0, in the scenario's order; reports number them from 1
   std::string operation;
-  nlohmann::json payload;       // what the client was asked to send
+  nlohmann::json payload;  // what the client was asked to send
+  // Traffic judged without a run (scenarios/judge/), whose payload nobody gave: the
+  // fingerprint every create of the operation must carry, its first create's.
+  std::optional<std::string> payload_fingerprint;
   std::uint64_t first_seq = 1;  // the journal entries it caused: [first_seq, last_seq]
   std::uint64_t last_seq = 0;   // (empty when last_seq < first_seq)
   Millis started_at{0};         // on the provider's clock
@@ -45,6 +48,7 @@ struct RunEvidence {
 struct Unmet {
   std::string text;
   Severity severity = Severity::policy;
+  std::string failed_verdict;  // the verdict whose unexpected failure this is, if one is
 };
 
 struct ScenarioResult {

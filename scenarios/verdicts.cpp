@@ -45,17 +45,20 @@ const std::vector<VerdictRow>& verdict_table() {
       {"no-retry-of-definitive", policy, checkers::no_retry_of_definitive,
        "nothing is re-sent after a 400 or 422"},
       {"truthful-outcome", harm, checkers::truthful_outcome,
-       "a reported outcome matches what the provider holds, for this invocation's payload"},
+       "a reported outcome matches what the provider holds, for this invocation's payload",
+       Needs::outcomes},
       {"crash-recovery", policy, checkers::crash_recovery,
        "a restart after a kill creates no second job (harm), and under lookup-first asks by key "
-       "first (policy)"},
+       "first (policy)",
+       Needs::outcomes},
       {"gave-up", policy, checkers::gave_up,
        "no failed or unknown report while budget was left after a retryable 503 or 429, and "
-       "none without an attempt"},
+       "none without an attempt",
+       Needs::outcomes},
       {"time-limit", policy, checkers::time_limit,
-       "every invocation ends within the scenario's time limit"},
+       "every invocation ends within the scenario's time limit", Needs::outcomes},
       {"client-error", harm, checkers::client_error,
-       "every invocation prints one valid outcome line and exits 0"},
+       "every invocation prints one valid outcome line and exits 0", Needs::outcomes},
   };
   return table;
 }
@@ -79,9 +82,10 @@ const VerdictRow& verdict_row(std::string_view id) {
   return *row;
 }
 
-std::vector<Verdict> judge(const Evidence& evidence) {
+std::vector<Verdict> judge(const Evidence& evidence, Needs available) {
   std::vector<Verdict> verdicts;
   for (const VerdictRow& row : verdict_table()) {
+    if (row.needs > available) continue;
     Verdict verdict = row.check(evidence);
     // The row is the one source of the id: a checker cannot report under another.
     verdict.id = std::string(row.id);

@@ -36,11 +36,17 @@ struct Verdict {
   Severity severity = Severity::policy;
 };
 
+// What a verdict is judged from. Traffic: the provider's journal alone, so it can judge a
+// service that makes its own calls (retryproof judge). Outcomes: also the account only a
+// driven run gives — outcome lines, kill points, the time limit, exit statuses.
+enum class Needs { traffic, outcomes };
+
 struct VerdictRow {
   std::string_view id;
   Severity severity;  // of a failure, unless the checker escalates it
   Verdict (*check)(const Evidence& evidence);
   std::string_view rule;  // what it requires, in one line, for help and reports
+  Needs needs = Needs::traffic;
 };
 
 // Every verdict, in report order.
@@ -49,7 +55,8 @@ const std::vector<std::string>& verdict_ids();
 // The row of one verdict; throws std::invalid_argument for an unknown id.
 const VerdictRow& verdict_row(std::string_view id);
 
-// Every checker, in table order.
-std::vector<Verdict> judge(const Evidence& evidence);
+// Every checker whose needs the evidence meets, in table order: all of them for a driven
+// run, those that need traffic alone for a journal judged without one.
+std::vector<Verdict> judge(const Evidence& evidence, Needs available = Needs::outcomes);
 
 }  // namespace retryproof::scenarios

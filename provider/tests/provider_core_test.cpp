@@ -548,6 +548,7 @@ TEST_F(ProviderCoreTest, JournalRecordsEveryDataPlaneRequest) {
                 {"kind", kind},
                 {"key", key},
                 {"fingerprint", fp},
+                {"operation", nullptr},  // this provider records no --operation-field
                 {"outcome", outcome},
                 {"fault", fault},
                 {"answeredAtMs", at},

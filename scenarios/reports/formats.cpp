@@ -13,10 +13,10 @@ void write_json(std::ostream& out, const RunSummary& run) {
 
 const std::vector<ReportFormat>& report_formats() {
   static const std::vector<ReportFormat> formats = {
-      {"json", "Also write the whole result as JSON to this file", write_json},
-      {"junit", "Also write a JUnit XML report to this file", write_junit},
+      {"json", "Also write the whole result as JSON to this file", write_json, "application/json"},
+      {"junit", "Also write a JUnit XML report to this file", write_junit, "application/xml"},
       {"markdown", "Also write a Markdown report (with sequence diagrams of failures) to this file",
-       write_markdown},
+       write_markdown, "text/markdown; charset=utf-8"},
   };
   return formats;
 }

@@ -20,6 +20,10 @@ struct RunSummary {
   std::string client;  // as --client spells it
   std::vector<ScenarioResult> results;
   std::vector<std::string> paths;  // the scenario files and directories run, when not the catalog
+  // A report of something other than `retryproof run` (retryproof judge) says what it
+  // judged and the command that reproduces it; both empty for a run.
+  std::string subject = {};  // "judge: traffic in journal.json, operations by orderId"
+  std::string replay = {};   // "retryproof judge journal.json --operation-field orderId"
 };
 
 // A block per scenario (mark, jobs, POSTs, outcomes, verdicts; for a scenario that missed
@@ -28,11 +32,12 @@ struct RunSummary {
 enum class Colour { off, on };
 void write_terminal_report(std::ostream& out, const RunSummary& run, Colour colour);
 
-// The whole result model: {"seed","client","summary","scenarios":[...]}.
+// The whole result model: {"version","seed","client","summary","scenarios":[...]}.
 nlohmann::json to_json(const RunSummary& run);
 
-// One <testsuite> for the run; one <testcase classname=SCENARIO name=VERDICT> per verdict,
-// and one named "expectations" per scenario.
+// One <testsuite> for the run, named after the client; one <testcase classname=SCENARIO
+// name=VERDICT> per verdict (timed by the span of the requests it cites, when it cites
+// any), and one named "expectations" per scenario (timed by the scenario's run).
 void write_junit(std::ostream& out, const RunSummary& run);
 
 // For a CI job summary: a table of scenarios, then the details (and a Mermaid sequence
@@ -44,6 +49,7 @@ struct ReportFormat {
   std::string_view option;  // "json", "junit", "markdown"
   std::string_view help;
   void (*write)(std::ostream& out, const RunSummary& run);
+  std::string_view media_type;  // as GET /_test/verdicts?format=<option> serves it
 };
 const std::vector<ReportFormat>& report_formats();
 

@@ -51,7 +51,8 @@ void write_table(std::ostream& out, std::string_view indent, const std::vector<R
 
 Row verdict_row(const ScenarioResult& result, const Verdict& verdict) {
   const std::string explanation = terminal_text(verdict.explanation);
-  const std::string cited = verdict.evidence.empty() ? "" : " (" + seq_list(verdict.evidence) + ")";
+  const auto uncited = seqs_not_mentioned(verdict.explanation, verdict.evidence);
+  const std::string cited = uncited.empty() ? "" : " (" + seq_list(uncited) + ")";
   const Cell id{terminal_text(verdict.id)};
   switch (read_verdict(result, verdict)) {
     case Reading::passed:
@@ -176,7 +177,7 @@ void write_block(std::ostream& out, const ScenarioResult& result, Colour colour)
 }  // namespace
 
 void write_terminal_report(std::ostream& out, const RunSummary& run, Colour colour) {
-  out << "retryproof run: seed " << run.seed << ", client " << terminal_text(run.client) << '\n';
+  out << "retryproof " << terminal_text(run_subject(run)) << '\n';
   for (const auto& result : run.results) {
     out << '\n';
     write_block(out, result, colour);
@@ -202,9 +203,9 @@ void write_terminal_report(std::ostream& out, const RunSummary& run, Colour colo
   }
   out << "replay: " << terminal_text(replay_command(run)) << '\n';
   for (const auto& result : run.results) {
-    if (result.met()) continue;
+    if (result.met() || !run.replay.empty()) continue;  // a summary's own replay is the one
     out << "replay " << terminal_text(result.name) << ": "
-        << terminal_text(replay_command(run) + " --filter " + shell_quote(result.name)) << '\n';
+        << terminal_text(replay_command(run, result)) << '\n';
   }
 }
 

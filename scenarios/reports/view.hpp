@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "scenarios/reports/reports.hpp"
@@ -35,13 +36,22 @@ std::string unmet_text(const Unmet& unmet);
 std::vector<std::string> unmet_texts(const ScenarioResult& result);
 // "judged by attempts 3, min-backoff 50 ms, timeout 1000 ms, lookup-first"
 std::string policy_text(const JudgedPolicy& policy);
-// "retryproof run --seed 7 --client mutant:blind-retry"
+// "retryproof run --seed 7 --client mutant:blind-retry", or the summary's own replay.
 std::string replay_command(const RunSummary& run);
+// The same for one scenario of it: "... --filter NAME" (a summary's own replay as it is).
+std::string replay_command(const RunSummary& run, const ScenarioResult& result);
+// What the report's heading says was judged: "run: seed 7, client reference", or the
+// summary's own subject.
+std::string run_subject(const RunSummary& run);
 
 // "succeeded jobId=job_1", "killed by SIGKILL", "client error: no outcome line (exit code 1)".
 std::string outcome_text(const InvocationResult& invocation);
 // "seq 3-5", "seq 3", "no requests"
 std::string seq_range(const InvocationResult& invocation);
+// The seqs of `seqs` that `text` does not already name ("seq 4"), so that a report adds
+// only the evidence an explanation leaves out.
+std::vector<std::uint64_t> seqs_not_mentioned(std::string_view text,
+                                              const std::vector<std::uint64_t>& seqs);
 // "seq 1, 4", or "no journal entries cited"
 std::string seq_list(const std::vector<std::uint64_t>& seqs);
 

@@ -1,0 +1,139 @@
+// The Node sandbox against the built retryproof binary ($RETRYPROOF_BINARY), with node:test:
+// "my code" is a few lines of fetch creating an order, done right and done naively.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+
+import { SandboxError, startSandbox } from './retryproof-sandbox.mjs';
+
+const ORDER_42 = { orderId: 'order-42', amount: 120 };
+
+async function postOrder(baseUrl, key, order) {
+  const response = await fetch(`${baseUrl}/jobs`, {
+    method: 'POST',
+    headers: { 'idempotency-key': key, 'content-type': 'application/json' },
+    body: JSON.stringify(order),
+  });
+  await response.text();
+  return response.status;
+}
+
+// One key per order; after an answer it never saw, it asks by key before anything.
+async function createSafely(baseUrl, order) {
+  const key = `orders:${order.orderId}`;
+  try {
+    return await postOrder(baseUrl, key, order);
+  } catch {
+    const found = await fetch(`${baseUrl}/jobs/by-idempotency-key/${encodeURIComponent(key)}`);
+    await found.text();
+    return found.ok ? 200 : undefined;
+  }
+}
+
+// A fresh key on every attempt, and a retry of anything that failed.
+async function createNaively(baseUrl, order, attempts = 3) {
+  for (let attempt = 1; attempt <= attempts; attempt++) {
+    try {
+      const status = await postOrder(baseUrl, `orders:${order.orderId}#${attempt}`, order);
+      if (status >= 200 && status < 300) return status;
+    } catch {}
+  }
+  return undefined;
+}
+
+describe('a sandbox per test', () => {
+  test('starts on a free port and stops', async () => {
+    const sandbox = await startSandbox();
+    assert.match(sandbox.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+    assert.deepEqual(await sandbox.jobs(), []);
+    await sandbox.stop();
+    assert.equal(sandbox.child.exitCode, 0, 'SIGTERM stops it cleanly');
+    await assert.rejects(fetch(`${sandbox.url}/_test/jobs`));
+    await sandbox.stop(); // idempotent
+  });
+
+  test('code that looks up after a drop keeps one job', async () => {
+    const sandbox = await startSandbox();
+    try {
+      await sandbox.faults('commit-then-drop');
+      assert.equal(await createSafely(sandbox.url, ORDER_42), 200);
+      const verdicts = await sandbox.verdicts();
+      assert.ok(verdicts.ok, verdicts.toString());
+      assert.equal(verdicts.status('fail-closed'), 'pass');
+      assert.equal((await sandbox.jobs()).length, 1);
+      const journal = await sandbox.journal();
+      assert.deepEqual(journal.map((entry) => entry.outcome), ['new', 'lookup_hit']);
+      assert.equal(journal[0].operation, 'order-42');
+      assert.match(sandbox.log, /LOOKUP job=/);
+    } finally {
+      await sandbox.stop();
+    }
+  });
+
+  test('code that mints a key per attempt is caught', async () => {
+    const sandbox = await startSandbox();
+    try {
+      await sandbox.faults('commit-then-drop');
+      assert.equal(await createNaively(sandbox.url, ORDER_42), 201);
+      // It retries at once; declared, so that only what the keys did is judged here.
+      const verdicts = await sandbox.verdicts({ policy: 'min-backoff=0ms' });
+      assert.equal(verdicts.ok, false);
+      assert.deepEqual(verdicts.failures.map((v) => v.id).sort(), [
+        'key-stability',
+        'no-duplicate-effect',
+      ]);
+      const duplicate = verdicts.failures.find((v) => v.id === 'no-duplicate-effect');
+      assert.equal(duplicate.severity, 'harm');
+      assert.deepEqual(duplicate.evidence, [1, 2]);
+      assert.match(verdicts.toString(), /operation orderId=order-42 has 2 jobs/);
+      assert.throws(() => verdicts.status('truthful-outcome'), SandboxError);
+    } finally {
+      await sandbox.stop();
+    }
+  });
+
+  test('a typo in a fault is refused in the provider\'s words', async () => {
+    const sandbox = await startSandbox();
+    try {
+      await assert.rejects(sandbox.faults('comit-then-drop'),
+                           /faults\[0\]: unknown fault "comit-then-drop"/);
+    } finally {
+      await sandbox.stop();
+    }
+  });
+
+  test('a missing binary, and a provider that cannot start, say why', async () => {
+    await assert.rejects(startSandbox({ binary: '/nonexistent/retryproof' }),
+                         /not an executable file/);
+    await assert.rejects(startSandbox({ args: ['--plan', '/nonexistent/plan.json'] }),
+                         /exited before printing its URL.*--plan/s);
+  });
+});
+
+describe('one sandbox for a suite, reset between tests', () => {
+  let sandbox;
+  before(async () => {
+    sandbox = await startSandbox({ seed: 7 });
+  });
+  after(() => sandbox.stop());
+
+  test('the declared policy is what the verdicts judge by', async () => {
+    await sandbox.reset();
+    await sandbox.faults('fail-before-commit');
+    assert.equal(await postOrder(sandbox.url, 'k', ORDER_42), 503);
+    assert.equal(await postOrder(sandbox.url, 'k', ORDER_42), 201); // at once
+    assert.equal((await sandbox.verdicts()).status('backoff'), 'fail');
+    assert.ok((await sandbox.verdicts({ policy: 'min-backoff=0ms' })).ok);
+    const budget = await sandbox.verdicts({ policy: 'attempts=1,min-backoff=0ms' });
+    assert.equal(budget.status('attempt-budget'), 'fail');
+    await assert.rejects(sandbox.verdicts({ policy: 'attempts=two' }), /400/);
+  });
+
+  test('reset empties the jobs and the journal', async () => {
+    await sandbox.reset();
+    await postOrder(sandbox.url, 'k', ORDER_42);
+    assert.equal((await sandbox.journal()).length, 1);
+    await sandbox.reset();
+    assert.deepEqual(await sandbox.jobs(), []);
+    assert.deepEqual(await sandbox.journal(), []);
+  });
+});

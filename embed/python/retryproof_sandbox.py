@@ -1,0 +1,213 @@
+"""retryproof's misbehaving provider inside a Python test suite, with the standard library only.
+
+A Sandbox starts ``retryproof provider --port 0`` (the binary given, or ``$RETRYPROOF_BINARY``,
+or ``retryproof`` on ``PATH``), reads its URL from the first line it prints, and steers and
+reads it over its control plane: faults, jobs, the journal, and verdicts judged from the
+traffic your code sent (``GET /_test/verdicts``)::
+
+    with Sandbox() as sandbox:
+        sandbox.faults("commit-then-drop")
+        my_code_that_creates_order_42(base_url=sandbox.url)
+        verdicts = sandbox.verdicts(policy="attempts=3")
+        assert verdicts.ok, verdicts
+        assert len(sandbox.jobs()) == 1
+
+As a pytest fixture::
+
+    @pytest.fixture
+    def sandbox():
+        with Sandbox() as running:
+            yield running
+
+docs/embedding.md has the whole story.
+"""
+
+import json
+import os
+import queue
+import shutil
+import subprocess
+import tempfile
+import threading
+import urllib.error
+import urllib.parse
+import urllib.request
+
+__all__ = ["Sandbox", "SandboxError", "Verdicts", "find_binary"]
+
+
+class SandboxError(Exception):
+    """The provider could not be started, or refused a control call (its words)."""
+
+
+def find_binary(binary=None):
+    """The retryproof executable: `binary`, else $RETRYPROOF_BINARY, else `retryproof` on PATH."""
+    candidate = binary or os.environ.get("RETRYPROOF_BINARY") or shutil.which("retryproof")
+    if not candidate:
+        raise SandboxError(
+            "retryproof not found: pass binary=PATH, set RETRYPROOF_BINARY, or put retryproof "
+            "on PATH (a build leaves it at build/dev/scenarios/retryproof)")
+    if not (os.path.isfile(candidate) and os.access(candidate, os.X_OK)):
+        raise SandboxError(f"{candidate}: not an executable file")
+    return candidate
+
+
+class Verdicts:
+    """The JSON report of GET /_test/verdicts: the verdicts judged from traffic alone."""
+
+    def __init__(self, report):
+        self.report = report
+        self.scenario = report["scenarios"][0]
+
+    @property
+    def ok(self):
+        """No verdict failed."""
+        return self.report["summary"]["notMet"] == 0
+
+    def status(self, verdict):
+        """"pass", "fail" or "n/a"; KeyError for a verdict not judged from traffic."""
+        for judged in self.scenario["verdicts"]:
+            if judged["id"] == verdict:
+                return judged["status"]
+        raise KeyError(f"verdict {verdict!r} is not judged from traffic alone")
+
+    @property
+    def failures(self):
+        """The failed verdicts: {"id", "severity", "explanation", "evidence"} each."""
+        return [v for v in self.scenario["verdicts"] if v["status"] == "fail"]
+
+    def __str__(self):
+        lines = [self.scenario["description"]]
+        for verdict in self.scenario["verdicts"]:
+            line = f"  {verdict['id']}: {verdict['status']}"
+            if verdict["status"] == "fail":
+                seqs = ", ".join(str(seq) for seq in verdict["evidence"])
+                line += f" ({verdict['severity']}): {verdict['explanation']} (seq {seqs})"
+            lines.append(line)
+        return "\n".join(lines)
+
+
+class Sandbox:
+    """A provider of its own on a free loopback port, for one test or a whole suite."""
+
+    def __init__(self, binary=None, *, seed=0, operation_field="orderId", args=(),
+                 start_timeout=10.0):
+        self._binary = binary
+        self._seed = seed
+        self._operation_field = operation_field
+        self._args = list(args)
+        self._start_timeout = start_timeout
+        self._process = None
+        self._log = None
+        self.url = None
+
+    # -- life ------------------------------------------------------------------------------
+
+    def start(self):
+        command = [find_binary(self._binary), "provider", "--port", "0", "--seed",
+                   str(self._seed)]
+        if self._operation_field:
+            command += ["--operation-field", self._operation_field]
+        command += self._args
+        # The provider logs a line per request: to a file, so that a full pipe never blocks it.
+        self._log = tempfile.TemporaryFile(mode="w+b")
+        self._process = subprocess.Popen(command, stdin=subprocess.DEVNULL,
+                                         stdout=subprocess.PIPE, stderr=self._log)
+        first_line = queue.Queue()
+        threading.Thread(target=lambda: first_line.put(self._process.stdout.readline()),
+                         daemon=True).start()
+        try:
+            line = first_line.get(timeout=self._start_timeout).decode().strip()
+            ended = not line  # standard output closed: the provider is exiting
+        except queue.Empty:
+            line, ended = "", False
+        if not line.startswith("http://"):
+            if ended:
+                try:
+                    self._process.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    pass
+            exited = self._process.poll()
+            why = (f"exited ({exited}) before printing its URL" if exited is not None else
+                   f"did not print its URL within {self._start_timeout} s")
+            self.stop()
+            raise SandboxError(f"{' '.join(command)} {why}: {self.log.strip() or 'no output'}")
+        self.url = line
+        return self
+
+    def stop(self):
+        """Stops the provider (SIGTERM, then SIGKILL after five seconds). Idempotent."""
+        if self._process is not None:
+            if self._process.poll() is None:
+                self._process.terminate()
+                try:
+                    self._process.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    self._process.kill()
+                    self._process.wait()
+            self._process.stdout.close()
+            self._process = None
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+        return False
+
+    @property
+    def log(self):
+        """What the provider logged so far: one line per request, never a payload."""
+        if self._log is None:
+            return ""
+        self._log.seek(0)
+        return self._log.read().decode(errors="replace")
+
+    # -- the control plane -----------------------------------------------------------------
+
+    def _call(self, method, path, body=None):
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.url + path, data=data, method=method,
+                                         headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                return json.loads(response.read())
+        except urllib.error.HTTPError as error:
+            detail = error.read().decode(errors="replace")
+            try:
+                detail = json.loads(detail).get("detail", detail)
+            except ValueError:
+                pass
+            raise SandboxError(f"{method} {path}: {error.code}: {detail}") from None
+
+    def faults(self, *faults):
+        """The faults of the next new operations, in order: names ("commit-then-drop") or
+        targeted rules ({"fault": ..., "match": {"orderId": ...}}). Returns the plan in force."""
+        return self.plan({"faults": list(faults)})
+
+    def plan(self, plan):
+        """A whole fault plan, in the body format of POST /_test/faults."""
+        return self._call("POST", "/_test/faults", plan)
+
+    def reset(self, seed=None):
+        """Empties the store, the plan and the journal."""
+        return self._call("POST", "/_test/reset", {} if seed is None else {"seed": seed})
+
+    def advance_clock(self, duration):
+        """Moves the provider's clock forward ("25h"), as key expiry needs."""
+        return self._call("POST", "/_test/clock", {"advance": duration})
+
+    def jobs(self):
+        """The jobs the provider holds, in creation order: {"id", "key", "orderId"} each."""
+        return self._call("GET", "/_test/jobs")["jobs"]
+
+    def journal(self):
+        """Every request it saw, in order: the entries of GET /_test/journal."""
+        return self._call("GET", "/_test/journal")["entries"]
+
+    def verdicts(self, policy=None):
+        """Judges the traffic so far. `policy` is what your code promises, in the form of
+        --client-policy ("attempts=4,min-backoff=100ms,on-ambiguous=same-key-retry")."""
+        query = {"policy": policy} if policy else {}
+        path = "/_test/verdicts" + ("?" + urllib.parse.urlencode(query) if query else "")
+        return Verdicts(self._call("GET", path))

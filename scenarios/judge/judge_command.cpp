@@ -1,0 +1,106 @@
+#include "scenarios/judge/judge_command.hpp"
+
+#include <unistd.h>
+
+#include <iostream>
+#include <memory>
+#include <optional>
+
+#include "common/json_file.hpp"
+#include "scenarios/judge/traffic.hpp"
+#include "scenarios/reports/report_files.hpp"
+#include "scenarios/reports/text.hpp"
+
+namespace retryproof::scenarios {
+namespace {
+
+struct JudgeOptions {
+  std::string journal;
+  std::string operation_field;
+  std::string client_policy;
+  std::string fail_on = "policy";
+  std::map<std::string, std::string> reports;  // format option -> file
+};
+
+std::vector<provider::JournalEntry> read_journal(const std::string& path) {
+  const nlohmann::json document = read_json_file(path);
+  try {
+    return provider::journal_from_json(document);
+  } catch (const std::invalid_argument& error) {
+    throw std::invalid_argument(path + ": " + error.what() +
+                                " (a journal is what GET /_test/journal returns: {\"count\", "
+                                "\"entries\"})");
+  }
+}
+
+std::string replay_of(const JudgeOptions& options) {
+  std::string command = "retryproof judge " + reports::shell_quote(options.journal);
+  if (!options.operation_field.empty())
+    command += " --operation-field " + reports::shell_quote(options.operation_field);
+  if (!options.client_policy.empty())
+    command += " --client-policy " + reports::shell_quote(options.client_policy);
+  return command;
+}
+
+int judge(const JudgeOptions& options) {
+  std::optional<ReportFiles> reports;
+  RunSummary summary{.seed = 0, .client = "traffic"};
+  try {
+    reports.emplace(options.reports);
+    const TrafficOptions traffic{.operation_field = options.operation_field,
+                                 .require_operations = !options.operation_field.empty(),
+                                 .declared = parse_client_policy(options.client_policy),
+                                 .file = options.journal};
+    summary.results.push_back(judge_traffic(read_journal(options.journal), traffic));
+  } catch (const std::exception& error) {
+    std::cerr << "retryproof judge: " << error.what() << '\n';
+    return 2;
+  }
+  summary.subject =
+      "judge: traffic in " + options.journal +
+      (options.operation_field.empty() ? "" : ", operations by " + options.operation_field);
+  summary.replay = replay_of(options);
+  write_terminal_report(std::cout, summary, isatty(STDOUT_FILENO) != 0 ? Colour::on : Colour::off);
+  try {
+    reports->write(summary);
+  } catch (const std::exception& error) {
+    std::cerr << "retryproof judge: " << error.what() << '\n';
+    return 2;
+  }
+  return summary.results.front().fails_at(parse_severity(options.fail_on)) ? 1 : 0;
+}
+
+}  // namespace
+
+void add_judge_command(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<JudgeOptions>();
+  CLI::App* command = app.add_subcommand(
+      "judge",
+      "Judge a service by its traffic alone: read a journal (what GET /_test/journal returns), "
+      "group its requests into operations by a business field of their payloads, and run every "
+      "verdict that needs no outcome line (duplicates, key and payload stability, lookup-first, "
+      "budget, backoff, Retry-After, no retry of a definitive failure). Exit 0 when none fails, "
+      "1 when one does, 2 for bad input.");
+  command->add_option("journal", options->journal, "The journal, as GET /_test/journal returns it")
+      ->required();
+  command->add_option("--operation-field", options->operation_field,
+                      "The payload field the provider recorded as each create's operation (it "
+                      "was started with --operation-field NAME): group requests by it. Without "
+                      "it, operations are idempotency keys");
+  command->add_option("--client-policy", options->client_policy,
+                      "What the service promises, as for run: attempts=N, min-backoff=DURATION, "
+                      "timeout=DURATION, on-ambiguous=lookup-first|same-key-retry. Default: "
+                      "attempts 3, min-backoff 50ms, timeout 1s, lookup-first");
+  command
+      ->add_option("--fail-on", options->fail_on,
+                   "Which failures make the exit status 1: policy (any, the default) or harm")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"harm", "policy"}));
+  for (const ReportFormat& format : report_formats()) {
+    command->add_option("--" + std::string(format.option),
+                        options->reports[std::string(format.option)], std::string(format.help));
+  }
+  command->callback([options, &exit_code] { exit_code = judge(*options); });
+}
+
+}  // namespace retryproof::scenarios

@@ -1,0 +1,228 @@
+// `retryproof judge` and GET /_test/verdicts as a user runs them: a real process, a journal
+// in a file, reports written, exit statuses, and errors that name the file, entry and field.
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <tuple>
+
+#include "common/temp_dir.hpp"
+#include "provider/provider_core.hpp"
+#include "scenarios/child_process.hpp"
+
+namespace retryproof::scenarios {
+namespace {
+
+using nlohmann::json;
+using std::chrono::seconds;
+
+const std::string kBinary = RETRYPROOF_BINARY;
+
+// A journal as GET /_test/journal serves it, from a provider core that records orderId.
+json journal_of(const std::vector<std::string>& faults,
+                const std::vector<std::pair<std::string, json>>& creates, bool record = true) {
+  provider::ProviderConfig config{.initial_plan =
+                                      provider::FaultPlan::from_json({{"faults", faults}})};
+  if (record) config.operation_field = "orderId";
+  provider::ProviderCore core(config);
+  Millis now{0};
+  for (const auto& [key, payload] : creates) {
+    now += Millis(200);
+    provider::HttpRequest request{.method = "POST", .path = "/jobs", .body = payload.dump()};
+    request.headers.emplace("Idempotency-Key", key);
+    core.handle(request, now);
+  }
+  return core.journal_json();
+}
+
+const json kOrder = {{"orderId", "o-1"}, {"amount", 5}};
+
+struct Judged {
+  ExitStatus status;
+  std::string out;
+  std::string err;
+};
+
+Judged judge(const std::vector<std::string>& arguments) {
+  std::vector<std::string> argv = {kBinary, "judge"};
+  argv.insert(argv.end(), arguments.begin(), arguments.end());
+  ChildProcess child(argv);
+  const auto status = child.wait(seconds(30));
+  if (!status) ADD_FAILURE() << "judge did not finish: " << child.standard_error();
+  return {status.value_or(ExitStatus{.code = -1}), child.standard_output(), child.standard_error()};
+}
+
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST(JudgeCommand, ACleanJournalExitsZeroWithEveryTrafficVerdict) {
+  TempDir dir("judge-cli");
+  const auto file = dir.write(
+      "journal.json", journal_of({"commit-then-error"}, {{"k", kOrder}, {"k", kOrder}}).dump());
+  const Judged judged = judge({file.string(), "--operation-field", "orderId"});
+  EXPECT_EQ(judged.status.code, 0) << judged.out << judged.err;
+  EXPECT_TRUE(contains(judged.out,
+                       "retryproof judge: traffic in " + file.string() + ", operations by orderId"))
+      << judged.out;
+  EXPECT_TRUE(contains(judged.out, "PASS  traffic")) << judged.out;
+  EXPECT_TRUE(contains(judged.out, "orderId=o-1")) << judged.out;
+  EXPECT_TRUE(contains(judged.out, "no-duplicate-effect")) << judged.out;
+  EXPECT_FALSE(contains(judged.out, "\n    truthful-outcome")) << "it needs an outcome line";
+  EXPECT_TRUE(contains(judged.out, "replay: retryproof judge")) << judged.out;
+}
+
+TEST(JudgeCommand, ViolationsExitOneAndEveryReportFormatIsWritten) {
+  TempDir dir("judge-cli");
+  const auto file = dir.write(
+      "journal.json",
+      journal_of({"commit-then-drop"}, {{"attempt-1", kOrder}, {"attempt-2", kOrder}}).dump());
+  const auto report = [&](const char* name) { return (dir.path() / name).string(); };
+  const Judged judged =
+      judge({file.string(), "--operation-field", "orderId", "--json", report("r.json"), "--junit",
+             report("r.xml"), "--markdown", report("r.md")});
+  EXPECT_EQ(judged.status.code, 1) << judged.out << judged.err;
+  EXPECT_TRUE(contains(judged.out, "FAIL (harm)  traffic")) << judged.out;
+  EXPECT_TRUE(contains(judged.out, "operation orderId=o-1 has 2 jobs")) << judged.out;
+
+  const json written = json::parse(read_file(report("r.json")));
+  EXPECT_EQ(written["summary"]["withHarm"], 1);
+  const json& verdicts = written["scenarios"][0]["verdicts"];
+  ASSERT_TRUE(verdicts.is_array());
+  EXPECT_EQ(verdicts[0]["id"], "no-duplicate-effect");
+  EXPECT_EQ(verdicts[0]["status"], "fail");
+  EXPECT_EQ(verdicts[0]["evidence"], json({1, 2}));
+  EXPECT_TRUE(contains(read_file(report("r.xml")), R"(name="no-duplicate-effect")"));
+  EXPECT_TRUE(contains(read_file(report("r.md")), "sequenceDiagram"));
+}
+
+TEST(JudgeCommand, FailOnHarmLetsAPolicyFailurePassAndThePolicyIsTheDeclaredOne) {
+  TempDir dir("judge-cli");
+  // Three creates 200 ms apart: over a budget of two, without harm.
+  const auto file =
+      dir.write("journal.json", journal_of({"fail-before-commit", "fail-before-commit"},
+                                           {{"k", kOrder}, {"k", kOrder}, {"k", kOrder}})
+                                    .dump());
+  EXPECT_EQ(judge({file.string(), "--client-policy", "attempts=3"}).status.code, 0);
+  const Judged strict = judge({file.string(), "--client-policy", "attempts=2"});
+  EXPECT_EQ(strict.status.code, 1) << strict.out;
+  EXPECT_TRUE(contains(strict.out, "attempt-budget")) << strict.out;
+  EXPECT_EQ(
+      judge({file.string(), "--client-policy", "attempts=2", "--fail-on", "harm"}).status.code, 0);
+}
+
+TEST(JudgeCommand, BadInputExitsTwoNamingTheFileTheEntryAndTheField) {
+  TempDir dir("judge-cli");
+  const Judged missing = judge({(dir.path() / "nope.json").string()});
+  EXPECT_EQ(missing.status.code, 2);
+  EXPECT_TRUE(contains(missing.err, "nope.json: cannot be read")) << missing.err;
+
+  const auto broken = dir.write("broken.json", "{\"entries\": [");
+  const Judged not_json = judge({broken.string()});
+  EXPECT_EQ(not_json.status.code, 2);
+  EXPECT_TRUE(contains(not_json.err, "broken.json: not valid JSON")) << not_json.err;
+
+  json journal = journal_of({}, {{"k", kOrder}, {"k", kOrder}});
+  journal["entries"][1]["status"] = "201";
+  const auto wrong = dir.write("wrong.json", journal.dump());
+  const Judged bad_entry = judge({wrong.string()});
+  EXPECT_EQ(bad_entry.status.code, 2);
+  EXPECT_TRUE(contains(bad_entry.err,
+                       "wrong.json: entries[1]: \"status\": expected a whole "
+                       "number or null"))
+      << bad_entry.err;
+
+  const auto unrecorded =
+      dir.write("unrecorded.json", journal_of({}, {{"k", kOrder}}, false).dump());
+  const Judged no_field = judge({unrecorded.string(), "--operation-field", "orderId"});
+  EXPECT_EQ(no_field.status.code, 2);
+  EXPECT_TRUE(contains(no_field.err, "start the provider with --operation-field orderId"))
+      << no_field.err;
+  EXPECT_EQ(judge({unrecorded.string()}).status.code, 0) << "without the field: by key";
+
+  const Judged bad_policy = judge({unrecorded.string(), "--client-policy", "attempts=none"});
+  EXPECT_EQ(bad_policy.status.code, 2);
+  EXPECT_TRUE(contains(bad_policy.err, "attempts")) << bad_policy.err;
+}
+
+TEST(VerdictsEndpoint, TheProviderJudgesItsOwnJournalLiveAsJudgeDoesASavedOne) {
+  ChildProcess provider({kBinary, "provider", "--port", "0", "--operation-field", "orderId"});
+  const auto url = provider.read_line(seconds(10));
+  ASSERT_TRUE(url) << provider.standard_error();
+  httplib::Client client(*url);
+  ASSERT_TRUE(
+      client.Post("/_test/faults", R"({"faults":["commit-then-drop"]})", "application/json"));
+  for (const char* key : {"attempt-1", "attempt-2"}) {
+    client.Post("/jobs", {{"Idempotency-Key", key}}, kOrder.dump(), "application/json");
+  }
+
+  const auto live = client.Get("/_test/verdicts?operationField=orderId&policy=attempts%3D2");
+  ASSERT_TRUE(live);
+  ASSERT_EQ(live->status, 200) << live->body;
+  const json report = json::parse(live->body);
+  EXPECT_EQ(report["summary"]["notMet"], 1);
+  EXPECT_EQ(report["scenarios"][0]["policy"]["attempts"], 2);
+
+  TempDir dir("judge-cli");
+  const auto saved = dir.write("journal.json", client.Get("/_test/journal")->body);
+  const Judged judged = judge({saved.string(), "--operation-field", "orderId", "--client-policy",
+                               "attempts=2", "--json", (dir.path() / "r.json").string()});
+  EXPECT_EQ(judged.status.code, 1);
+  EXPECT_EQ(json::parse(read_file(dir.path() / "r.json"))["scenarios"][0]["verdicts"],
+            report["scenarios"][0]["verdicts"]);
+
+  const auto refused = client.Get("/_test/verdicts?policy=attempts%3Dnone");
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 400);
+  EXPECT_EQ(json::parse(refused->body)["error"], "invalid_verdicts_query");
+  const auto unknown = client.Get("/_test/verdicts?colour=on");
+  ASSERT_TRUE(unknown);
+  EXPECT_TRUE(contains(unknown->body,
+                       R"(unknown parameter \"colour\"; known: operationField, policy, format)"))
+      << unknown->body;
+}
+
+TEST(VerdictsEndpoint, ServesEveryReportFormatWithItsMediaType) {
+  ChildProcess provider({kBinary, "provider", "--port", "0", "--operation-field", "orderId"});
+  const auto url = provider.read_line(seconds(10));
+  ASSERT_TRUE(url) << provider.standard_error();
+  httplib::Client client(*url);
+  ASSERT_TRUE(
+      client.Post("/_test/faults", R"({"faults":["commit-then-drop"]})", "application/json"));
+  for (const char* key : {"attempt-1", "attempt-2"})
+    client.Post("/jobs", {{"Idempotency-Key", key}}, kOrder.dump(), "application/json");
+
+  const std::vector<std::tuple<std::string, std::string, std::string>> formats = {
+      {"json", "application/json", R"("withHarm": 1)"},
+      {"junit", "application/xml", R"(name="no-duplicate-effect")"},
+      {"markdown", "text/markdown; charset=utf-8", "sequenceDiagram"},
+      {"text", "text/plain; charset=utf-8", "operation orderId=o-1 has 2 jobs"},
+  };
+  for (const auto& [format, media_type, part] : formats) {
+    const auto answer = client.Get("/_test/verdicts?format=" + format);
+    ASSERT_TRUE(answer) << format;
+    EXPECT_EQ(answer->status, 200) << format << ": " << answer->body;
+    EXPECT_EQ(answer->get_header_value("Content-Type"), media_type) << format;
+    EXPECT_TRUE(contains(answer->body, part)) << format << ":\n" << answer->body;
+  }
+  const auto text = client.Get("/_test/verdicts?format=text");
+  EXPECT_TRUE(contains(text->body, "replay: GET /_test/verdicts?format=text")) << text->body;
+
+  const auto refused = client.Get("/_test/verdicts?format=yaml");
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 400);
+  EXPECT_TRUE(contains(refused->body, "format=yaml: expected one of json, junit, markdown, text"))
+      << refused->body;
+}
+
+}  // namespace
+}  // namespace retryproof::scenarios

@@ -1,0 +1,41 @@
+// Verdicts from traffic alone. A service under rehearsal makes its own calls: there are no
+// outcome lines and no invocations, only the provider's journal (GET /_test/journal, or a
+// saved copy; a proxy's is the same format). judge_traffic groups its requests into
+// operations by a business field of their payloads (operations.hpp), makes one synthetic
+// invocation of each operation's requests, and runs every checker of the verdict table that
+// needs traffic alone — the same checkers `run` uses, over the same Evidence.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "provider/journal.hpp"
+#include "scenarios/client_policy.hpp"
+#include "scenarios/run_result.hpp"
+
+namespace retryproof::scenarios {
+
+struct TrafficOptions {
+  // The payload field the provider recorded as each create's operation (its
+  // --operation-field). Empty: the operations the journal recorded, if any, or else each
+  // idempotency key is an operation (and a service that changes keys goes unseen).
+  std::string operation_field;
+  // Refuse a journal whose creates recorded no operation, rather than group it by key: the
+  // user named a field, and a provider started without --operation-field did not record it.
+  bool require_operations = false;
+  ClientPolicy declared;         // what the service promises (--client-policy)
+  std::string name = "traffic";  // of the result
+  std::string file;              // where the journal came from, for the report
+};
+
+// One result: an invocation per operation, the verdicts that need no outcome line, and an
+// unmet expectation per failed verdict. Throws std::invalid_argument when two entries share
+// a seq, or when operations are required and no create in the journal recorded one.
+ScenarioResult judge_traffic(const std::vector<provider::JournalEntry>& journal,
+                             const TrafficOptions& options);
+
+// The jobs a journal shows created: each new operation that named a job, in seq order.
+std::vector<provider::JobRecord> jobs_of_journal(
+    const std::vector<provider::JournalEntry>& journal);
+
+}  // namespace retryproof::scenarios

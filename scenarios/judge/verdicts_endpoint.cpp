@@ -1,0 +1,99 @@
+#include "scenarios/judge/verdicts_endpoint.hpp"
+
+#include <algorithm>
+#include <sstream>
+#include <stdexcept>
+
+#include "common/percent_encoding.hpp"
+#include "scenarios/reports/reports.hpp"
+
+namespace retryproof::scenarios {
+namespace {
+
+// application/x-www-form-urlencoded: '+' is a space, then %XX escapes.
+std::string form_decode(std::string text) {
+  std::replace(text.begin(), text.end(), '+', ' ');
+  return percent_decode(text);
+}
+
+constexpr std::string_view kText = "text";  // the terminal report, without colour
+
+std::string format_names() {
+  std::string names;
+  for (const ReportFormat& format : report_formats())
+    names += std::string(format.option) + ", ";
+  return names + std::string(kText);
+}
+
+const ReportFormat* report_format(std::string_view name) {
+  for (const ReportFormat& format : report_formats()) {
+    if (format.option == name) return &format;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+VerdictsQuery verdicts_query(const std::string& query, const std::string& recorded_field) {
+  VerdictsQuery asked{.traffic = {.operation_field = recorded_field, .name = "traffic"}};
+  TrafficOptions& options = asked.traffic;
+  for (std::size_t start = 0, end = 0; start < query.size(); start = end + 1) {
+    end = std::min(query.find('&', start), query.size());
+    const std::string pair = query.substr(start, end - start);
+    if (pair.empty()) continue;
+    const std::size_t equals = pair.find('=');
+    const std::string name = form_decode(pair.substr(0, equals));
+    const std::string value =
+        equals == std::string::npos ? "" : form_decode(pair.substr(equals + 1));
+    if (name == "policy") {
+      options.declared = parse_client_policy(value);
+    } else if (name == "operationField") {
+      if (recorded_field.empty()) {
+        throw std::invalid_argument("operationField=" + value +
+                                    ": this provider records no operation field; start it with "
+                                    "--operation-field " +
+                                    value + " to judge by it");
+      }
+      if (value != recorded_field) {
+        throw std::invalid_argument("operationField=" + value + ": this provider records " +
+                                    recorded_field + " (--operation-field " + recorded_field +
+                                    "); ask for operationField=" + recorded_field +
+                                    ", or start it with --operation-field " + value);
+      }
+    } else if (name == "format") {
+      if (value != kText && report_format(value) == nullptr) {
+        throw std::invalid_argument("format=" + value + ": expected one of " + format_names());
+      }
+      asked.format = value;
+    } else {
+      throw std::invalid_argument("unknown parameter \"" + name +
+                                  "\"; known: operationField, policy, format");
+    }
+  }
+  return asked;
+}
+
+provider::ControlEndpoint verdicts_endpoint() {
+  return {.path = "/_test/verdicts",
+          .error_code = "invalid_verdicts_query",
+          .answer = [](const std::string& query, const std::vector<provider::JournalEntry>& journal,
+                       const provider::ProviderConfig& config) -> provider::ControlAnswer {
+            const VerdictsQuery asked = verdicts_query(query, config.operation_field.value_or(""));
+            const RunSummary summary{
+                .seed = config.seed,
+                .client = "traffic",
+                .results = {judge_traffic(journal, asked.traffic)},
+                .subject = "verdicts: the provider's journal, live",
+                .replay = "GET /_test/verdicts" + (query.empty() ? "" : "?" + query)};
+            std::ostringstream report;
+            if (asked.format == kText) {
+              write_terminal_report(report, summary, Colour::off);
+              return {report.str(), "text/plain; charset=utf-8"};
+            }
+            const ReportFormat& format = *report_format(asked.format);
+            format.write(report, summary);
+            return {report.str(), std::string(format.media_type)};
+          }};
+}
+
+}  // namespace retryproof::scenarios
