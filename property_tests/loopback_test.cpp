@@ -4,6 +4,8 @@
 // real thing. (Delays are left out: over a real network their outcome depends on speed.)
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "scenarios/process_world.hpp"
 #include "scenarios/schedule.hpp"
 #include "scenarios/simulation/simulated_world.hpp"
@@ -39,7 +41,10 @@ TEST_P(Loopback, RealHttpGivesTheSimulationsJournal) {
   EXPECT_EQ(real.jobs, simulated.jobs);
 }
 
-INSTANTIATE_TEST_SUITE_P(Seeds, Loopback, ::testing::Range<std::uint64_t>(1, 13));
+INSTANTIATE_TEST_SUITE_P(Seeds, Loopback, ::testing::Range<std::uint64_t>(1, 13),
+                         [](const auto& param_info) {
+                           return "seed" + std::to_string(param_info.param);
+                         });
 
 }  // namespace
 }  // namespace retryproof::scenarios

@@ -1,11 +1,11 @@
 // The /_test/ endpoints: how tests and scenario runners steer and inspect the provider.
 // Control calls are not journaled: the journal is the evidence of what clients did.
-#include <strings.h>
-
+#include <algorithm>
+#include <charconv>
 #include <stdexcept>
 
-#include "common/constant_time.hpp"
-#include "common/duration.hpp"
+#include "common/form_body.hpp"
+#include "provider/control_requests.hpp"
 #include "provider/json_body.hpp"
 #include "provider/provider_core.hpp"
 #include "provider/responses.hpp"
@@ -13,18 +13,10 @@
 namespace retryproof::provider {
 
 Decision ProviderCore::control(const HttpRequest& request) {
-  if (config_.control_token) {
-    const auto authorization = request.headers.find("Authorization");
-    // The scheme is case-insensitive (RFC 6750, RFC 9110); the token is not.
-    const auto is_token = [&](const std::string& value) {
-      return value.size() > 7 && strncasecmp(value.c_str(), "Bearer ", 7) == 0 &&
-             equal_in_constant_time(std::string_view(value).substr(7), *config_.control_token);
-    };
-    if (authorization == request.headers.end() || !is_token(authorization->second)) {
-      Decision refused = error(401, "unauthorized", "send Authorization: Bearer <control token>");
-      refused.headers.emplace("WWW-Authenticate", "Bearer");
-      return refused;
-    }
+  if (config_.control_token && !carries_bearer_token(request.headers, *config_.control_token)) {
+    Decision refused = error(401, "unauthorized", "send Authorization: Bearer <control token>");
+    refused.headers.emplace("WWW-Authenticate", "Bearer");
+    return refused;
   }
 
   const std::string& path = request.path;
@@ -42,9 +34,7 @@ Decision ProviderCore::control(const HttpRequest& request) {
   }
   if (path == "/_test/jobs")
     return only("GET", [&] { return json_response(200, jobs_json_locked()); });
-  if (path == "/_test/journal") {
-    return only("GET", [&] { return json_response(200, journal_json_locked()); });
-  }
+  if (path == "/_test/journal") return only("GET", [&] { return read_journal(request.query); });
   if (path == "/_test/reset") return only("POST", [&] { return reset(request.body); });
   if (path == "/_test/clock") return only("POST", [&] { return advance_clock(request.body); });
   for (const ControlEndpoint& endpoint : config_.control_endpoints) {
@@ -63,6 +53,82 @@ Decision ProviderCore::control(const HttpRequest& request) {
   return error(404, "not_found", "unknown control endpoint " + path);
 }
 
+namespace {
+
+// How many entries one chunk of a streamed journal carries under the lock: small enough
+// that a request waiting for the lock waits for one chunk, not the whole journal.
+constexpr std::size_t kEntriesPerChunk = 512;
+constexpr std::uint64_t kMaxPage = 100000;
+
+std::uint64_t query_number(std::string_view query, std::string_view name, std::uint64_t low,
+                           std::uint64_t high, std::uint64_t otherwise) {
+  const auto text = form_field(query, name);
+  if (!text) return otherwise;
+  std::uint64_t value = 0;
+  const auto [end, problem] = std::from_chars(text->data(), text->data() + text->size(), value);
+  if (problem != std::errc() || end != text->data() + text->size() || value < low || value > high) {
+    throw std::invalid_argument("\"" + std::string(name) + "\" must be a whole number from " +
+                                std::to_string(low) + " to " + std::to_string(high));
+  }
+  return value;
+}
+
+}  // namespace
+
+// GET /_test/journal: the whole journal, streamed a chunk at a time so that no copy of it is
+// made under the lock; or, with ?after=SEQ&limit=N, one page of entries after SEQ, and
+// "next" (the seq to pass as `after`) when more follow.
+Decision ProviderCore::read_journal(std::string_view query) {
+  std::uint64_t after = 0;
+  std::uint64_t limit = 0;
+  try {
+    const nlohmann::json parameters = parse_form_body(query);
+    for (const auto& [name, unused] : parameters.items()) {
+      if (name != "after" && name != "limit")
+        throw std::invalid_argument("unknown parameter \"" + name + "\"; expected after, limit");
+    }
+    after = query_number(query, "after", 0, UINT64_MAX, 0);
+    limit = query_number(query, "limit", 1, kMaxPage, 0);
+  } catch (const std::invalid_argument& problem) {
+    return error(400, "invalid_journal_query", problem.what());
+  }
+  const std::size_t total = journal_.size();
+  const std::size_t first = static_cast<std::size_t>(std::min<std::uint64_t>(after, total));
+  if (limit != 0) {
+    const std::size_t last = std::min<std::size_t>(total, first + limit);
+    nlohmann::json page = {{"count", total},
+                           {"entries", std::vector<JournalEntry>(journal_.begin() + first,
+                                                                 journal_.begin() + last)}};
+    if (last < total) page["next"] = journal_[last - 1].seq;
+    return json_response(200, page);
+  }
+  // Streamed: the entries as they stand when each chunk is read. A reset meanwhile ends the
+  // stream early rather than mixing two journals.
+  Decision decision;
+  decision.status = 200;
+  decision.body_chunks = [this, total, next = std::size_t{0}, opened = false,
+                          closed = false]() mutable -> std::optional<std::string> {
+    if (closed) return std::nullopt;
+    if (!opened) {
+      opened = true;
+      return "{\"count\":" + std::to_string(total) + ",\"entries\":[";
+    }
+    std::string chunk;
+    {
+      std::lock_guard lock(mutex_);
+      const std::size_t end = std::min({total, journal_.size(), next + kEntriesPerChunk});
+      for (; next < end; ++next) {
+        if (next > 0) chunk += ',';
+        chunk += nlohmann::json(journal_[next]).dump();
+      }
+      if (next < std::min(total, journal_.size())) return chunk;
+    }
+    closed = true;
+    return chunk + "]}";
+  };
+  return decision;
+}
+
 Decision ProviderCore::install_plan(const std::string& body) {
   try {
     // Parse everything before touching the plan in force: a bad entry changes nothing.
@@ -76,14 +142,7 @@ Decision ProviderCore::install_plan(const std::string& body) {
 Decision ProviderCore::reset(const std::string& body) {
   std::uint64_t seed = seed_;
   try {
-    const nlohmann::json options = parse_object_body(body);
-    for (const auto& [field, value] : options.items()) {
-      if (field != "seed") throw std::invalid_argument("unknown field \"" + field + "\"");
-      if (!value.is_number_unsigned()) {
-        throw std::invalid_argument("\"seed\" must be a non-negative integer");
-      }
-      seed = value.get<std::uint64_t>();
-    }
+    seed = read_reset_body(body).value_or(seed_);
   } catch (const std::invalid_argument& problem) {
     return error(400, "invalid_reset", problem.what());
   }
@@ -101,14 +160,7 @@ Decision ProviderCore::reset(const std::string& body) {
 
 Decision ProviderCore::advance_clock(const std::string& body) {
   try {
-    const nlohmann::json options = parse_object_body(body);
-    for (const auto& [field, value] : options.items()) {
-      if (field != "advance") throw std::invalid_argument("unknown field \"" + field + "\"");
-    }
-    if (!options.contains("advance") || !options["advance"].is_string()) {
-      throw std::invalid_argument("expected {\"advance\": \"<duration>\"}, such as \"25h\"");
-    }
-    clock_offset_ += parse_duration(options["advance"].get<std::string>());  // under the lock
+    clock_offset_ += read_clock_body(body);  // under the lock
   } catch (const std::invalid_argument& problem) {
     return error(400, "invalid_clock", problem.what());
   }

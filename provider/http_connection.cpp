@@ -35,10 +35,12 @@ constexpr std::size_t kReadChunk = 4096;
 constexpr std::size_t kBufferSlack = 16 * 1024;
 
 HttpRequest to_http_request(http::request<http::string_body>&& message) {
-  RequestTarget target = split_target({message.target().data(), message.target().size()});
+  const std::string_view raw_target(message.target().data(), message.target().size());
+  RequestTarget target = split_target(raw_target);
   HttpRequest request{
       std::string(message.method_string()), std::move(target.path), {}, std::move(message.body())};
   request.query = std::move(target.query);
+  request.target = raw_target;
   for (const auto& field : message)
     request.headers.emplace(std::string(field.name_string()), std::string(field.value()));
   return request;
@@ -285,11 +287,19 @@ void HttpConnection::read_body() {
       });
 }
 
-Decision HttpConnection::ask(const std::function<Decision()>& question) {
+void HttpConnection::ask(const std::function<void(RequestHandler::Answer)>& question,
+                         void (HttpConnection::*then)()) {
+  RequestHandler::Answer answer = [self = shared_from_this(), then](Decision decision) {
+    net::dispatch(self->socket_.get_executor(),
+                  [self, then, decision = std::move(decision)]() mutable {
+                    self->decision_ = std::move(decision);
+                    (self.get()->*then)();
+                  });
+  };
   try {
-    return question();
+    question(answer);
   } catch (const std::exception& error) {
-    return context_.handler.server_error(500, "internal_error", error.what());
+    answer(context_.handler.server_error(500, "internal_error", error.what()));
   }
 }
 
@@ -304,7 +314,11 @@ void HttpConnection::dispatch() {
                       std::to_string(context_.settings.options.max_connections) +
                       "); this connection is reserved for the control plane (/_test/)");
   }
-  decision_ = ask([&] { return context_.handler.handle(request); });
+  ask([&](RequestHandler::Answer answer) { context_.handler.handle_async(request, answer); },
+      &HttpConnection::on_decision);
+}
+
+void HttpConnection::on_decision() {
   if (decision_.delay <= Millis(0)) return deliver();
 
   phase_ = Phase::holding;
@@ -314,11 +328,11 @@ void HttpConnection::dispatch() {
 }
 
 void HttpConnection::on_hold_end() {
-  if (decision_.pending_commit) {
-    const std::uint64_t hold = *decision_.pending_commit;
-    decision_ = ask([&] { return context_.handler.complete(hold); });
-  }
-  deliver();
+  if (!decision_.pending_commit) return deliver();
+  phase_ = Phase::handling;
+  const std::uint64_t hold = *decision_.pending_commit;
+  ask([&](RequestHandler::Answer answer) { context_.handler.complete_async(hold, answer); },
+      &HttpConnection::deliver);
 }
 
 void HttpConnection::deliver() {

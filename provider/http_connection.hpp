@@ -75,6 +75,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   void on_head(std::size_t head_size);
   void read_body();
   void dispatch();
+  void on_decision();
   void on_hold_end();
   void deliver();
   void respond(bool closes);
@@ -91,8 +92,11 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   void disarm_deadline();
   void on_deadline();
   bool closes_after_response() const;
-  // The handler's answer, or a 500 if it throws: a bug there must not end the thread.
-  Decision ask(const std::function<Decision()>& question);
+  // Puts the handler's answer in decision_ and continues with `then`, on this
+  // connection's strand (at once when the handler answers at once); a 500 if the handler
+  // throws: a bug there must not end the thread.
+  void ask(const std::function<void(RequestHandler::Answer)>& question,
+           void (HttpConnection::*then)());
 
   boost::asio::ip::tcp::socket socket_;
   ConnectionContext& context_;

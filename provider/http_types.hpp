@@ -28,6 +28,7 @@ struct HttpRequest {
   Headers headers;
   std::string body;
   std::string query;  // the raw query string, without the '?'; empty when there is none
+  std::string target;  // the request target as sent, undecoded: what a proxy forwards
 };
 
 // How the response (if any) reaches the client.

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <stdexcept>
 #include <type_traits>
 #include <utility>
+
+#include "common/json_text.hpp"
 
 namespace retryproof::provider {
 namespace {
@@ -109,6 +112,20 @@ std::string to_string(Outcome outcome) {
   return name_of(kOutcomes, outcome);
 }
 
+void record_answer(JournalEntry& entry, const Decision& decision, Millis now) {
+  entry.answered_at = now + decision.delay;
+  entry.delivery = decision.delivery;
+  const bool status_line_sent =
+      decision.delivery == Delivery::respond || decision.delivery == Delivery::truncate;
+  if (status_line_sent) entry.status = decision.status;
+  const auto retry_after = decision.headers.find("Retry-After");
+  if (retry_after == decision.headers.end()) return;
+  const std::string& text = retry_after->second;
+  int seconds = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), seconds);
+  if (error == std::errc{} && end == text.data() + text.size()) entry.retry_after_seconds = seconds;
+}
+
 void to_json(json& out, const JournalEntry& entry) {
   out = {
       {"seq", entry.seq},
@@ -162,6 +179,23 @@ void from_json(const json& in, JournalEntry& entry) {
   entry.status = optional_number<int>(in, "status");
   entry.retry_after_seconds = optional_number<int>(in, "retryAfter");
   entry.job_id = optional_text(in, "jobId");
+}
+
+std::optional<std::string> operation_value(const nlohmann::json& payload,
+                                           const std::string& field) {
+  const nlohmann::json* value = nullptr;
+  if (field.starts_with('/')) {
+    try {
+      const nlohmann::json::json_pointer pointer(field);
+      if (payload.contains(pointer)) value = &payload.at(pointer);
+    } catch (const nlohmann::json::exception&) {
+      return std::nullopt;  // a pointer through an array by a name: the payload lacks it
+    }
+  } else if (const auto found = payload.find(field); found != payload.end()) {
+    value = &*found;
+  }
+  if (value == nullptr) return std::nullopt;
+  return value->is_string() ? value->get<std::string>() : compact_json(*value);
 }
 
 std::vector<JournalEntry> journal_from_json(const json& document) {

@@ -78,40 +78,6 @@ KeyReading read_header_key(const Headers& headers, const std::string& name,
   return reading;
 }
 
-// What reached the client, as the journal records it. Both interpreters of a decision
-// (the HTTP server and the simulation) carry it out as decided, so the core can say when
-// the answer ends: now, or after the decision's delay.
-void record_answer(JournalEntry& entry, const Decision& decision, Millis now) {
-  entry.answered_at = now + decision.delay;
-  entry.delivery = decision.delivery;
-  const bool status_line_sent =
-      decision.delivery == Delivery::respond || decision.delivery == Delivery::truncate;
-  if (status_line_sent) entry.status = decision.status;
-  const auto retry_after = decision.headers.find("Retry-After");
-  if (retry_after != decision.headers.end()) {
-    entry.retry_after_seconds = std::stoi(retry_after->second);
-  }
-}
-
-// The value of the payload's operation field, as the journal records it: a string as it is,
-// any other JSON value as its compact text; nothing when the payload does not carry it.
-std::optional<std::string> operation_value(const nlohmann::json& payload,
-                                           const std::string& field) {
-  const nlohmann::json* value = nullptr;
-  if (field.starts_with('/')) {
-    try {
-      const nlohmann::json::json_pointer pointer(field);
-      if (payload.contains(pointer)) value = &payload.at(pointer);
-    } catch (const nlohmann::json::exception&) {
-      return std::nullopt;  // a pointer through an array by a name: the payload lacks it
-    }
-  } else if (const auto found = payload.find(field); found != payload.end()) {
-    value = &*found;
-  }
-  if (value == nullptr) return std::nullopt;
-  return value->is_string() ? value->get<std::string>() : compact_json(*value);
-}
-
 }  // namespace
 
 ProviderCore::ProviderCore(ProviderConfig config)

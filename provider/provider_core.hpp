@@ -124,6 +124,7 @@ class ProviderCore {
   Decision replay(const StoredJob& stored) const;
   Decision lookup_job(const std::string& key, JournalEntry& entry, Millis now);
   Decision control(const HttpRequest& request);
+  Decision read_journal(std::string_view query);
   Decision install_plan(const std::string& body);
   Decision reset(const std::string& body);
   Decision advance_clock(const std::string& body);

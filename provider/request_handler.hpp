@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string_view>
 
 #include "provider/http_types.hpp"
@@ -20,6 +21,18 @@ class RequestHandler {
   // An error the server answers itself, before or instead of handle(): a malformed or
   // oversized request, a deadline passed, a connection over capacity.
   virtual Decision server_error(int status, std::string_view code, std::string_view detail) = 0;
+
+  // The server asks through these two. A handler whose answer needs I/O of its own (the
+  // proxy asks its upstream) overrides them and calls `answer` later, from any thread,
+  // exactly once, or throws without calling it; `request` lives only during the call.
+  // The connection meanwhile holds no thread. By default they answer at once.
+  using Answer = std::function<void(Decision)>;
+  virtual void handle_async(const HttpRequest& request, Answer answer) {
+    answer(handle(request));
+  }
+  virtual void complete_async(std::uint64_t pending_commit, Answer answer) {
+    answer(complete(pending_commit));
+  }
 };
 
 }  // namespace retryproof::provider

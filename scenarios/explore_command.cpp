@@ -8,7 +8,10 @@
 
 #include "common/duration.hpp"
 #include "scenarios/child_process.hpp"
+#include "scenarios/client_command_check.hpp"
+#include "scenarios/output_file.hpp"
 #include "scenarios/process_world.hpp"
+#include "scenarios/progress.hpp"
 #include "scenarios/reports/reports.hpp"
 #include "scenarios/reports/text.hpp"
 #include "scenarios/schedule.hpp"
@@ -34,6 +37,14 @@ std::uint64_t run_seed(std::uint64_t seed, int run) {
   return seed + static_cast<std::uint64_t>(run);
 }
 
+// "shrinking: 7 tried; smallest failing so far: 1 operation, 2 faults (size 5)"
+std::string shrinking_status(std::size_t tried, const Schedule& best) {
+  return "shrinking: " + std::to_string(tried) + " tried; smallest failing so far: " +
+         reports::count_of(static_cast<std::size_t>(best.operations), "operation") + ", " +
+         reports::count_of(best.faults.size(), "fault") + " (size " +
+         std::to_string(complexity(best)) + ")";
+}
+
 int explore(const ExploreOptions& options) {
   ClientChoice client;
   ClientPolicy declared;
@@ -44,6 +55,10 @@ int explore(const ExploreOptions& options) {
     declared = parse_client_policy(options.client_policy);
     threshold = parse_severity(options.fail_on);
     deadline = Clock::now() + parse_duration(options.time_limit);
+    require_client_program(client);
+    if (const auto problem = unwritable(options.save)) {
+      throw std::runtime_error("--save " + options.save + ": " + *problem);
+    }
   } catch (const std::exception& error) {
     std::cerr << "retryproof explore: " << error.what() << '\n';
     return 2;
@@ -62,14 +77,21 @@ int explore(const ExploreOptions& options) {
   };
 
   std::cout << "retryproof explore: client " << client.describe() << ", seed " << options.seed
-            << ", up to " << options.runs << " schedules, "
+            << ", up to " << reports::count_of(static_cast<std::size_t>(options.runs), "schedule")
+            << ", "
             << (follows
                     ? "varying the client's settings (it follows RETRYPROOF_CLIENT)"
                     : "with the default client settings (declare follows-settings to vary them)")
             << std::endl;
+  // Progress on standard error: the schedules tried, then the smallest failing one so far.
+  ProgressPrinter progress(std::cerr, ProgressPrinter::mode_for(STDERR_FILENO),
+                           static_cast<std::size_t>(options.runs));
   for (int run = 0; run < options.runs; ++run) {
     if (Clock::now() >= deadline) {
-      std::cout << "time limit reached after " << run << " schedules: no violation found\n";
+      progress.clear();
+      std::cout << "time limit reached after "
+                << reports::count_of(static_cast<std::size_t>(run), "schedule")
+                << ": no violation found\n";
       return 0;
     }
     // Each run's schedule derives from the seed and its index alone.
@@ -77,7 +99,14 @@ int explore(const ExploreOptions& options) {
     const Schedule schedule = random_schedule(random, menu, settings);
     const std::uint64_t seed = run_seed(options.seed, run);
     ScenarioResult result;
-    if (!violates(schedule, seed, &result)) continue;
+    if (!violates(schedule, seed, &result)) {
+      progress.finished("no violation:", "schedule " + std::to_string(run + 1) + " (seed " +
+                                             std::to_string(seed) + ")");
+      continue;
+    }
+    progress.finished("VIOLATION:", "schedule " + std::to_string(run + 1) + " (seed " +
+                                        std::to_string(seed) + ")");
+    progress.clear();
 
     std::cout << "\nschedule " << run + 1 << " (seed " << seed << ") exposes a violation:\n"
               << to_scenario_json(schedule, "explored").dump(2) << "\n\n";
@@ -85,9 +114,18 @@ int explore(const ExploreOptions& options) {
                           isatty(STDOUT_FILENO) != 0 ? Colour::on : Colour::off);
 
     std::cout << "\nshrinking..." << std::endl;
+    std::size_t tried = 0;
+    progress.status(shrinking_status(tried, schedule));
     const Schedule smallest = shrink(
-        schedule, [&](const Schedule& candidate) { return violates(candidate, seed, nullptr); },
+        schedule,
+        [&](const Schedule& candidate) {
+          const bool fails = violates(candidate, seed, nullptr);
+          ++tried;
+          if (fails) progress.status(shrinking_status(tried, candidate));
+          return fails;
+        },
         deadline);
+    progress.clear();
     ScenarioResult smallest_result;
     violates(smallest, seed, &smallest_result);
     std::cout << "\nthe smallest schedule found that still fails:\n";
@@ -109,7 +147,9 @@ int explore(const ExploreOptions& options) {
               << '\n';
     return 1;
   }
-  std::cout << options.runs << " schedules: no violation found\n";
+  progress.clear();
+  std::cout << reports::count_of(static_cast<std::size_t>(options.runs), "schedule")
+            << ": no violation found\n";
   return 0;
 }
 

@@ -13,11 +13,16 @@
 #include <optional>
 #include <thread>
 
+#include "scenarios/catalog_location.hpp"
 #include "scenarios/child_process.hpp"
+#include "scenarios/client_command_check.hpp"
 #include "scenarios/process_world.hpp"
+#include "scenarios/progress.hpp"
 #include "scenarios/reports/matrix.hpp"
 #include "scenarios/reports/report_files.hpp"
 #include "scenarios/reports/reports.hpp"
+#include "scenarios/reports/text.hpp"
+#include "scenarios/reports/view.hpp"
 
 namespace retryproof::scenarios {
 namespace {
@@ -38,12 +43,19 @@ Colour terminal_colour() {
   return isatty(STDOUT_FILENO) != 0 ? Colour::on : Colour::off;
 }
 
-// Runs every scenario on `jobs` threads; results keep the catalog's order. A scenario that
-// cannot run (its provider cannot listen, say) stops the run with an error naming it,
-// once every worker has finished.
+// "PASS" or "FAIL (harm)", as the report marks a scenario.
+std::string mark_of(const ScenarioResult& result) {
+  const auto worst = reports::worst_miss(result);
+  return worst ? "FAIL (" + to_string(*worst) + ")" : "PASS";
+}
+
+// Runs every scenario on `jobs` threads; results keep the catalog's order, and each is
+// shown on standard error as it finishes. A scenario that cannot run (its provider cannot
+// listen, say) stops the run with an error naming it, once every worker has finished.
 std::vector<ScenarioResult> run_all(const std::vector<Scenario>& scenarios,
                                     const RunOptions& options, int jobs) {
   std::vector<ScenarioResult> results(scenarios.size());
+  ProgressPrinter progress(std::cerr, ProgressPrinter::mode_for(STDERR_FILENO), scenarios.size());
   std::atomic<std::size_t> next{0};
   std::mutex failure_mutex;
   std::exception_ptr failure;
@@ -54,6 +66,7 @@ std::vector<ScenarioResult> run_all(const std::vector<Scenario>& scenarios,
         for (std::size_t at = next++; at < scenarios.size(); at = next++) {
           try {
             results[at] = run_scenario(scenarios[at], options);
+            progress.finished(mark_of(results[at]), reports::terminal_text(results[at].name));
           } catch (const std::exception& error) {
             std::lock_guard lock(failure_mutex);
             if (!failure) {
@@ -70,13 +83,27 @@ std::vector<ScenarioResult> run_all(const std::vector<Scenario>& scenarios,
   return results;
 }
 
+// Why the matrix runs fewer scenarios than `run` does.
+std::string pinned_note(const std::vector<std::string>& pinned, std::size_t catalog_size) {
+  if (pinned.empty()) return "";
+  return " (" + std::to_string(catalog_size - pinned.size()) + " of " +
+         std::to_string(catalog_size) + ": " + reports::join(pinned, ", ") +
+         (pinned.size() == 1 ? " is" : " are") + " pinned to " +
+         (pinned.size() == 1 ? "its" : "their") + " own client)";
+}
+
 // The reference client and every mutant over the catalog: the reference must meet every
 // expectation, and each mutant must miss at least one.
 int run_mutant_matrix(const std::vector<Scenario>& catalog, RunOptions options, int jobs,
                       ReportFiles& reports) {
   std::vector<Scenario> scenarios;
+  std::vector<std::string> pinned;
   for (const auto& scenario : catalog) {
-    if (!scenario.pinned_client) scenarios.push_back(scenario);  // those judge their own client
+    if (scenario.pinned_client) {
+      pinned.push_back(scenario.name);  // it judges its own client, whichever the row's
+    } else {
+      scenarios.push_back(scenario);
+    }
   }
   std::vector<ClientChoice> clients = {ClientChoice{}};
   for (const client::Mutant mutant : client::all_mutants()) {
@@ -85,8 +112,8 @@ int run_mutant_matrix(const std::vector<Scenario>& catalog, RunOptions options, 
   std::vector<MatrixRow> rows;
   for (const auto& choice : clients) {
     options.client = choice;
-    std::cerr << "running " << scenarios.size() << " scenarios against " << choice.describe()
-              << "\n";
+    std::cerr << "running " << reports::count_of(scenarios.size(), "scenario") << " against "
+              << choice.describe() << pinned_note(pinned, catalog.size()) << "\n";
     rows.push_back(matrix_row(choice.describe(), run_all(scenarios, options, jobs)));
   }
   write_mutant_matrix(std::cout, options.seed, rows, terminal_colour());
@@ -96,15 +123,23 @@ int run_mutant_matrix(const std::vector<Scenario>& catalog, RunOptions options, 
   return matrix_holds(rows) ? 0 : 1;
 }
 
+// The paths given, or else the catalog this program finds (installed beside it, or the
+// source tree's for a program in its build tree).
+std::vector<std::filesystem::path> scenario_paths(const std::vector<std::string>& given) {
+  if (!given.empty()) return {given.begin(), given.end()};
+  const CatalogSearch search = find_catalog(this_executable(), built_in_catalog_places());
+  if (!search.found) throw std::runtime_error(search.not_found_message());
+  return {*search.found};
+}
+
 int run(const RunCommandOptions& command) {
-  std::vector<std::filesystem::path> paths(command.paths.begin(), command.paths.end());
-  if (paths.empty()) paths.emplace_back(RETRYPROOF_CATALOG_DIR);
   std::vector<Scenario> scenarios;
   RunOptions options;
   std::optional<ReportFiles> reports;
   try {
-    scenarios = load_catalog(paths);
+    scenarios = load_catalog(scenario_paths(command.paths));
     options.client = parse_client_choice(command.client);
+    require_client_program(options.client);  // one line now, not a failure per scenario
     options.declared = parse_client_policy(command.client_policy);
     reports.emplace(command.reports);
     for (const auto& scenario : scenarios) {
@@ -161,7 +196,9 @@ void add_run_command(CLI::App& app, int& exit_code) {
       "bounded retries with backoff, truthful outcomes. Exit 0 when every scenario meets its "
       "expectations, 1 when one does not, 2 for a usage or catalog error.");
   command->add_option("paths", options->paths,
-                      "Scenario files or directories (default: " RETRYPROOF_CATALOG_DIR ")");
+                      "Scenario files or directories (default: the catalog installed with the "
+                      "program, PREFIX/share/retryproof/catalog; in a build tree, the source "
+                      "tree's scenarios/catalog)");
   command
       ->add_option("--client", options->client,
                    "reference, mutant:NAME, or cmd:COMMAND (any program honouring the "

@@ -48,6 +48,7 @@ struct RunEvidence {
 struct Unmet {
   std::string text;
   Severity severity = Severity::policy;
+  std::string failed_verdict;  // the verdict whose unexpected failure this is, if one is
 };
 
 struct ScenarioResult {

@@ -5,11 +5,10 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$root/scripts/setup.sh"
-log="$(mktemp)"
-trap 'rm -f "$log"' EXIT
-if ! "$root/scripts/build.sh" dev >"$log" 2>&1; then
-  cat "$log" >&2
-  echo "run: the build failed (output above)" >&2
+# The build shows its progress ([12/240] ...), on standard error so that standard output
+# stays the report: the first build compiles everything and takes minutes.
+if ! "$root/scripts/build.sh" dev >&2; then
+  echo "run: the build failed (errors above)" >&2
   exit 1
 fi
 retryproof="$root/build/dev/scenarios/retryproof"

@@ -2,7 +2,14 @@
 # Installs the Debian packages retryproof builds and tests with, and any named as
 # arguments (scripts/bench.sh and scripts/soak.sh add wrk). Idempotent: it does nothing
 # when every package is present, and runs `apt-get update` once otherwise. Then installs the
-# npm packages the examples use, exactly as their lock files pin them.
+# npm packages the examples use, exactly as their lock files pin them. Runs as root, or
+# through sudo.
+#
+# Right after a machine boots, unattended upgrades (or another setup) often hold the
+# package lock: setup waits for it, up to RETRYPROOF_LOCK_WAIT seconds (default 300), and
+# says once that it is waiting and for whom. apt 2.6 waits for the dpkg lock by itself
+# (DPkg::Lock::Timeout) but `apt-get update` does not wait for the lists lock, so the wait
+# is done here, for both, before each apt-get.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -18,6 +25,7 @@ packages=(
   librapidcheck-dev    # property tests
   curl                 # examples and the README walkthrough
   python3              # the Python embedding helper's tests, and the Python examples
+  dpkg-dev file        # the .deb's runtime dependencies (CPack runs dpkg-shlibdeps on the binary)
   "$@"
 )
 # Node runs the JavaScript examples and the Node embedding helper's tests (node:test); a Node
@@ -30,12 +38,69 @@ for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 
+# The package system's locks (a test points this at files of its own).
+read -r -a locks <<<"${RETRYPROOF_PACKAGE_LOCKS:-/var/lib/dpkg/lock-frontend /var/lib/dpkg/lock /var/lib/apt/lists/lock}"
+wait_limit="${RETRYPROOF_LOCK_WAIT:-300}"
+deadline=$((SECONDS + wait_limit))
+
+# Prints who holds one of the locks ("process 812 (unattended-upgr) holds
+# /var/lib/dpkg/lock-frontend") and exits 3, or exits 0 when none is held. It only asks
+# (F_GETLK), never takes a lock. Perl because perl-base is essential in Debian. Should the
+# question itself fail, apt-get is left to report the lock.
+lock_holder() {
+  $sudo perl -MFcntl -e '
+    for my $file (@ARGV) {
+      open(my $handle, "<", $file) or next;  # not there: nobody holds it
+      my $lock = pack("s!s!x![q]qqi!", F_WRLCK, SEEK_SET, 0, 0, 0);
+      fcntl($handle, F_GETLK, $lock) or next;
+      my ($type, $whence, $start, $length, $pid) = unpack("s!s!x![q]qqi!", $lock);
+      next if $type == F_UNLCK;
+      my $name = "";
+      if ($pid > 0 && open(my $comm, "<", "/proc/$pid/comm")) { chomp($name = <$comm>); }
+      print $pid > 0 ? "process $pid" . ($name ne "" ? " ($name)" : "") : "another process",
+            " holds $file\n";
+      exit 3;
+    }' "${locks[@]}"
+}
+
+waited=""
+wait_for_lock() {
+  local holder status
+  while :; do
+    status=0
+    holder="$(lock_holder)" || status=$?
+    [ "$status" -eq 3 ] || return 0
+    if [ -z "$waited" ]; then
+      echo "setup: waiting up to ${wait_limit}s for the package lock: $holder" >&2
+      waited=yes
+    fi
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      echo "setup: the package lock is still held after ${wait_limit}s ($holder); try again when it is done, or set RETRYPROOF_LOCK_WAIT" >&2
+      exit 1
+    fi
+    sleep 1
+  done
+}
+
+apt_get() {
+  wait_for_lock
+  local left=$((deadline - SECONDS))
+  [ "$left" -gt 0 ] || left=1
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout="$left" "$@"
+}
+
 if [ ${#missing[@]} -gt 0 ]; then
-  echo "setup: installing ${missing[*]}" >&2
   sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  $sudo apt-get update
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends "${missing[@]}"
+  if [ "$(id -u)" -ne 0 ]; then
+    if ! command -v sudo >/dev/null; then
+      echo "setup: installing ${missing[*]} needs root: run scripts/setup.sh as root, or install sudo" >&2
+      exit 1
+    fi
+    sudo="sudo"
+  fi
+  echo "setup: installing ${missing[*]}" >&2
+  apt_get update
+  apt_get install -y --no-install-recommends "${missing[@]}"
 fi
 
 for example in examples/stripe-node; do

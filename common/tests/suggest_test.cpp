@@ -16,6 +16,11 @@ TEST(Suggest, TheClosestKnownWordToATypo) {
   EXPECT_EQ(closest("max", {"maxDelay", "maxBody"}), std::nullopt);  // two words begin so
 }
 
+TEST(Suggest, TwoLettersSwappedAreOneSlip) {
+  EXPECT_EQ(closest("rnu", {"provider", "run", "explore", "client", "demo"}), "run");
+  EXPECT_EQ(closest("timeuot", kFields), "timeout");
+}
+
 TEST(Suggest, NothingWhenNoWordIsClose) {
   EXPECT_EQ(closest("colour", kFields), std::nullopt);
   EXPECT_EQ(did_you_mean("x", kFields), "");

@@ -79,8 +79,13 @@ inline Decision control(ProviderCore& core, const std::string& method, const std
 
 // ---- answers ---------------------------------------------------------------------------
 
+// The body, whole: a streamed one (a long journal) read to its end, as the server does.
 inline nlohmann::json body_of(const Decision& decision) {
-  return nlohmann::json::parse(decision.body);
+  std::string body = decision.body;
+  if (decision.body_chunks) {
+    while (const auto chunk = decision.body_chunks()) body += *chunk;
+  }
+  return nlohmann::json::parse(body);
 }
 
 inline std::optional<std::string> header_of(const Decision& decision, const std::string& name) {

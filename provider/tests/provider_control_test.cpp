@@ -425,3 +425,47 @@ TEST(ProviderPlan, ChaosThroughTheCoreDependsOnKeysNotArrivalOrder) {
 
 }  // namespace
 }  // namespace retryproof::provider
+
+namespace retryproof::provider {
+namespace {
+
+using nlohmann::json;
+using testing::body_of;
+using testing::call;
+using testing::post;
+
+// A journal read in pages: the entries after a seq, at most `limit`, and where to go on.
+TEST(JournalPages, AfterAndLimitWalkTheJournalInOrder) {
+  ProviderCore core{ProviderConfig{}};
+  for (int i = 0; i < 5; ++i) post(core, "key-" + std::to_string(i), "{}");
+  HttpRequest page = testing::make_request("GET", "/_test/journal");
+  page.query = "limit=2";
+  const json first = body_of(core.handle(page, Millis{0}));
+  EXPECT_EQ(first["count"], 5);
+  ASSERT_EQ(first["entries"].size(), 2u);
+  EXPECT_EQ(first["entries"][0]["seq"], 1);
+  EXPECT_EQ(first["next"], 2);
+  HttpRequest next = testing::make_request("GET", "/_test/journal");
+  next.query = "after=2&limit=2";
+  EXPECT_EQ(body_of(core.handle(next, Millis{0}))["entries"][0]["seq"], 3);
+  next.query = "after=4&limit=2";
+  const json last = body_of(core.handle(next, Millis{0}));
+  ASSERT_EQ(last["entries"].size(), 1u);
+  EXPECT_FALSE(last.contains("next"));
+  // The whole journal, streamed, is the same entries.
+  EXPECT_EQ(body_of(call(core, "GET", "/_test/journal"))["entries"].size(), 5u);
+}
+
+TEST(JournalPages, ABadQueryIs400NamingTheParameter) {
+  ProviderCore core{ProviderConfig{}};
+  for (const char* query : {"limit=0", "limit=abc", "after=-1", "limit=100001", "page=2"}) {
+    HttpRequest request = testing::make_request("GET", "/_test/journal");
+    request.query = query;
+    const Decision refused = core.handle(request, Millis{0});
+    EXPECT_EQ(refused.status, 400) << query;
+    EXPECT_EQ(body_of(refused)["error"], "invalid_journal_query") << query;
+  }
+}
+
+}  // namespace
+}  // namespace retryproof::provider

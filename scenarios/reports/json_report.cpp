@@ -87,7 +87,8 @@ json to_json(const RunSummary& run) {
   for (const auto& result : run.results)
     scenarios.push_back(scenario_json(result));
   const std::size_t met = count_met(run);
-  return {{"seed", run.seed},
+  return {{"version", RETRYPROOF_VERSION},  // of retryproof: the format may grow with it
+          {"seed", run.seed},
           {"client", valid_utf8(run.client)},
           {"summary",
            {{"scenarios", run.results.size()},

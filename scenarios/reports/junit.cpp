@@ -1,6 +1,8 @@
 // JUnit XML, as CI test viewers read it: one test case per verdict per scenario, and one
 // "expectations" case per scenario.
+#include <algorithm>
 #include <iomanip>
+#include <optional>
 #include <ostream>
 #include <sstream>
 
@@ -20,10 +22,10 @@ struct TestCase {
   enum class Kind { passed, failure, skipped } kind = Kind::passed;
   std::string classname;
   std::string name;
-  double seconds = 0;
-  std::string message;        // of <failure> or <skipped>
-  std::string type = "harm";  // of <failure>: the severity
-  std::string body;           // of <failure>
+  std::optional<double> seconds;  // none: nothing to time (a verdict that cites no request)
+  std::string message;            // of <failure> or <skipped>
+  std::string type = "harm";      // of <failure>: the severity
+  std::string body;               // of <failure>
   std::string system_out;
   std::string system_err;
 };
@@ -34,7 +36,9 @@ std::string seconds_text(double seconds) {
   return text.str();
 }
 
-// How long the scenario's invocations took, on the provider's clock.
+// How long the scenario ran, on the provider's clock: from the first invocation's start
+// to the later of the last one's end and the last answer (a held request may end after the
+// client has gone).
 double scenario_seconds(const ScenarioResult& result) {
   if (result.invocations.empty()) return 0;
   Millis first = result.invocations.front().started_at;
@@ -43,7 +47,25 @@ double scenario_seconds(const ScenarioResult& result) {
     first = std::min(first, invocation.started_at);
     last = std::max(last, invocation.ended_at);
   }
+  for (const JournalEntry& entry : result.journal)
+    last = std::max(last, entry.answered_at.value_or(entry.at));
   return last > first ? static_cast<double>((last - first).count()) / 1000.0 : 0.0;
+}
+
+// How long a verdict's evidence spans on the provider's clock: from the first cited
+// request's arrival to the end of the last one's answer. None when it cites nothing.
+std::optional<double> evidence_seconds(const ScenarioResult& result,
+                                       const std::vector<std::uint64_t>& cited) {
+  std::optional<Millis> first;
+  std::optional<Millis> last;
+  for (const JournalEntry& entry : result.journal) {
+    if (std::find(cited.begin(), cited.end(), entry.seq) == cited.end()) continue;
+    const Millis end = std::max(entry.at, entry.answered_at.value_or(entry.at));
+    first = std::min(first.value_or(entry.at), entry.at);
+    last = std::max(last.value_or(end), end);
+  }
+  if (!first) return std::nullopt;
+  return static_cast<double>((*last - *first).count()) / 1000.0;
 }
 
 // The run's timeline for a failure body; entries the verdict cites are marked with *.
@@ -70,6 +92,7 @@ std::string invocations_text(const ScenarioResult& result) {
 
 TestCase verdict_case(const ScenarioResult& result, const Verdict& verdict) {
   TestCase test{.classname = result.name, .name = verdict.id};
+  test.seconds = evidence_seconds(result, verdict.evidence);
   const std::string cited = "evidence: " + seq_list(verdict.evidence) + "\n";
   switch (read_verdict(result, verdict)) {
     case Reading::passed:
@@ -122,8 +145,8 @@ TestCase expectations_case(const ScenarioResult& result) {
 
 void write_test_case(std::ostream& out, const TestCase& test) {
   out << "    <testcase classname=\"" << xml_escape(test.classname, XmlPlace::attribute)
-      << "\" name=\"" << xml_escape(test.name, XmlPlace::attribute) << "\" time=\""
-      << seconds_text(test.seconds) << "\"";
+      << "\" name=\"" << xml_escape(test.name, XmlPlace::attribute) << "\"";
+  if (test.seconds) out << " time=\"" << seconds_text(*test.seconds) << "\"";
   const bool empty =
       test.kind == TestCase::Kind::passed && test.system_out.empty() && test.system_err.empty();
   if (empty) {
@@ -158,18 +181,22 @@ void write_junit(std::ostream& out, const RunSummary& run) {
   }
   std::size_t failures = 0;
   std::size_t skipped = 0;
-  double seconds = 0;
   for (const auto& test : cases) {
     failures += test.kind == TestCase::Kind::failure ? 1 : 0;
     skipped += test.kind == TestCase::Kind::skipped ? 1 : 0;
-    seconds += test.seconds;
   }
+  // The scenarios' durations: a verdict's evidence lies within its scenario's.
+  double seconds = 0;
+  for (const auto& result : run.results)
+    seconds += scenario_seconds(result);
   const std::string counts = "tests=\"" + std::to_string(cases.size()) + "\" failures=\"" +
                              std::to_string(failures) + "\" errors=\"0\" skipped=\"" +
                              std::to_string(skipped) + "\" time=\"" + seconds_text(seconds) + "\"";
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out << "<testsuites name=\"retryproof\" " << counts << ">\n";
-  out << "  <testsuite name=\"retryproof\" " << counts << ">\n";
+  // Named after the client, so that CI viewers tell one client's run from another's.
+  out << "  <testsuite name=\"" << xml_escape("retryproof: " + run.client, XmlPlace::attribute)
+      << "\" " << counts << ">\n";
   out << "    <properties>\n";
   out << "      <property name=\"seed\" value=\"" << run.seed << "\"/>\n";
   out << "      <property name=\"client\" value=\"" << xml_escape(run.client, XmlPlace::attribute)

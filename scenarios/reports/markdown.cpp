@@ -107,12 +107,15 @@ void write_details(std::ostream& out, const RunSummary& run, const ScenarioResul
   out << "\n### " << markdown_text(result.name) << ": expectations not met\n\n";
   if (!result.description.empty()) out << markdown_text(result.description) << "\n\n";
   if (!result.file.empty()) out << "File: " << code_span(result.file) << "\n\n";
-  if (!result.unmet.empty()) {
-    out << "Unmet expectations:\n\n";
-    for (const Unmet& unmet : result.unmet)
-      out << "- " << to_string(unmet.severity) << ": " << markdown_text(unmet.text) << '\n';
-    out << '\n';
+  // A verdict that failed unexpectedly is listed once, under the failed verdicts below.
+  bool any_unmet = false;
+  for (const Unmet& unmet : result.unmet) {
+    if (!unmet.failed_verdict.empty()) continue;
+    if (!any_unmet) out << "Unmet expectations:\n\n";
+    any_unmet = true;
+    out << "- " << to_string(unmet.severity) << ": " << markdown_text(unmet.text) << '\n';
   }
+  if (any_unmet) out << '\n';
   bool any_failed = false;
   for (const auto& verdict : result.verdicts) {
     if (verdict.status != VerdictStatus::fail) continue;
@@ -122,8 +125,10 @@ void write_details(std::ostream& out, const RunSummary& run, const ScenarioResul
     out << (read_verdict(result, verdict) == Reading::expected_failure
                 ? " (expected)"
                 : " (" + to_string(verdict.severity) + ")");
-    out << ": " << markdown_text(verdict.explanation)
-        << " (evidence: " << seq_list(verdict.evidence) << ")\n";
+    out << ": " << markdown_text(verdict.explanation);
+    const auto uncited = seqs_not_mentioned(verdict.explanation, verdict.evidence);
+    if (!uncited.empty()) out << " (evidence: " << seq_list(uncited) << ")";
+    out << '\n';
   }
   if (any_failed) out << '\n';
   for (const auto& invocation : result.invocations) {

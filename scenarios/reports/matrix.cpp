@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <iomanip>
 
+#include "scenarios/reports/text.hpp"
+
 namespace retryproof::scenarios {
 namespace {
 
@@ -63,7 +65,8 @@ void write_mutant_matrix(std::ostream& out, std::uint64_t seed, const std::vecto
     const bool good = r == 0 ? !caught(row) : caught(row);
     out << (good ? green : red) << row_status(row, r == 0) << plain;
     if (r > 0 && caught(row))
-      out << " (" << row.missed.size() << "/" << row.scenarios << " scenarios)";
+      out << " (" << row.missed.size() << "/"
+          << reports::count_of(static_cast<std::size_t>(row.scenarios), "scenario") << ")";
     if (r == 0 && caught(row)) {
       out << ": ";
       for (const auto& name : row.missed)

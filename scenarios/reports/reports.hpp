@@ -32,11 +32,12 @@ struct RunSummary {
 enum class Colour { off, on };
 void write_terminal_report(std::ostream& out, const RunSummary& run, Colour colour);
 
-// The whole result model: {"seed","client","summary","scenarios":[...]}.
+// The whole result model: {"version","seed","client","summary","scenarios":[...]}.
 nlohmann::json to_json(const RunSummary& run);
 
-// One <testsuite> for the run; one <testcase classname=SCENARIO name=VERDICT> per verdict,
-// and one named "expectations" per scenario.
+// One <testsuite> for the run, named after the client; one <testcase classname=SCENARIO
+// name=VERDICT> per verdict (timed by the span of the requests it cites, when it cites
+// any), and one named "expectations" per scenario (timed by the scenario's run).
 void write_junit(std::ostream& out, const RunSummary& run);
 
 // For a CI job summary: a table of scenarios, then the details (and a Mermaid sequence

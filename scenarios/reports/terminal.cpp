@@ -51,7 +51,8 @@ void write_table(std::ostream& out, std::string_view indent, const std::vector<R
 
 Row verdict_row(const ScenarioResult& result, const Verdict& verdict) {
   const std::string explanation = terminal_text(verdict.explanation);
-  const std::string cited = verdict.evidence.empty() ? "" : " (" + seq_list(verdict.evidence) + ")";
+  const auto uncited = seqs_not_mentioned(verdict.explanation, verdict.evidence);
+  const std::string cited = uncited.empty() ? "" : " (" + seq_list(uncited) + ")";
   const Cell id{terminal_text(verdict.id)};
   switch (read_verdict(result, verdict)) {
     case Reading::passed:

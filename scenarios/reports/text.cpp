@@ -197,6 +197,10 @@ std::string join(const std::vector<std::string>& parts, std::string_view separat
   return result;
 }
 
+std::string count_of(std::size_t count, std::string_view noun) {
+  return std::to_string(count) + " " + std::string(noun) + (count == 1 ? "" : "s");
+}
+
 std::vector<std::string> split_lines(std::string_view text) {
   std::vector<std::string> lines;
   std::size_t start = 0;

@@ -44,6 +44,10 @@ std::string mermaid_text(std::string_view text);
 std::string join(const std::vector<std::string>& parts, std::string_view separator);
 std::vector<std::string> split_lines(std::string_view text);
 
+// "1 scenario", "2 scenarios": a count and its noun, plural when it is not one (regular
+// nouns only).
+std::string count_of(std::size_t count, std::string_view noun);
+
 // The last `count` lines of `lines` (all of them when there are fewer).
 std::vector<std::string> last(std::vector<std::string> lines, std::size_t count);
 

@@ -1,6 +1,7 @@
 #include "scenarios/reports/view.hpp"
 
 #include <algorithm>
+#include <cctype>
 
 #include "common/json_text.hpp"
 #include "common/utf8.hpp"
@@ -41,10 +42,9 @@ std::string summary_line(const RunSummary& run) {
       run.results.begin(), run.results.end(),
       [](const ScenarioResult& result) { return worst_miss(result) == Severity::harm; }));
   const std::size_t missed = run.results.size() - met;
-  std::string line = std::to_string(run.results.size()) +
-                     (run.results.size() == 1 ? " scenario: " : " scenarios: ") +
-                     std::to_string(met) + " met " + (run.results.size() == 1 ? "its" : "their") +
-                     " expectations, " + std::to_string(missed) + " did not";
+  std::string line = count_of(run.results.size(), "scenario") + ": " + std::to_string(met) +
+                     " met " + (met == 1 ? "its" : "their") + " expectations, " +
+                     std::to_string(missed) + " did not";
   if (missed > 0) {
     line += " (" + std::to_string(harm) + " with harm, " + std::to_string(missed - harm) +
             " policy only)";
@@ -94,7 +94,10 @@ std::string outcome_text(const InvocationResult& invocation) {
   }
   if (!invocation.client_error.empty()) {
     std::string text = "client error: " + valid_utf8(invocation.client_error);
-    if (!invocation.exit.empty()) text += " (" + valid_utf8(invocation.exit) + ")";
+    // The error usually says how the client ended already ("... (exit code 1)").
+    if (!invocation.exit.empty() &&
+        invocation.client_error.find(invocation.exit) == std::string::npos)
+      text += " (" + valid_utf8(invocation.exit) + ")";
     return text;
   }
   if (!invocation.outcome) return "no outcome";
@@ -113,6 +116,23 @@ std::string seq_range(const InvocationResult& invocation) {
   if (invocation.last_seq == invocation.first_seq)
     return "seq " + std::to_string(invocation.first_seq);
   return "seq " + std::to_string(invocation.first_seq) + "-" + std::to_string(invocation.last_seq);
+}
+
+std::vector<std::uint64_t> seqs_not_mentioned(std::string_view text,
+                                              const std::vector<std::uint64_t>& seqs) {
+  std::vector<std::uint64_t> missing;
+  for (const auto seq : seqs) {
+    const std::string mention = "seq " + std::to_string(seq);
+    bool mentioned = false;
+    for (auto at = text.find(mention); at != std::string_view::npos && !mentioned;
+         at = text.find(mention, at + 1)) {
+      const auto after = at + mention.size();
+      mentioned =
+          after == text.size() || std::isdigit(static_cast<unsigned char>(text[after])) == 0;
+    }
+    if (!mentioned) missing.push_back(seq);
+  }
+  return missing;
 }
 
 std::string seq_list(const std::vector<std::uint64_t>& seqs) {

@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "scenarios/reports/reports.hpp"
@@ -47,6 +48,10 @@ std::string run_subject(const RunSummary& run);
 std::string outcome_text(const InvocationResult& invocation);
 // "seq 3-5", "seq 3", "no requests"
 std::string seq_range(const InvocationResult& invocation);
+// The seqs of `seqs` that `text` does not already name ("seq 4"), so that a report adds
+// only the evidence an explanation leaves out.
+std::vector<std::uint64_t> seqs_not_mentioned(std::string_view text,
+                                              const std::vector<std::uint64_t>& seqs);
 // "seq 1, 4", or "no journal entries cited"
 std::string seq_list(const std::vector<std::uint64_t>& seqs);
 

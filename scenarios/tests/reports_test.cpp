@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "scenarios/reports/matrix.hpp"
+
 namespace retryproof::scenarios {
 namespace {
 
@@ -105,7 +107,7 @@ ScenarioResult failing_scenario() {
   first.last_seq = 2;
   first.started_at = Millis(0);
   first.ended_at = Millis(1500);
-  first.client_error = "no outcome line on standard output";
+  first.client_error = "no outcome line on standard output (exit code 1)";  // as the runner says it
   first.exit = "exit code 1";
   first.standard_error = standard_error_lines();
   InvocationResult second = first;
@@ -138,7 +140,8 @@ ScenarioResult failing_scenario() {
   };
   result.expected_violations = {"key-stability", "payload-stability"};
   result.unmet = {
-      {"verdict no-duplicate-effect failed; the scenario does not expect it", Severity::harm},
+      {"no-duplicate-effect: operation fulfillment:order-42 made 2 jobs: job_c1, job_c2",
+       Severity::harm, "no-duplicate-effect"},
       {"verdict payload-stability passed; the scenario expects it to fail", Severity::harm},
       {"expected 1 job, the provider holds 2", Severity::harm}};
   return result;
@@ -361,8 +364,7 @@ TEST(TerminalReport, ShowsTheVerdictsWithExplanationsForFailAndNotApplicable) {
   EXPECT_TRUE(has_line(text, {"    backoff  ", "  pass"})) << text;
   // A passing verdict's explanation is left out.
   EXPECT_FALSE(contains(text, "gaps of 120ms")) << text;
-  EXPECT_TRUE(
-      contains(text, "expectations not met:\n    - [harm] verdict no-duplicate-effect failed"))
+  EXPECT_TRUE(contains(text, "expectations not met:\n    - [harm] no-duplicate-effect: operation"))
       << text;
 }
 
@@ -393,7 +395,7 @@ TEST(TerminalReport, ShowsTheTimelineAndStandardErrorOfAFailingScenarioOnly) {
 TEST(TerminalReport, EndsWithTheSummaryAndTheReplayCommands) {
   const std::string text = terminal(Colour::off);
   EXPECT_TRUE(contains(
-      text, "\n2 scenarios: 1 met their expectations, 1 did not (1 with harm, 0 policy only)\n"))
+      text, "\n2 scenarios: 1 met its expectations, 1 did not (1 with harm, 0 policy only)\n"))
       << text;
   EXPECT_TRUE(contains(text, "replay: retryproof run --seed 42 --client reference\n")) << text;
   EXPECT_TRUE(contains(text,
@@ -458,7 +460,7 @@ TEST(JsonReport, RoundTripsTheResultModel) {
   EXPECT_EQ(invocation["payload"], json({{"orderId", "order-42"}}));
   EXPECT_EQ(invocation["killed"], false);
   EXPECT_TRUE(invocation["outcome"].is_null());
-  EXPECT_EQ(invocation["clientError"], "no outcome line on standard output");
+  EXPECT_EQ(invocation["clientError"], "no outcome line on standard output (exit code 1)");
   EXPECT_EQ(invocation["exit"], "exit code 1");
   EXPECT_EQ(invocation["standardError"], standard_error_lines());
   EXPECT_EQ(invocation["firstSeq"], 1);
@@ -473,6 +475,7 @@ TEST(JsonReport, KeepsA64BitSeedAndMakesBadUtf8Dumpable) {
   result.invocations[0].standard_error = "bad \xff\xfe bytes";
   RunSummary run{.seed = 18446744073709551615u, .client = "reference", .results = {result}};
   const json parsed = json::parse(to_json(run).dump());
+  EXPECT_EQ(parsed["version"], RETRYPROOF_VERSION);  // which retryproof wrote it
   EXPECT_EQ(parsed["seed"].get<std::uint64_t>(), 18446744073709551615u);
   EXPECT_EQ(parsed["scenarios"][0]["invocations"][0]["standardError"],
             "bad \xEF\xBF\xBD\xEF\xBF\xBD bytes");
@@ -490,7 +493,7 @@ TEST(JunitReport, CountsMatchTheTestCases) {
   const std::string xml = junit();
   // 4 + 5 verdicts and 2 expectation cases; failures: no-duplicate-effect, payload-stability
   // (expected to fail, passed), client-error and C's expectations; skipped: the two n/a.
-  EXPECT_EQ(attribute(xml, "<testsuite ", "name"), "retryproof");
+  EXPECT_EQ(attribute(xml, "<testsuite ", "name"), "retryproof: reference");
   EXPECT_EQ(attribute(xml, "<testsuite ", "tests"), "11");
   EXPECT_EQ(attribute(xml, "<testsuite ", "failures"), "4");
   EXPECT_EQ(attribute(xml, "<testsuite ", "skipped"), "2");
@@ -523,14 +526,14 @@ TEST(JunitReport, JudgesVerdictsAgainstTheExpectedViolations) {
       << missed;
 
   EXPECT_EQ(test_case(xml, "A-fail-before-commit", "crash-recovery"),
-            "<testcase classname=\"A-fail-before-commit\" name=\"crash-recovery\" "
-            "time=\"0.000\">\n      <skipped message=\"no crash in this scenario\"/>\n    "
-            "</testcase>");
+            "<testcase classname=\"A-fail-before-commit\" name=\"crash-recovery\">\n"
+            "      <skipped message=\"no crash in this scenario\"/>\n    </testcase>");
   EXPECT_FALSE(contains(test_case(xml, "A-fail-before-commit", "expectations"), "<failure"));
   const std::string unmet = test_case(xml, "C-commit-then-drop", "expectations");
   EXPECT_TRUE(contains(unmet,
-                       "<failure message=\"[harm] verdict no-duplicate-effect failed; the scenario "
-                       "does not expect it; [harm] verdict payload-stability"))
+                       "<failure message=\"[harm] no-duplicate-effect: operation "
+                       "fulfillment:order-42 made 2 jobs: job_c1, job_c2; [harm] verdict "
+                       "payload-stability"))
       << unmet;
   EXPECT_TRUE(contains(unmet, "time=\"1.500\"")) << unmet;
   EXPECT_TRUE(contains(unmet, "<system-err>standard error of invocation 1")) << unmet;
@@ -620,6 +623,88 @@ TEST(MarkdownReport, EscapesWhatTablesAndMermaidChokeOn) {
   EXPECT_TRUE(contains(text, "| pipe \\| hash \\# semi;  newline | **no** |")) << text;
   EXPECT_TRUE(contains(text, "Client->>Provider: POST /jobs key=k#124;1#59;#35;x y\n")) << text;
   EXPECT_TRUE(contains(text, "client `cmd:a \\| b`")) << text;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Wording a reader trips over: nothing said twice, counts in the right number.
+
+TEST(ReportWording, AClientErrorSaysHowTheClientEndedOnce) {
+  const std::string text = terminal(Colour::off);
+  EXPECT_EQ(occurrences(text, "(exit code 1)"), 1u) << text;
+  EXPECT_FALSE(contains(text, "(exit code 1) (exit code 1)")) << text;
+  EXPECT_EQ(occurrences(markdown(), "(exit code 1)"), 2u)  // the table and the invocation line
+      << markdown();
+  EXPECT_FALSE(contains(markdown(), "(exit code 1) (exit code 1)")) << markdown();
+}
+
+TEST(ReportWording, EvidenceAnExplanationAlreadyNamesIsNotRepeated) {
+  ScenarioResult result = failing_scenario();
+  result.verdicts[0].explanation =
+      "POST /jobs with key K was re-sent (seq 2) after a dropped connection (seq 1)";
+  result.verdicts[1].explanation =
+      "operation fulfillment:order-42 used 2 keys, the second at seq 2";
+  RunSummary run{.seed = 1, .client = "reference", .results = {result}};
+  std::ostringstream terminal_out;
+  write_terminal_report(terminal_out, run, Colour::off);
+  std::ostringstream markdown_out;
+  write_markdown(markdown_out, run);
+  for (const std::string& text : {terminal_out.str(), markdown_out.str()}) {
+    EXPECT_FALSE(contains(text, "(seq 1) (seq 1, 2)")) << text;
+    EXPECT_FALSE(contains(text, "(seq 1)  (seq")) << text;
+    EXPECT_TRUE(contains(text, "after a dropped connection (seq 1)\n")) << text;
+    EXPECT_TRUE(contains(text, "the second at seq 2 (")) << text;  // seq 1 is still cited
+  }
+  EXPECT_TRUE(contains(terminal_out.str(), "the second at seq 2 (seq 1)\n")) << terminal_out.str();
+  EXPECT_TRUE(contains(markdown_out.str(), "the second at seq 2 (evidence: seq 1)\n"))
+      << markdown_out.str();
+}
+
+TEST(ReportWording, OneScenarioIsSingular) {
+  RunSummary run{.seed = 1, .client = "reference", .results = {met_scenario()}};
+  std::ostringstream out;
+  write_terminal_report(out, run, Colour::off);
+  EXPECT_TRUE(contains(out.str(), "\n1 scenario: 1 met its expectations, 0 did not\n"))
+      << out.str();
+  std::ostringstream markdown_out;
+  write_markdown(markdown_out, run);
+  EXPECT_TRUE(contains(markdown_out.str(), "1 scenario: 1 met its expectations"))
+      << markdown_out.str();
+
+  // The mutant matrix over a one-scenario catalog (run --mutants --filter ...).
+  const std::vector<MatrixRow> rows = {
+      {.client = "reference", .scenarios = 1},
+      {.client = "mutant:blind-retry", .missed = {"commit-then-drop"}, .scenarios = 1}};
+  std::ostringstream matrix;
+  write_mutant_matrix(matrix, 1, rows, Colour::off);
+  EXPECT_TRUE(contains(matrix.str(), "caught (1/1 scenario)\n")) << matrix.str();
+}
+
+TEST(ReportWording, MarkdownListsEachFailedVerdictOnce) {
+  const std::string text = markdown();
+  EXPECT_EQ(occurrences(text, "made 2 jobs"), 1u) << text;
+  EXPECT_EQ(occurrences(text, "invocation 1: no outcome line"), 1u) << text;
+  // What is not a failed verdict is still listed as an unmet expectation.
+  EXPECT_TRUE(contains(text, "Unmet expectations:\n\n- harm: verdict payload-stability passed"))
+      << text;
+}
+
+TEST(JunitReport, TimesEachCaseAndNamesTheSuiteAfterTheClient) {
+  const std::string xml = junit();
+  // A verdict: the span of the requests it cites (seq 1 at 5 ms to seq 2 at 260 ms).
+  EXPECT_TRUE(
+      contains(test_case(xml, "C-commit-then-drop", "no-duplicate-effect"), "time=\"0.255\""))
+      << xml;
+  // The expectations: the scenario's run (A: 0 to 130 ms; C: 0 to 1500 ms).
+  EXPECT_TRUE(contains(test_case(xml, "A-fail-before-commit", "expectations"), "time=\"0.130\""))
+      << xml;
+  EXPECT_EQ(attribute(xml, "<testsuite ", "time"), "1.630");
+  EXPECT_EQ(attribute(xml, "<testsuites", "time"), "1.630");
+
+  RunSummary run = summary();
+  run.client = "cmd:python3 my_client.py";
+  std::ostringstream out;
+  write_junit(out, run);
+  EXPECT_EQ(attribute(out.str(), "<testsuite ", "name"), "retryproof: cmd:python3 my_client.py");
 }
 
 }  // namespace

@@ -37,6 +37,16 @@ ExitStatus run_to_end(ChildProcess& child) {
   return status.value_or(ExitStatus{.code = -1});
 }
 
+// A usage error: exit 2, exactly `message` as one line on standard error, and no report.
+void expect_usage_error(const std::vector<std::string>& arguments, const std::string& message) {
+  std::vector<std::string> command = {kBinary};
+  command.insert(command.end(), arguments.begin(), arguments.end());
+  ChildProcess child(command);
+  EXPECT_EQ(run_to_end(child).code, 2);
+  EXPECT_EQ(child.standard_error(), message + "\n");
+  EXPECT_EQ(child.standard_output(), "");
+}
+
 TEST(RetryproofCommand, HelpListsTheSubcommands) {
   ChildProcess child({kBinary, "--help"});
   EXPECT_EQ(run_to_end(child).code, 0);
@@ -44,13 +54,57 @@ TEST(RetryproofCommand, HelpListsTheSubcommands) {
   EXPECT_NE(child.standard_output().find("demo"), std::string::npos);
 }
 
-TEST(RetryproofCommand, NoSubcommandIsAUsageError) {
+TEST(RetryproofCommand, VersionSaysWhichRetryproofThisIs) {
+  ChildProcess child({kBinary, "--version"});
+  EXPECT_EQ(run_to_end(child).code, 0) << child.standard_error();
+  EXPECT_EQ(child.standard_output(), "retryproof " RETRYPROOF_VERSION "\n");
+}
+
+TEST(RetryproofCommand, NoSubcommandIsAUsageErrorListingTheCommands) {
   ChildProcess child({kBinary});
   const ExitStatus status = run_to_end(child);
   EXPECT_TRUE(status.exited());
-  EXPECT_NE(status.code, 0);
-  EXPECT_NE(child.standard_error().find("subcommand"), std::string::npos) << child.standard_error();
+  EXPECT_EQ(status.code, 2);
+  EXPECT_NE(child.standard_error().find(
+                "retryproof: a command is required: provider, run, explore, client or "),
+            std::string::npos)
+      << child.standard_error();
+  EXPECT_NE(child.standard_error().find("; see retryproof --help"), std::string::npos);
 }
+
+// A misspelt command or option: exit 2, one line, the closest known word and where the help is.
+struct UsageTypo {
+  const char* name;
+  std::vector<std::string> arguments;
+  std::string says;
+};
+
+class UsageErrors : public ::testing::TestWithParam<UsageTypo> {};
+
+TEST_P(UsageErrors, SuggestTheClosestKnownWord) {
+  expect_usage_error(GetParam().arguments, GetParam().says);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Typos, UsageErrors,
+    ::testing::Values(
+        UsageTypo{"Command",
+                  {"rnu"},
+                  "retryproof: unknown command \"rnu\" (did you mean \"run\"?); see retryproof "
+                  "--help"},
+        UsageTypo{"TopLevelOption",
+                  {"--verison"},
+                  "retryproof: unknown option \"--verison\" (did you mean \"--version\"?); see "
+                  "retryproof --help"},
+        UsageTypo{"SubcommandOption",
+                  {"run", "--junt", "r.xml"},
+                  "retryproof run: unknown option \"--junt\" (did you mean \"--junit\"?); see "
+                  "retryproof run --help"},
+        UsageTypo{"OptionWithValue",
+                  {"provider", "--prot=4040"},
+                  "retryproof provider: unknown option \"--prot\" (did you mean \"--port\"?); "
+                  "see retryproof provider --help"}),
+    [](const auto& param_info) { return std::string(param_info.param.name); });
 
 class ProviderProcess : public ::testing::TestWithParam<int> {};
 
@@ -168,6 +222,13 @@ TEST(RunCommand, AScenarioTheClientMeetsIsExit0AndWritesEveryReport) {
                       (dir / "r.md").string()});
   EXPECT_EQ(run_to_end(child).code, 0) << child.standard_output();
   EXPECT_NE(child.standard_output().find("PASS  commit-then-drop"), std::string::npos);
+  // Progress, off a terminal: a plain line per scenario as it finishes, on standard error
+  // (the filter matches commit-then-drop and no-dedup-commit-then-drop; either may be first).
+  EXPECT_NE(child.standard_error().find("] PASS commit-then-drop\n"), std::string::npos)
+      << child.standard_error();
+  EXPECT_NE(child.standard_error().find("[2/2] PASS "), std::string::npos)
+      << child.standard_error();
+  EXPECT_EQ(child.standard_error().find('\r'), std::string::npos) << "no redrawing in a log";
   std::ifstream json_file(dir / "r.json");
   const auto summary = nlohmann::json::parse(json_file, nullptr, false);
   ASSERT_TRUE(summary.is_object());
@@ -216,6 +277,56 @@ TEST(RunCommand, ADeclaredPolicyChangesTheVerdictAndATypoInItIsExit2) {
       << typo.standard_error();
 }
 
+// docs/scenarios.md: the outcome is the last line of standard output that is a JSON object.
+TEST(RunCommand, TheOutcomeIsTheLastJsonObjectTheClientPrints) {
+  TempFile report("");
+  ChildProcess child({kBinary, "run", "--filter", "commit-then-drop", "--json", report.path(),
+                      "--client",
+                      R"(cmd:echo 'starting'; echo '{"outcome":"failed","reason":"a log line"}'; )"
+                      R"(echo '{"outcome":"unknown","idempotencyKey":"k"}'; echo 'bye')"});
+  run_to_end(child);
+  std::ifstream file(report.path());
+  const auto summary = nlohmann::json::parse(file, nullptr, false);
+  ASSERT_TRUE(summary.is_object()) << child.standard_error();
+  for (const auto& scenario : summary["scenarios"]) {
+    EXPECT_EQ(scenario["invocations"][0]["outcome"],
+              nlohmann::json({{"outcome", "unknown"}, {"idempotencyKey", "k"}}))
+        << scenario["name"];
+  }
+}
+
+// What can be known before the first scenario is an error before it: exit 2, one line.
+TEST(RunCommand, AReportPathThatCannotBeWrittenIsExit2BeforeAnyScenario) {
+  expect_usage_error({"run", "--filter", "commit-then-drop", "--junit", "/nonexistent-dir/r.xml"},
+                     "retryproof run: --junit /nonexistent-dir/r.xml: cannot be written");
+}
+
+TEST(RunCommand, AClientProgramThatIsNotThereIsExit2BeforeAnyScenario) {
+  expect_usage_error({"run", "--client", "cmd:./no-such-client.py --flag"},
+                     "retryproof run: --client cmd:./no-such-client.py --flag: "
+                     "./no-such-client.py does not exist");
+  ChildProcess typo({kBinary, "run", "--client", "cmd:pyhton3 client.py"});
+  EXPECT_EQ(run_to_end(typo).code, 2);
+  EXPECT_NE(typo.standard_error().find("\"pyhton3\" is not a program on PATH"), std::string::npos)
+      << typo.standard_error();
+}
+
+TEST(RunCommand, MutantsSaysWhyItRunsFewerScenariosThanTheCatalogHas) {
+  TempDir catalog;
+  catalog.write("a.json", R"({"name": "commit-then-drop", "plan": {"faults": ["commit-then-drop"]},
+    "operations": [{"id": "op-1", "payload": {"orderId": "o-1"}}], "expect": {"jobs": 1}})");
+  catalog.write("b.json", R"({"name": "fresh-key", "plan": {"faults": ["commit-then-error"]},
+    "operations": [{"id": "op-1", "payload": {"orderId": "o-1"}}],
+    "client": {"use": "mutant:fresh-key-per-attempt"},
+    "expect": {"jobs": 2, "violations": ["no-duplicate-effect"]}})");
+  ChildProcess child({kBinary, "run", "--mutants", catalog.path().string()});
+  EXPECT_NE(run_to_end(child).code, 2) << child.standard_error();
+  EXPECT_NE(child.standard_error().find("running 1 scenario against reference (1 of 2: fresh-key "
+                                        "is pinned to its own client)\n"),
+            std::string::npos)
+      << child.standard_error();
+}
+
 TEST(ExploreCommand, KeepsTheDefaultSettingsForAClientThatDoesNotFollowThem) {
   TempFile saved("");
   ChildProcess child({kBinary, "explore", "--client", "cmd:exit 3", "--runs", "1", "--seed", "5",
@@ -239,6 +350,15 @@ TEST(ExploreCommand, FindsShrinksAndSavesAReplayableCounterexampleForAMutant) {
   EXPECT_EQ(run_to_end(child).code, 1) << child.standard_output();
   const std::string& out = child.standard_output();
   EXPECT_NE(out.find("the smallest schedule found that still fails"), std::string::npos) << out;
+  // Progress on standard error: the schedules tried, then the best counterexample so far.
+  EXPECT_NE(child.standard_error().find("] VIOLATION: schedule "), std::string::npos)
+      << child.standard_error();
+  EXPECT_NE(child.standard_error().find("shrinking: 0 tried; smallest failing so far: "),
+            std::string::npos)
+      << child.standard_error();
+  EXPECT_NE(child.standard_error().find(" tried; smallest failing so far: 1 operation, "),
+            std::string::npos)
+      << child.standard_error();
   const auto replay_at =
       out.find("retryproof run " + saved.path() + " --client mutant:blind-retry --seed ");
   ASSERT_NE(replay_at, std::string::npos) << out;
@@ -257,11 +377,20 @@ TEST(ExploreCommand, FindsShrinksAndSavesAReplayableCounterexampleForAMutant) {
   EXPECT_EQ(run_to_end(replay).code, 1) << replay.standard_output();
 }
 
+TEST(ExploreCommand, ASavePathThatCannotBeWrittenIsExit2BeforeTheFirstSchedule) {
+  expect_usage_error({"explore", "--save", "/nonexistent-dir/c.json"},
+                     "retryproof explore: --save /nonexistent-dir/c.json: its directory "
+                     "/nonexistent-dir does not exist");
+}
+
 TEST(ExploreCommand, FindsNothingWrongWithTheReferenceClient) {
   TempFile saved("");
   ChildProcess child({kBinary, "explore", "--runs", "12", "--seed", "3", "--save", saved.path()});
   EXPECT_EQ(run_to_end(child).code, 0) << child.standard_output();
   EXPECT_NE(child.standard_output().find("12 schedules: no violation found"), std::string::npos);
+  EXPECT_NE(child.standard_error().find("[12/12] no violation: schedule 12 (seed 14)\n"),
+            std::string::npos)
+      << child.standard_error();
 }
 
 TEST(RetryproofCommand, DemoShowsTheDuplicateAndTheLookup) {

@@ -138,6 +138,25 @@ TEST(Runner, APinnedClientIsJudgedByItsOwnPolicyNotTheUsersDeclaration) {
   EXPECT_EQ(to_string(verdict_of(result, "backoff").status), "pass") << describe(result);
 }
 
+// Found by ky, which reports unknown after a timeout instead of re-sending: a client
+// declaring same-key-retry that does better than the scenario feared has met it.
+TEST(Runner, ASameKeyRetryClientThatDoesNotResendMeetsTheScenariosOwnExpectations) {
+  const std::string once =
+      "python3 -c \"import json,os,urllib.request as u\n"
+      "op=json.loads(os.environ['RETRYPROOF_OPERATION'])\n"
+      "r=u.Request(os.environ['RETRYPROOF_BASE_URL']+'/jobs',json.dumps(op['payload']).encode(),"
+      "{'Idempotency-Key':op['operationId'],'Content-Type':'application/json'})\n"
+      "try: u.urlopen(r,timeout=0.5)\n"
+      "except Exception: pass\n"
+      "print(json.dumps({'outcome':'unknown','idempotencyKey':op['operationId']}))\"";
+  RunOptions options = options_for("cmd:" + once);
+  options.declared = parse_client_policy("on-ambiguous=same-key-retry");
+  const ScenarioResult result =
+      run_scenario(catalog_scenario("22-no-dedup-delay-past-timeout.json"), options);
+  ASSERT_EQ(result.jobs.size(), 1u) << describe(result);
+  EXPECT_TRUE(result.met()) << describe(result);
+}
+
 // --- external commands that break the contract ---
 
 class ExternalClient : public ::testing::Test {

@@ -1,0 +1,25 @@
+# What `cmake --install` puts under its prefix (and the package under /usr): the program,
+# the scenario catalog where the program looks for it, the docs and a man page.
+install(TARGETS retryproof RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/scenarios/catalog/
+        DESTINATION ${RETRYPROOF_INSTALL_CATALOG_DIR})
+# The scenarios on Stripe's wire, beside it: `retryproof run PREFIX/share/retryproof/stripe`.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/scenarios/stripe/
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/retryproof/stripe)
+
+file(GLOB RETRYPROOF_DOCS ${PROJECT_SOURCE_DIR}/docs/*.md)
+install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/CONTRIBUTING.md
+              ${PROJECT_SOURCE_DIR}/LICENSE ${RETRYPROOF_DOCS}
+        DESTINATION ${CMAKE_INSTALL_DOCDIR})
+
+# The man page is the program's own --help and each command's, so it cannot drift from it.
+set(RETRYPROOF_MAN_PAGE ${PROJECT_BINARY_DIR}/man/retryproof.1)
+add_custom_command(
+  OUTPUT ${RETRYPROOF_MAN_PAGE}
+  COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:retryproof> -DVERSION=${PROJECT_VERSION}
+          -DOUTPUT=${RETRYPROOF_MAN_PAGE} -P ${PROJECT_SOURCE_DIR}/cmake/man_page.cmake
+  DEPENDS retryproof ${PROJECT_SOURCE_DIR}/cmake/man_page.cmake
+  COMMENT "Writing the man page from retryproof --help"
+  VERBATIM)
+add_custom_target(retryproof_man_page ALL DEPENDS ${RETRYPROOF_MAN_PAGE})
+install(FILES ${RETRYPROOF_MAN_PAGE} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)

@@ -1,0 +1,26 @@
+// The parts of a control-plane (/_test/) request that the provider and the proxy read the
+// same way: the control token, and the bodies of /_test/reset and /_test/clock.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "common/millis.hpp"
+#include "provider/http_types.hpp"
+
+namespace retryproof::provider {
+
+// Whether the headers carry "Authorization: Bearer <token>". The scheme is
+// case-insensitive (RFC 6750, RFC 9110); the token is not, and is compared in constant time.
+bool carries_bearer_token(const Headers& headers, const std::string& token);
+
+// The body of POST /_test/reset: {} or {"seed": N}. The seed, if given. Throws
+// std::invalid_argument saying what is wrong.
+std::optional<std::uint64_t> read_reset_body(const std::string& body);
+
+// The body of POST /_test/clock: {"advance": "25h"}. Throws std::invalid_argument saying
+// what is wrong.
+Millis read_clock_body(const std::string& body);
+
+}  // namespace retryproof::provider

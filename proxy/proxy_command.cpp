@@ -1,0 +1,142 @@
+#include "proxy/proxy_command.hpp"
+
+#include <unistd.h>
+
+#include <iostream>
+#include <memory>
+#include <optional>
+
+#include "common/duration.hpp"
+#include "provider/command_support.hpp"
+#include "provider/log_sink.hpp"
+#include "proxy/proxy_faults.hpp"
+#include "proxy/proxy_server.hpp"
+
+namespace retryproof::proxy {
+namespace {
+
+struct ProxyOptions {
+  provider::ServerOptions server{.port = 4041};
+  ProxyConfig core;
+  std::string upstream;
+  std::string api = "jobs";
+  std::string plan_file;
+  std::string key_ttl;
+  provider::ControlTokenSources control_tokens;
+  std::size_t max_body_bytes = 1024 * 1024;
+  std::string connect_timeout = format_duration(UpstreamLimits{}.connect_timeout);
+  std::string upstream_timeout = format_duration(UpstreamLimits{}.response_timeout);
+};
+
+int run_proxy(ProxyOptions options) {
+  UpstreamUrl upstream;
+  UpstreamLimits limits;
+  try {
+    try {
+      upstream = parse_upstream_url(options.upstream);
+    } catch (const std::invalid_argument& error) {
+      throw std::invalid_argument(std::string("--upstream ") + error.what());
+    }
+    options.core.api = provider::load_api_shape(options.api);
+    if (!options.plan_file.empty()) {
+      options.core.initial_plan = provider::read_plan_file(options.plan_file);
+    }
+    if (!options.key_ttl.empty()) {
+      if (!options.core.enforce_keys) {
+        throw std::invalid_argument("--key-ttl needs --enforce-keys: otherwise keys are the "
+                                    "upstream's to forget");
+      }
+      options.core.key_ttl = parse_duration(options.key_ttl);
+    }
+    options.core.control_token = provider::control_token(options.control_tokens);
+    limits.connect_timeout =
+        provider::positive_duration("--connect-timeout", options.connect_timeout);
+    limits.response_timeout =
+        provider::positive_duration("--upstream-timeout", options.upstream_timeout);
+  } catch (const std::exception& error) {
+    std::cerr << "retryproof proxy: " << error.what() << '\n';
+    return 2;
+  }
+  provider::warn_if_exposed("proxy", options.server.host,
+                            options.core.control_token.has_value());
+
+  const sigset_t stop_signals = provider::block_stop_signals();  // before any thread starts
+  provider::raise_descriptor_limit(options.server);
+  provider::LogSink log_sink(STDERR_FILENO);  // outlives every request that logs
+  options.core.log = [&log_sink](const std::string& line) { log_sink.write(line); };
+  try {
+    ProxyServer server(options.core, options.server, upstream, limits, options.max_body_bytes);
+    std::cout << server.base_url() << std::endl;  // the first line: where to find us
+    log_sink.write("[proxy] forwarding to " + upstream.to_string());
+    log_sink.write(std::string("[proxy] stopping on ") +
+                   provider::wait_for_stop_signal(stop_signals));
+    server.stop();
+  } catch (const std::exception& error) {
+    log_sink.stop();
+    std::cerr << "retryproof proxy: " << error.what() << '\n';
+    return 1;
+  }
+  return 0;
+}
+
+// The faults as the proxy applies them: what the upstream sees, what the client gets.
+std::string fault_footer() {
+  std::string footer = "Faults a plan can name, and what each does in front of the upstream:\n";
+  for (const ProxyFaultRow& row : proxy_fault_table()) {
+    const std::string name = provider::spelling(provider::row_of(row.kind));
+    footer += "  " + name + std::string(name.size() < 32 ? 32 - name.size() : 1, ' ') +
+              std::string(row.effect) + "\n";
+  }
+  return footer;
+}
+
+}  // namespace
+
+void add_proxy_command(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<ProxyOptions>();
+  CLI::App* command = app.add_subcommand(
+      "proxy",
+      "Run a fault-injecting reverse proxy in front of a real API: the provider's fault plan, "
+      "chaos, control plane and journal, with faults placed relative to the upstream's commit "
+      "(commit-then-drop forwards the create, reads the upstream's answer, and sends the client "
+      "nothing). Prints its URL on the first line; stops cleanly on SIGINT or SIGTERM.");
+  command
+      ->add_option("--upstream", options->upstream,
+                   "The API to forward the data plane to: http://HOST[:PORT][/BASE-PATH]")
+      ->required();
+  command
+      ->add_option("--api", options->api,
+                   "The upstream's API: a built-in shape (" + provider::api_shape_names() +
+                       ") or a shape file (see docs/provider.md): which requests are creates "
+                       "and lookups, where the key travels, how bodies are encoded")
+      ->capture_default_str();
+  provider::add_listen_options(*command, options->server);
+  command->add_flag("--enforce-keys", options->core.enforce_keys,
+                    "Answer repeated Idempotency-Keys in the proxy (replay, 422, 409 in flight), "
+                    "for an upstream that does not enforce them");
+  command->add_option("--key-ttl", options->key_ttl,
+                      "With --enforce-keys: forget keys older than this (24h)");
+  command
+      ->add_option("--plan", options->plan_file,
+                   "Fault plan to install at start, in the body format of POST /_test/faults")
+      ->check(CLI::ExistingFile);
+  provider::add_control_token_options(*command, options->control_tokens);
+  command
+      ->add_option("--connect-timeout", options->connect_timeout,
+                   "A connection to the upstream not made within this is a 504 upstream_timeout")
+      ->capture_default_str();
+  command
+      ->add_option("--upstream-timeout", options->upstream_timeout,
+                   "An upstream answer not complete this long after the connection is a 504 "
+                   "upstream_timeout")
+      ->capture_default_str();
+  command
+      ->add_option("--max-body", options->max_body_bytes,
+                   "Largest accepted request body in bytes; larger bodies get 413")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  command->footer(fault_footer());
+  command->callback([options, &exit_code] { exit_code = run_proxy(*options); });
+}
+
+}  // namespace retryproof::proxy

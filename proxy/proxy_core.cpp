@@ -1,0 +1,286 @@
+#include "proxy/proxy_core.hpp"
+
+#include <algorithm>
+#include <cassert>
+
+#include "provider/json_body.hpp"
+#include "provider/responses.hpp"
+#include "proxy/proxy_faults.hpp"
+#include "proxy/request_class.hpp"
+
+namespace retryproof::proxy {
+namespace {
+
+using provider::Decision;
+using provider::Fault;
+using provider::FaultKind;
+using provider::HttpRequest;
+using provider::Outcome;
+using provider::RequestKind;
+
+constexpr std::string_view kControlPrefix = "/_test/";
+
+bool is_success(int status) {
+  return status >= 200 && status < 300;
+}
+
+bool says_replayed(const UpstreamAnswer& answer, const std::string& header) {
+  const auto replayed = answer.headers.find(header);
+  return replayed != answer.headers.end() && replayed->second == "true";
+}
+
+// What the upstream's answer to a create says happened, by its status.
+Outcome create_outcome(int status, bool has_key) {
+  if (status == 409) return Outcome::conflict;
+  if (status == 422) return Outcome::rejected;
+  if (status == 400 && !has_key) return Outcome::missing_key;
+  if (status >= 400 && status < 500) return Outcome::invalid;
+  return Outcome::new_operation;  // a 5xx: an attempt the upstream failed
+}
+
+// A key or path as a log line may show it: a decoded path can hold a newline, which
+// would forge a line of its own.
+std::string printable(std::string text) {
+  for (char& c : text) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  }
+  return text;
+}
+
+Outcome lookup_outcome(int status) {
+  if (status == 200) return Outcome::lookup_hit;
+  if (status == 404) return Outcome::lookup_miss;
+  return Outcome::lookup_failed;
+}
+
+}  // namespace
+
+ProxyCore::ProxyCore(ProxyConfig config)
+    : config_(std::move(config)), plan_(config_.initial_plan), jobs_(config_.key_ttl) {}
+
+Step ProxyCore::begin(const HttpRequest& request, Millis now) {
+  std::lock_guard lock(mutex_);
+  if (request.path.starts_with(kControlPrefix)) return control(request);
+  now += clock_offset_;
+  ProxyEntry entry;
+  entry.seq = journal_.size() + 1;
+  entry.at = now;
+  entry.method = request.method;
+  entry.path = request.path;
+  Step step = route(request, entry, now);
+  if (auto* answer = std::get_if<Decision>(&step)) {
+    answer->journal_seq = entry.seq;
+    // A held request is answered when its forward is; an answer from here ends now.
+    if (!answer->pending_commit) provider::record_answer(entry, *answer, now);
+  }
+  journal_.push_back(std::move(entry));
+  return step;
+}
+
+Step ProxyCore::route(const HttpRequest& request, ProxyEntry& entry, Millis now) {
+  const RequestClass seen = classify(config_.api, request);
+  entry.kind = seen.kind;
+  if (seen.kind == RequestKind::create) return route_create(request, seen, entry, now);
+  if (seen.kind == RequestKind::lookup) {
+    entry.key = seen.key;
+    const Fault fault = plan_.take_for_lookup(seen.key, lookups_by_key_[seen.key]++);
+    if (fault.kind != FaultKind::none) {  // lookup-unavailable, answered here
+      entry.outcome = Outcome::lookup_failed;
+      entry.fault = fault;
+      log("[proxy] key=" + printable(seen.key) + " LOOKUP failed (" + provider::to_string(fault) +
+          ")");
+      return fault_answer(fault, nullptr);
+    }
+  }
+  return forward(request, entry, std::nullopt);
+}
+
+Step ProxyCore::route_create(const HttpRequest& request, const RequestClass& seen,
+                             ProxyEntry& entry, Millis now) {
+  if (!seen.key.empty()) entry.key = seen.key;
+  entry.fingerprint = seen.fingerprint;
+  // Without a key or a JSON object there is no operation to fail: the upstream says
+  // what is wrong with the request.
+  if (seen.key.empty() || !seen.payload) return forward(request, entry, std::nullopt);
+  if (config_.enforce_keys) {
+    if (auto answer = enforce_key(entry, now)) return std::move(*answer);
+  } else if (jobs_.find(seen.key, now) != nullptr) {
+    // The upstream committed this key: a repeat is its replay (or its refusal), not a new
+    // operation, and takes no fault.
+    return forward(request, entry, std::nullopt);
+  }
+
+  const Fault fault = plan_.take_for_create(seen.key, *seen.payload, creates_by_key_[seen.key]++);
+  entry.fault = fault;
+  entry.outcome = Outcome::new_operation;
+  log("[proxy] key=" + printable(seen.key) + " NEW fault=" + provider::to_string(fault));
+  switch (proxy_row_of(fault.kind).action) {
+    case ProxyAction::answer_here:
+      return fault_answer(fault, nullptr);
+    case ProxyAction::hold_then_forward: {
+      const std::uint64_t ticket = next_ticket_++;
+      pending_.emplace(ticket, Pending{entry.seq, seen.key, fault, request});
+      return Decision{.delay = fault.duration, .pending_commit = ticket};
+    }
+    case ProxyAction::forward:
+    case ProxyAction::forward_then_replace:
+      break;
+  }
+  return forward(request, entry, fault);
+}
+
+std::optional<Decision> ProxyCore::enforce_key(ProxyEntry& entry, Millis now) {
+  const std::string& key = *entry.key;
+  const std::string shown = printable(key);
+  const bool in_flight = std::any_of(pending_.begin(), pending_.end(),
+                                     [&](const auto& pending) { return pending.second.key == key; });
+  if (in_flight) {
+    entry.outcome = Outcome::conflict;
+    log("[proxy] key=" + shown + " CONFLICT (in flight)");
+    return provider::error_response(
+        409, "idempotency_key_in_flight",
+        "the first request with this key is still being processed; retry later");
+  }
+  const provider::StoredJob* stored = jobs_.find(key, now);
+  if (stored == nullptr) return std::nullopt;
+  entry.job_id = stored->id();
+  if (stored->fingerprint != *entry.fingerprint) {
+    entry.outcome = Outcome::rejected;
+    log("[proxy] key=" + shown + " REJECTED (payload changed)");
+    return provider::error_response(422, "idempotency_key_reused_with_different_payload",
+                                    "this key created " + stored->id() +
+                                        " with a different payload; a changed request needs a "
+                                        "new key");
+  }
+  entry.outcome = Outcome::replay;
+  log("[proxy] key=" + shown + " REPLAY job=" + stored->id());
+  Decision replayed{.status = 200, .body = stored->first_body};
+  replayed.headers.emplace(config_.api.replay_header, "true");
+  return replayed;
+}
+
+Step ProxyCore::forward(const HttpRequest& request, const ProxyEntry& entry,
+                        std::optional<Fault> fault) {
+  const std::uint64_t ticket = next_ticket_++;
+  const bool create = entry.kind == RequestKind::create;
+  pending_.emplace(ticket, Pending{entry.seq, create ? entry.key.value_or("") : "", fault, {}});
+  return Forward{ticket, request};
+}
+
+Step ProxyCore::release(std::uint64_t pending_commit, Millis /*now*/) {
+  std::lock_guard lock(mutex_);
+  const auto held = pending_.find(pending_commit);
+  if (held == pending_.end() || !held->second.held) {  // a reset emptied the proxy meanwhile
+    return provider::error_response(503, "temporarily_unavailable",
+                                    "the proxy was reset while this request waited");
+  }
+  HttpRequest request = std::move(*held->second.held);
+  held->second.held.reset();
+  return Forward{pending_commit, std::move(request)};
+}
+
+Decision ProxyCore::finish(std::uint64_t ticket, const UpstreamAnswer& answer, Millis now) {
+  std::lock_guard lock(mutex_);
+  now += clock_offset_;
+  const bool failed = answer.failure != UpstreamFailure::none;
+  const auto found = pending_.find(ticket);
+  if (found == pending_.end()) {  // reset meanwhile: passed on, and not journaled
+    return failed ? failure_decision(answer) : as_decision(answer);
+  }
+  const Pending pending = std::move(found->second);
+  pending_.erase(found);
+  assert(pending.seq >= 1 && pending.seq <= journal_.size());
+  ProxyEntry& entry = journal_[pending.seq - 1];
+  const std::string who = !entry.key ? entry.method + " " + printable(entry.path)
+                          : "key=" + printable(*entry.key) +
+                                (entry.kind == RequestKind::lookup ? " LOOKUP" : "");
+
+  Decision decision;
+  std::string line = "[proxy] " + who + " UPSTREAM ";
+  if (failed) {
+    entry.upstream_error = answer.failure;
+    if (entry.kind == RequestKind::lookup) entry.outcome = Outcome::lookup_failed;
+    decision = failure_decision(answer);
+    line += std::string(row_of(answer.failure).name) + " (" + answer.detail + "): " +
+            std::to_string(decision.status);
+  } else {
+    entry.upstream_status = answer.status;
+    read_answer(entry, pending, answer, now);
+    decision = as_decision(answer);
+    line += std::to_string(answer.status) + (entry.job_id ? " job=" + printable(*entry.job_id) : "");
+  }
+  if (pending.fault && proxy_row_of(pending.fault->kind).action == ProxyAction::forward_then_replace) {
+    // "After the commit" needs a commit: an upstream that failed, or refused the request,
+    // gets its own answer (or the proxy's 502/504) to the client, and the fault is spent.
+    if (!failed && is_success(answer.status)) {
+      decision = fault_answer(*pending.fault, &decision);
+      line += ", sent as " + provider::to_string(*pending.fault);
+    } else {
+      line += ", " + provider::to_string(*pending.fault) + " not applied: nothing was committed";
+      entry.fault.reset();
+    }
+  }
+  log(line);
+  provider::record_answer(entry, decision, now);
+  return decision;
+}
+
+void ProxyCore::read_answer(ProxyEntry& entry, const Pending& pending, const UpstreamAnswer& answer,
+                            Millis now) {
+  if (entry.kind == RequestKind::lookup) {
+    entry.outcome = lookup_outcome(answer.status);
+    if (entry.outcome == Outcome::lookup_hit) entry.job_id = object_id(answer.body);
+    return;
+  }
+  if (entry.kind != RequestKind::create) return;  // `other`, as the journal says of them
+  if (!is_success(answer.status)) {
+    entry.outcome = create_outcome(answer.status, entry.key.has_value());
+    return;
+  }
+  entry.job_id = object_id(answer.body);
+  const bool known = entry.job_id && job_ids_.contains(*entry.job_id);
+  entry.outcome = known || says_replayed(answer, config_.api.replay_header) ? Outcome::replay : Outcome::new_operation;
+  if (!entry.job_id || known) return;
+  job_ids_.insert(*entry.job_id);
+  jobs_.insert(provider::StoredJob{.key = pending.key,
+                                   .fingerprint = entry.fingerprint.value_or(""),
+                                   .job = provider::parse_object_body(answer.body),
+                                   .created_at = now,
+                                   .first_status = answer.status,
+                                   .first_body = answer.body});
+}
+
+std::vector<ProxyEntry> ProxyCore::journal() const {
+  std::lock_guard lock(mutex_);
+  return journal_;
+}
+
+nlohmann::json ProxyCore::journal_json() const {
+  std::lock_guard lock(mutex_);
+  return journal_json_locked();
+}
+
+nlohmann::json ProxyCore::jobs_json() const {
+  std::lock_guard lock(mutex_);
+  return jobs_json_locked();
+}
+
+nlohmann::json ProxyCore::journal_json_locked() const {
+  return {{"count", journal_.size()}, {"entries", journal_}};
+}
+
+nlohmann::json ProxyCore::jobs_json_locked() const {
+  nlohmann::json jobs = nlohmann::json::array();
+  for (const provider::StoredJob& stored : jobs_.jobs()) {
+    nlohmann::json job = stored.job;
+    job["key"] = stored.key;
+    jobs.push_back(std::move(job));
+  }
+  return {{"count", jobs.size()}, {"jobs", std::move(jobs)}};
+}
+
+void ProxyCore::log(const std::string& line) const {
+  if (config_.log) config_.log(line);
+}
+
+}  // namespace retryproof::proxy

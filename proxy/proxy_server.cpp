@@ -1,0 +1,114 @@
+#include "proxy/proxy_server.hpp"
+
+#include <stdexcept>
+
+#include "provider/control_plane_guard.hpp"
+#include "provider/http_server.hpp"
+#include "provider/responses.hpp"
+
+namespace retryproof::proxy {
+namespace {
+
+constexpr std::string_view kControlPrefix = "/_test/";
+
+}  // namespace
+
+using provider::Decision;
+
+// Translates between the HTTP server, the core and the upstream client.
+struct ProxyServer::Impl final : provider::RequestHandler {
+  Impl(ProxyServer& server_of, const provider::ServerOptions& options, UpstreamUrl url,
+       UpstreamLimits limits, std::size_t max_body_bytes)
+      : owner(server_of),
+        server(*this, {.options = options,
+                       .max_body_bytes = max_body_bytes,
+                       .control_prefix = std::string(kControlPrefix)}),
+        guard(options.host, server.port()),
+        upstream(std::move(url), limits) {
+    server.start();
+  }
+  // The upstream first: its last answers reach connections that are still served. It is
+  // destroyed first too, while the server its answers post to still exists.
+  ~Impl() override { stop(); }
+
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
+
+  void stop() {
+    upstream.stop();
+    server.stop();
+  }
+
+  void handle_async(const provider::HttpRequest& request, Answer answer) override {
+    if (request.path.starts_with(kControlPrefix)) {
+      if (const auto refusal = guard.check(request.headers)) {
+        return answer(server_error(refusal->status, refusal->code, refusal->detail));
+      }
+    }
+    settle(owner.core_.begin(request, owner.now()), std::move(answer));
+  }
+
+  void complete_async(std::uint64_t pending_commit, Answer answer) override {
+    settle(owner.core_.release(pending_commit, owner.now()), std::move(answer));
+  }
+
+  // Answers now, or forwards and answers with what the core makes of the upstream's answer.
+  void settle(Step step, Answer answer) {
+    if (auto* decided = std::get_if<Decision>(&step)) return answer(std::move(*decided));
+    const Forward& forward = std::get<Forward>(step);
+    upstream.send(forward.request, [this, ticket = forward.ticket,
+                                    answer = std::move(answer)](UpstreamAnswer upstream_answer) {
+      Decision decision;
+      try {
+        decision = owner.core_.finish(ticket, upstream_answer, owner.now());
+      } catch (const std::exception& error) {
+        decision = server_error(500, "internal_error", error.what());
+      }
+      answer(std::move(decision));
+    });
+  }
+
+  // Only the asynchronous forms are asked for: a forward cannot be answered at once.
+  Decision handle(const provider::HttpRequest&) override {
+    throw std::logic_error("the proxy answers through handle_async");
+  }
+  Decision complete(std::uint64_t) override {
+    throw std::logic_error("the proxy answers through complete_async");
+  }
+
+  Decision server_error(int status, std::string_view code, std::string_view detail) override {
+    return provider::error_response(status, code, detail);
+  }
+
+  ProxyServer& owner;
+  provider::HttpServer server;
+  const provider::ControlPlaneGuard guard;
+  UpstreamClient upstream;
+};
+
+ProxyServer::ProxyServer(ProxyConfig config, const provider::ServerOptions& options,
+                         UpstreamUrl upstream, UpstreamLimits limits, std::size_t max_body_bytes)
+    : core_(std::move(config)),
+      host_(options.host),
+      started_(std::chrono::steady_clock::now()),
+      impl_(std::make_unique<Impl>(*this, options, std::move(upstream), limits, max_body_bytes)),
+      port_(impl_->server.port()) {}
+
+ProxyServer::~ProxyServer() {
+  stop();
+}
+
+void ProxyServer::stop() {
+  impl_->stop();
+}
+
+std::string ProxyServer::base_url() const {
+  const bool ipv6 = host_.find(':') != std::string::npos;
+  return "http://" + (ipv6 ? "[" + host_ + "]" : host_) + ":" + std::to_string(port_);
+}
+
+Millis ProxyServer::now() const {
+  return std::chrono::duration_cast<Millis>(std::chrono::steady_clock::now() - started_);
+}
+
+}  // namespace retryproof::proxy

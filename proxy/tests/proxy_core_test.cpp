@@ -1,0 +1,232 @@
+// ProxyCore's decisions, with the upstream's answers written by hand: which requests are
+// forwarded, what a fault makes of the upstream's answer, and what the journal keeps.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "provider/journal.hpp"
+#include "proxy/proxy_core.hpp"
+
+namespace retryproof::proxy {
+namespace {
+
+using nlohmann::json;
+using provider::Decision;
+using provider::Delivery;
+using provider::HttpRequest;
+
+HttpRequest post(const std::string& key, const std::string& body = R"({"orderId":"o-1"})") {
+  HttpRequest request{.method = "POST", .path = "/jobs", .body = body};
+  request.headers.emplace("Idempotency-Key", key);
+  return request;
+}
+
+HttpRequest control(const std::string& method, const std::string& path, const std::string& body = {}) {
+  return {.method = method, .path = path, .body = body};
+}
+
+UpstreamAnswer created(const std::string& id, int status = 201) {
+  return {.status = status, .content_type = "application/json",
+          .body = json{{"id", id}, {"orderId", "o-1"}}.dump()};
+}
+
+class ProxyCoreTest : public ::testing::Test {
+ protected:
+  ProxyCore core{{}};
+
+  void plan(const json& faults) {
+    const Step step = core.begin(control("POST", "/_test/faults", faults.dump()), Millis(0));
+    ASSERT_EQ(std::get<Decision>(step).status, 200) << std::get<Decision>(step).body;
+  }
+  // The request forwarded, answered by the upstream with `answer`: what the client gets.
+  Decision through(const HttpRequest& request, const UpstreamAnswer& answer) {
+    Step step = core.begin(request, Millis(0));
+    if (auto* decided = std::get_if<Decision>(&step)) {
+      ADD_FAILURE() << "answered without forwarding: " << decided->status;
+      return *decided;
+    }
+    return core.finish(std::get<Forward>(step).ticket, answer, Millis(5));
+  }
+  json entry(std::size_t index) { return core.journal_json()["entries"][index]; }
+};
+
+TEST_F(ProxyCoreTest, ACommitThenDropForwardsReadsTheAnswerAndDropsIt) {
+  plan({{"faults", {"commit-then-drop"}}});
+  const Decision answer = through(post("k"), created("job_up"));
+  EXPECT_EQ(answer.delivery, Delivery::drop);
+  const json seen = entry(0);
+  EXPECT_EQ(seen["fault"], "commit-then-drop");
+  EXPECT_EQ(seen["outcome"], "new");
+  EXPECT_EQ(seen["jobId"], "job_up");  // the upstream's job
+  EXPECT_EQ(seen["upstreamStatus"], 201);
+  EXPECT_TRUE(seen["status"].is_null());  // the client got no status line
+  EXPECT_EQ(seen["delivered"], false);
+  EXPECT_EQ(seen["answeredAtMs"], 5);
+  EXPECT_EQ(core.jobs_json()["jobs"][0], (json{{"id", "job_up"}, {"key", "k"}, {"orderId", "o-1"}}));
+}
+
+TEST_F(ProxyCoreTest, AFaultThatNeverCommitsForwardsNothing) {
+  plan({{"faults", {"fail-before-commit", "drop-before-commit", "rate-limited:2"}}});
+  for (const char* key : {"a", "b", "c"}) {
+    const Step step = core.begin(post(key), Millis(0));
+    ASSERT_TRUE(std::holds_alternative<Decision>(step)) << key;
+  }
+  const json entries = core.journal_json()["entries"];
+  EXPECT_EQ(entries[0]["status"], 503);
+  EXPECT_EQ(entries[1]["delivery"], "drop");
+  EXPECT_EQ(entries[2]["retryAfter"], 2);
+  for (const json& seen : entries) EXPECT_TRUE(seen["upstreamStatus"].is_null());
+}
+
+// As at the provider, a fault applies to a new operation only: once the upstream has
+// committed a key, its repeats are forwarded untouched, and the script waits for the next.
+TEST_F(ProxyCoreTest, ACommittedKeyTakesNoFault) {
+  plan({{"faults", {"commit-then-error", "fail-before-commit"}}});
+  EXPECT_EQ(through(post("k"), created("job_up")).status, 503);
+  UpstreamAnswer replayed = created("job_up", 200);
+  replayed.headers.emplace("Idempotent-Replayed", "true");
+  EXPECT_EQ(through(post("k"), replayed).status, 200);
+  EXPECT_EQ(entry(1)["outcome"], "replay");
+  EXPECT_TRUE(entry(1)["fault"].is_null());
+  const Step other = core.begin(post("k2"), Millis(0));
+  EXPECT_EQ(std::get<Decision>(other).status, 503);  // the script's next fault
+}
+
+TEST_F(ProxyCoreTest, AnUpstreamThatDidNotCommitSendsItsOwnAnswer) {
+  plan({{"faults", {"commit-then-drop"}}});
+  const UpstreamAnswer refused{.status = 422, .body = R"({"error":"x"})"};
+  const Decision answer = through(post("k"), refused);
+  EXPECT_EQ(answer.delivery, Delivery::respond);
+  EXPECT_EQ(answer.status, 422);
+  EXPECT_TRUE(entry(0)["fault"].is_null());  // spent, not applied: nothing was committed
+  EXPECT_EQ(entry(0)["outcome"], "rejected");
+}
+
+TEST_F(ProxyCoreTest, AnUpstreamFailureIsAnExplicitAnswerAndAnEntry) {
+  plan({{"faults", {"commit-then-drop"}}});
+  const Decision answer =
+      through(post("k"), {.failure = UpstreamFailure::timeout, .detail = "no answer within 1s"});
+  EXPECT_EQ(answer.status, 504);
+  EXPECT_EQ(answer.delivery, Delivery::respond);
+  const json seen = entry(0);
+  EXPECT_EQ(seen["upstreamError"], "timeout");
+  EXPECT_TRUE(seen["upstreamStatus"].is_null());
+  EXPECT_EQ(seen["status"], 504);
+  EXPECT_TRUE(seen["fault"].is_null());
+}
+
+TEST_F(ProxyCoreTest, DelayBeforeCommitHoldsThenForwards) {
+  plan({{"faults", {"delay-before-commit:2s"}}});
+  const Step held = core.begin(post("k"), Millis(0));
+  const Decision& hold = std::get<Decision>(held);
+  ASSERT_TRUE(hold.pending_commit);
+  EXPECT_EQ(hold.delay, Millis(2000));
+  EXPECT_TRUE(entry(0)["answeredAtMs"].is_null());  // journaled at arrival, unanswered
+  const Step released = core.release(*hold.pending_commit, Millis(2000));
+  const Forward& forward = std::get<Forward>(released);
+  EXPECT_EQ(forward.request.headers.find("Idempotency-Key")->second, "k");
+  EXPECT_EQ(core.finish(forward.ticket, created("job_up"), Millis(2001)).status, 201);
+  EXPECT_EQ(entry(0)["answeredAtMs"], 2001);
+  EXPECT_EQ(entry(0)["fault"], "delay-before-commit:2s");
+}
+
+TEST_F(ProxyCoreTest, LookupsAreForwardedAndLookupUnavailableIsAnsweredHere) {
+  plan({{"faults", {"lookup-unavailable"}}});
+  const HttpRequest lookup{.method = "GET", .path = "/jobs/by-idempotency-key/k"};
+  EXPECT_EQ(std::get<Decision>(core.begin(lookup, Millis(0))).status, 503);
+  EXPECT_EQ(through(lookup, created("job_up", 200)).status, 200);
+  EXPECT_EQ(entry(0)["outcome"], "lookup_failed");
+  EXPECT_EQ(entry(1)["outcome"], "lookup_hit");
+  EXPECT_EQ(entry(1)["jobId"], "job_up");
+  EXPECT_EQ(through(lookup, {.status = 404, .body = R"({"error":"not_found"})"}).status, 404);
+  EXPECT_EQ(entry(2)["outcome"], "lookup_miss");
+}
+
+TEST_F(ProxyCoreTest, AnswersAfterAResetAreNotJournaled) {
+  const Step step = core.begin(post("k"), Millis(0));
+  core.begin(control("POST", "/_test/reset"), Millis(0));
+  EXPECT_EQ(core.finish(std::get<Forward>(step).ticket, created("job_up"), Millis(1)).status, 201);
+  EXPECT_EQ(core.journal_json()["count"], 0);
+}
+
+// The provider's readers (the judge, the reports) read the proxy's journal.
+TEST_F(ProxyCoreTest, TheJournalIsInTheProvidersFormat) {
+  plan({{"faults", {"commit-then-reset", "rate-limited"}}});
+  through(post("a"), created("job_a"));
+  core.begin(post("b"), Millis(0));
+  const auto entries = provider::journal_from_json(core.journal_json());
+  const auto journal = core.journal();
+  ASSERT_EQ(entries.size(), 2u);
+  for (std::size_t i = 0; i < entries.size(); ++i)
+    EXPECT_EQ(entries[i], static_cast<const provider::JournalEntry&>(journal[i]));
+}
+
+TEST(EnforcingProxyCore, ReplaysRefusesAndHoldsKeysItself) {
+  ProxyCore core({.enforce_keys = true});
+  core.begin(control("POST", "/_test/faults", R"({"faults":["commit-then-error"]})"), Millis(0));
+  const Step first = core.begin(post("k"), Millis(0));
+  // While the first is at the upstream, the same key is a conflict, answered here.
+  EXPECT_EQ(std::get<Decision>(core.begin(post("k"), Millis(0))).status, 409);
+  EXPECT_EQ(core.finish(std::get<Forward>(first).ticket, created("job_up"), Millis(1)).status, 503);
+  const Decision replay = std::get<Decision>(core.begin(post("k"), Millis(2)));
+  EXPECT_EQ(replay.status, 200);
+  EXPECT_EQ(json::parse(replay.body)["id"], "job_up");
+  EXPECT_EQ(replay.headers.find("Idempotent-Replayed")->second, "true");
+  const Decision changed = std::get<Decision>(core.begin(post("k", R"({"orderId":"o-2"})"), Millis(3)));
+  EXPECT_EQ(changed.status, 422);
+  const json entries = core.journal_json()["entries"];
+  EXPECT_EQ(entries[1]["outcome"], "conflict");
+  EXPECT_EQ(entries[2]["outcome"], "replay");
+  EXPECT_EQ(entries[3]["outcome"], "rejected");
+}
+
+TEST(ProxyLog, SaysWhatItDecidedAndWhatTheUpstreamDidNeverAPayload) {
+  std::vector<std::string> lines;
+  ProxyCore core({.log = [&](const std::string& line) { lines.push_back(line); }});
+  core.begin(control("POST", "/_test/faults", R"({"faults":["commit-then-drop"]})"), Millis(0));
+  const Step step = core.begin(post("k", R"({"orderId":"secret-order"})"), Millis(0));
+  core.finish(std::get<Forward>(step).ticket, created("job_up"), Millis(1));
+  const HttpRequest lookup{.method = "GET", .path = "/jobs/by-idempotency-key/a\nforged"};
+  const Step looked = core.begin(lookup, Millis(2));
+  core.finish(std::get<Forward>(looked).ticket, {.failure = UpstreamFailure::closed, .detail = "eof"},
+              Millis(3));
+  EXPECT_EQ(lines, (std::vector<std::string>{
+                       "[proxy] key=k NEW fault=commit-then-drop",
+                       "[proxy] key=k UPSTREAM 201 job=job_up, sent as commit-then-drop",
+                       "[proxy] key=a?forged LOOKUP UPSTREAM closed (eof): 502",
+                   }));
+}
+
+TEST(ProxyControlPlane, NeedsTheTokenWhenOneIsSet) {
+  ProxyCore core({.control_token = "T"});
+  EXPECT_EQ(std::get<Decision>(core.begin(control("GET", "/_test/journal"), Millis(0))).status, 401);
+  HttpRequest authorized = control("GET", "/_test/journal");
+  authorized.headers.emplace("Authorization", "bearer T");
+  EXPECT_EQ(std::get<Decision>(core.begin(authorized, Millis(0))).status, 200);
+}
+
+TEST(ProxyControlPlane, RefusesABadPlanAndKeepsTheOneInForce) {
+  ProxyCore core({});
+  core.begin(control("POST", "/_test/faults", R"({"faults":["commit-then-drop"]})"), Millis(0));
+  const Decision refused = std::get<Decision>(
+      core.begin(control("POST", "/_test/faults", R"({"faults":["comit-then-drop"]})"), Millis(0)));
+  EXPECT_EQ(refused.status, 400);
+  EXPECT_NE(refused.body.find("faults[0]: unknown fault"), std::string::npos);
+  const Step step = core.begin(post("k"), Millis(0));
+  EXPECT_EQ(core.finish(std::get<Forward>(step).ticket, created("j"), Millis(0)).delivery,
+            Delivery::drop);
+}
+
+TEST(ProxyControlPlane, MovesItsClockForward) {
+  ProxyCore core({});
+  const Decision moved = std::get<Decision>(
+      core.begin(control("POST", "/_test/clock", R"({"advance":"25h"})"), Millis(0)));
+  EXPECT_EQ(moved.body, R"({"advancedMs":90000000})");
+  core.begin(post("k"), Millis(10));
+  EXPECT_EQ(core.journal_json()["entries"][0]["atMs"], 90000010);
+  EXPECT_EQ(std::get<Decision>(core.begin(control("POST", "/_test/clock", "{}"), Millis(0))).status,
+            400);
+}
+
+}  // namespace
+}  // namespace retryproof::proxy

@@ -1,0 +1,113 @@
+// `retryproof proxy` as a process: it prints its URL first, forwards to a provider,
+// refuses a bad --upstream with a message, documents its faults in --help, and stops on
+// SIGTERM.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <string>
+#include <vector>
+
+#include "provider/provider_server.hpp"
+#include "provider/tests/raw_http.hpp"
+#include "scenarios/child_process.hpp"
+
+namespace retryproof::proxy {
+namespace {
+
+using provider::testing::raw_control_request;
+using provider::testing::raw_exchange;
+using provider::testing::raw_post_jobs;
+using provider::testing::ReadUntil;
+using provider::testing::status_of;
+using scenarios::ChildProcess;
+using namespace std::chrono_literals;
+
+const std::string kBinary = RETRYPROOF_BINARY;
+
+TEST(ProxyProcess, PrintsItsUrlForwardsAndStopsOnSigterm) {
+  provider::ProviderServer upstream({}, {.port = 0});
+  ChildProcess proxy({kBinary, "proxy", "--upstream", upstream.base_url(), "--port", "0"});
+  const auto url = proxy.read_line(10s);
+  ASSERT_TRUE(url) << proxy.standard_error();
+  EXPECT_TRUE(url->starts_with("http://127.0.0.1:")) << *url;
+  const int port = std::stoi(url->substr(url->rfind(':') + 1));
+
+  const std::string plan = R"({"faults":["commit-then-drop"]})";
+  EXPECT_EQ(status_of(raw_exchange(port, raw_control_request(port, "POST", "/_test/faults", plan),
+                                   ReadUntil::response)
+                          .received),
+            200);
+  EXPECT_EQ(raw_exchange(port, raw_post_jobs("k", "{}")).received, "");
+  EXPECT_EQ(upstream.core().job_count(), 1u);
+
+  proxy.send_signal(SIGTERM);
+  const auto status = proxy.wait(10s);
+  ASSERT_TRUE(status);
+  EXPECT_EQ(status->code, 0) << status->describe();
+  EXPECT_NE(proxy.standard_error().find("[proxy] key=k NEW fault=commit-then-drop"),
+            std::string::npos)
+      << proxy.standard_error();
+}
+
+TEST(ProxyProcess, TheControlTokenGuardsItsControlPlaneAsTheProvidersDoes) {
+  provider::ProviderServer upstream({}, {.port = 0});
+  ChildProcess proxy({kBinary, "proxy", "--upstream", upstream.base_url(), "--port", "0"},
+                     {{"RETRYPROOF_CONTROL_TOKEN", "T"}});
+  const auto url = proxy.read_line(10s);
+  ASSERT_TRUE(url) << proxy.standard_error();
+  const int port = std::stoi(url->substr(url->rfind(':') + 1));
+  const std::string bare = raw_control_request(port, "GET", "/_test/journal");
+  EXPECT_EQ(status_of(raw_exchange(port, bare, ReadUntil::response).received), 401);
+  std::string bearing = bare;
+  bearing.insert(bearing.find("\r\n") + 2, "Authorization: Bearer T\r\n");
+  EXPECT_EQ(status_of(raw_exchange(port, bearing, ReadUntil::response).received), 200);
+
+  ChildProcess empty({kBinary, "proxy", "--upstream", upstream.base_url(), "--port", "0"},
+                     {{"RETRYPROOF_CONTROL_TOKEN", ""}});
+  const auto status = empty.wait(10s);
+  ASSERT_TRUE(status);
+  EXPECT_EQ(status->code, 2);
+  EXPECT_NE(empty.standard_error().find("would leave /_test/ unprotected"), std::string::npos);
+}
+
+TEST(ProxyProcess, AMalformedUpstreamIsAUsageErrorThatSaysWhy) {
+  for (const std::vector<std::string>& arguments :
+       {std::vector<std::string>{"--upstream", "localhost:4040"},
+        std::vector<std::string>{"--upstream", "http://localhost:99999"},
+        std::vector<std::string>{"--upstream", "https://api.example"}}) {
+    std::vector<std::string> argv = {kBinary, "proxy", "--port", "0"};
+    argv.insert(argv.end(), arguments.begin(), arguments.end());
+    ChildProcess proxy(argv);
+    const auto status = proxy.wait(10s);
+    ASSERT_TRUE(status);
+    EXPECT_EQ(status->code, 2) << arguments[1];
+    EXPECT_NE(proxy.standard_error().find("retryproof proxy: --upstream \"" + arguments[1] + "\""),
+              std::string::npos)
+        << proxy.standard_error();
+    EXPECT_NE(proxy.standard_error().find("expected http://HOST[:PORT]"), std::string::npos);
+  }
+}
+
+TEST(ProxyProcess, RequiresAnUpstream) {
+  ChildProcess proxy({kBinary, "proxy", "--port", "0"});
+  const auto status = proxy.wait(10s);
+  ASSERT_TRUE(status);
+  EXPECT_EQ(status->code, 2);
+  EXPECT_NE(proxy.standard_error().find("--upstream is required"), std::string::npos)
+      << proxy.standard_error();
+}
+
+TEST(ProxyProcess, HelpSaysWhatEachFaultDoesInFrontOfTheUpstream) {
+  ChildProcess proxy({kBinary, "proxy", "--help"});
+  const auto status = proxy.wait(10s);
+  ASSERT_TRUE(status);
+  EXPECT_EQ(status->code, 0);
+  const std::string& help = proxy.standard_output();
+  EXPECT_NE(help.find("--upstream"), std::string::npos);
+  EXPECT_NE(help.find("--enforce-keys"), std::string::npos);
+  EXPECT_NE(help.find("commit-then-drop"), std::string::npos);
+  EXPECT_NE(help.find("once the upstream has committed, FIN without one byte"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace retryproof::proxy
