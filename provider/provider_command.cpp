@@ -5,6 +5,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 
 #include "common/duration.hpp"
 #include "provider/command_support.hpp"
@@ -43,7 +44,7 @@ int run_provider(ProviderOptions options) {
         try {
           (void)nlohmann::json::json_pointer(options.operation_field);
         } catch (const nlohmann::json::exception&) {
-          throw ConfigError("--operation-field " + options.operation_field +
+          throw std::invalid_argument("--operation-field " + options.operation_field +
                             ": not a JSON Pointer; write a top-level field name (orderId) or a "
                             "pointer such as /metadata/orderId");
         }
