@@ -44,9 +44,9 @@ int run_provider(ProviderOptions options) {
         try {
           (void)nlohmann::json::json_pointer(options.operation_field);
         } catch (const nlohmann::json::exception&) {
-          throw std::invalid_argument("--operation-field " + options.operation_field +
-                            ": not a JSON Pointer; write a top-level field name (orderId) or a "
-                            "pointer such as /metadata/orderId");
+          throw std::runtime_error("--operation-field " + options.operation_field +
+                                   ": not a JSON Pointer; write a top-level field name (orderId) or a "
+                                   "pointer such as /metadata/orderId");
         }
       }
     }
@@ -123,11 +123,11 @@ void add_provider_command(CLI::App& app, int& exit_code, std::vector<ControlEndp
   command->add_option("--key-ttl", options->key_ttl,
                       "Forget idempotency keys older than this (250ms, 3s, 2m, 24h); a repeat is "
                       "then a new operation. Default: keys never expire");
+  add_control_token_options(*command, options->control_tokens);
   command->add_option("--operation-field", options->operation_field,
                       "Record this payload field's value (orderId, or a JSON Pointer such as "
                       "/metadata/orderId) in each create's journal entry, so that traffic can be "
                       "judged by business operation: retryproof judge, GET /_test/verdicts");
-  add_control_token_options(*command, options->control_tokens);
   command
       ->add_option("--idle-timeout", options->idle_timeout,
                    "Close a connection that starts no request for this long")

@@ -24,8 +24,8 @@ packages=(
   libgtest-dev         # unit and integration tests
   librapidcheck-dev    # property tests
   curl                 # examples and the README walkthrough
-  python3              # the Python embedding helper's tests, and the Python examples
   dpkg-dev file        # the .deb's runtime dependencies (CPack runs dpkg-shlibdeps on the binary)
+  python3              # the Python embedding helper's tests, and the Python examples
   "$@"
 )
 # Node runs the JavaScript examples and the Node embedding helper's tests (node:test); a Node
