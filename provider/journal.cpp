@@ -7,6 +7,8 @@
 #include <type_traits>
 #include <utility>
 
+#include "common/json_text.hpp"
+
 namespace retryproof::provider {
 namespace {
 
@@ -177,6 +179,23 @@ void from_json(const json& in, JournalEntry& entry) {
   entry.status = optional_number<int>(in, "status");
   entry.retry_after_seconds = optional_number<int>(in, "retryAfter");
   entry.job_id = optional_text(in, "jobId");
+}
+
+std::optional<std::string> operation_value(const nlohmann::json& payload,
+                                           const std::string& field) {
+  const nlohmann::json* value = nullptr;
+  if (field.starts_with('/')) {
+    try {
+      const nlohmann::json::json_pointer pointer(field);
+      if (payload.contains(pointer)) value = &payload.at(pointer);
+    } catch (const nlohmann::json::exception&) {
+      return std::nullopt;  // a pointer through an array by a name: the payload lacks it
+    }
+  } else if (const auto found = payload.find(field); found != payload.end()) {
+    value = &*found;
+  }
+  if (value == nullptr) return std::nullopt;
+  return value->is_string() ? value->get<std::string>() : compact_json(*value);
 }
 
 std::vector<JournalEntry> journal_from_json(const json& document) {

@@ -77,6 +77,12 @@ struct JournalEntry {
 // decision's delay. A Retry-After that is not a number of seconds is not recorded.
 void record_answer(JournalEntry& entry, const Decision& decision, Millis now);
 
+// The value of `field` in a create's payload, as an entry's `operation` records it (the
+// provider's --operation-field; a proxy may record the same): a top-level name ("orderId")
+// or a JSON Pointer ("/metadata/orderId"); a string as it is, any other JSON value as its
+// compact text; nothing when the payload does not carry it.
+std::optional<std::string> operation_value(const nlohmann::json& payload, const std::string& field);
+
 // {"seq","atMs","method","path","kind","key","fingerprint","operation","outcome","fault",
 //  "answeredAtMs","abandonedAtMs","delivery","status","delivered","retryAfter","jobId"}; absent
 // values are null.

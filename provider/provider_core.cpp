@@ -78,25 +78,6 @@ KeyReading read_header_key(const Headers& headers, const std::string& name,
   return reading;
 }
 
-// The value of the payload's operation field, as the journal records it: a string as it is,
-// any other JSON value as its compact text; nothing when the payload does not carry it.
-std::optional<std::string> operation_value(const nlohmann::json& payload,
-                                           const std::string& field) {
-  const nlohmann::json* value = nullptr;
-  if (field.starts_with('/')) {
-    try {
-      const nlohmann::json::json_pointer pointer(field);
-      if (payload.contains(pointer)) value = &payload.at(pointer);
-    } catch (const nlohmann::json::exception&) {
-      return std::nullopt;  // a pointer through an array by a name: the payload lacks it
-    }
-  } else if (const auto found = payload.find(field); found != payload.end()) {
-    value = &*found;
-  }
-  if (value == nullptr) return std::nullopt;
-  return value->is_string() ? value->get<std::string>() : compact_json(*value);
-}
-
 }  // namespace
 
 ProviderCore::ProviderCore(ProviderConfig config)

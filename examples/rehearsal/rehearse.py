@@ -64,8 +64,9 @@ def main():
         running.append(provider)
 
         # --- THE PROXY GOES HERE -------------------------------------------------------------
-        # With `retryproof proxy` (docs/rehearsal.md), the faults are injected between the
-        # service and the real sandbox instead of by this stand-in:
+        # With `retryproof proxy` (docs/proxy.md), the faults are injected between the
+        # service and the real sandbox instead of by this stand-in (once the proxy records
+        # --operation-field, the judge below reads the proxy's journal):
         #   proxy, upstream_url = start([binary, "proxy", "--upstream", provider_url,
         #                                "--port", "0"])
         #   plan goes to upstream_url + "/_test/faults", the journal comes from the proxy.

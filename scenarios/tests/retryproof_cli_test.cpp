@@ -66,7 +66,8 @@ TEST(RetryproofCommand, NoSubcommandIsAUsageErrorListingTheCommands) {
   EXPECT_TRUE(status.exited());
   EXPECT_EQ(status.code, 2);
   EXPECT_NE(child.standard_error().find(
-                "retryproof: a command is required: provider, run, explore, client or "),
+                "retryproof: a command is required: provider, proxy, run, explore, client, demo, "
+                "judge or deliver; "),
             std::string::npos)
       << child.standard_error();
   EXPECT_NE(child.standard_error().find("; see retryproof --help"), std::string::npos);

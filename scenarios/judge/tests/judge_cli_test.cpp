@@ -154,6 +154,34 @@ TEST(JudgeCommand, BadInputExitsTwoNamingTheFileTheEntryAndTheField) {
   EXPECT_TRUE(contains(bad_policy.err, "attempts")) << bad_policy.err;
 }
 
+TEST(JudgeCommand, ReadsAProxysJournalAsItReadsAProviders) {
+  // The provider stands in for a real upstream; the proxy in front of it drops the answer
+  // after the upstream committed, and the client re-sends the same key without asking.
+  ChildProcess upstream({kBinary, "provider", "--port", "0"});
+  const auto upstream_url = upstream.read_line(seconds(10));
+  ASSERT_TRUE(upstream_url) << upstream.standard_error();
+  ChildProcess proxy({kBinary, "proxy", "--upstream", *upstream_url, "--port", "0"});
+  const auto proxy_url = proxy.read_line(seconds(10));
+  ASSERT_TRUE(proxy_url) << proxy.standard_error();
+  httplib::Client client(*proxy_url);
+  ASSERT_TRUE(
+      client.Post("/_test/faults", R"({"faults":["commit-then-drop"]})", "application/json"));
+  for (int attempt = 0; attempt < 2; ++attempt)
+    client.Post("/jobs", {{"Idempotency-Key", "k-1"}}, kOrder.dump(), "application/json");
+
+  TempDir dir("judge-cli");
+  const auto journal = client.Get("/_test/journal");
+  ASSERT_TRUE(journal);
+  ASSERT_TRUE(contains(journal->body, "upstreamStatus")) << "the proxy's own fields, beside";
+  const auto saved = dir.write("proxy-journal.json", journal->body);
+  const Judged judged = judge({saved.string()});
+  EXPECT_EQ(judged.status.code, 1) << judged.out << judged.err;
+  EXPECT_TRUE(contains(judged.out, "fail-closed             FAIL")) << judged.out;
+  EXPECT_TRUE(contains(judged.out, "no-duplicate-effect     pass"))
+      << "the upstream deduplicated the same key\n"
+      << judged.out;
+}
+
 TEST(VerdictsEndpoint, TheProviderJudgesItsOwnJournalLiveAsJudgeDoesASavedOne) {
   ChildProcess provider({kBinary, "provider", "--port", "0", "--operation-field", "orderId"});
   const auto url = provider.read_line(seconds(10));
