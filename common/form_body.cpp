@@ -35,8 +35,7 @@ std::vector<std::string> path_of(const std::string& name, const std::string& pai
 
 std::optional<std::size_t> index_of(const std::string& segment) {
   std::size_t index = 0;
-  const auto [end, error] =
-      std::from_chars(segment.data(), segment.data() + segment.size(), index);
+  const auto [end, error] = std::from_chars(segment.data(), segment.data() + segment.size(), index);
   if (segment.empty() || error != std::errc{} || end != segment.data() + segment.size()) {
     return std::nullopt;
   }
@@ -60,8 +59,10 @@ void place(json& root, const std::vector<std::string>& path, std::string value,
       const std::size_t position = segment.empty() ? at->size() : index.value_or(kMaxIndex + 1);
       if (!segment.empty() && !index) conflict();
       if (position > kMaxIndex || position > at->size()) {
-        throw std::invalid_argument("\"" + pair + "\": list indices run from 0 without gaps, "
-                                    "up to " + std::to_string(kMaxIndex));
+        throw std::invalid_argument("\"" + pair +
+                                    "\": list indices run from 0 without gaps, "
+                                    "up to " +
+                                    std::to_string(kMaxIndex));
       }
       if (position == at->size()) at->push_back(nullptr);
       child = &(*at)[position];
@@ -96,7 +97,8 @@ std::optional<std::string> form_field(std::string_view encoded, std::string_view
     const std::string_view pair = encoded.substr(start, end - start);
     const std::size_t equals = pair.find('=');
     if (form_decode(pair.substr(0, equals)) == name) {
-      return equals == std::string_view::npos ? std::string() : form_decode(pair.substr(equals + 1));
+      return equals == std::string_view::npos ? std::string()
+                                              : form_decode(pair.substr(equals + 1));
     }
     start = end + 1;
   }

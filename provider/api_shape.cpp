@@ -60,7 +60,8 @@ void erase_path(json& object, std::string_view dotted) {
 // A shape file's route: {"method": "POST", "path": "/v1/{resource}"}.
 Route read_route(const JsonNode& node) {
   node.object({"method", "path", "queryParameter"});
-  if (!node.has("method") || !node.has("path")) node.fail("a route names its \"method\" and \"path\"");
+  if (!node.has("method") || !node.has("path"))
+    node.fail("a route names its \"method\" and \"path\"");
   Route route{node.field("method").non_empty_string(), node.field("path").non_empty_string()};
   if (!route.path.starts_with('/')) node.field("path").fail("a path begins with /");
   return route;
@@ -76,9 +77,16 @@ const std::vector<std::pair<std::string_view, ErrorFormat>> kErrorFormats = {
 
 // The provider's error codes a shape may restate.
 constexpr std::array<std::string_view, 10> kErrorCodes = {
-    "idempotency_key_required", "idempotency_key_invalid", "idempotency_key_in_flight",
-    "idempotency_key_reused_with_different_payload", "invalid_json", "invalid_form_body",
-    "payload_too_large", "not_found", "rate_limited", "temporarily_unavailable"};
+    "idempotency_key_required",
+    "idempotency_key_invalid",
+    "idempotency_key_in_flight",
+    "idempotency_key_reused_with_different_payload",
+    "invalid_json",
+    "invalid_form_body",
+    "payload_too_large",
+    "not_found",
+    "rate_limited",
+    "temporarily_unavailable"};
 
 template <typename Value>
 Value one_of(const JsonNode& node, const std::vector<std::pair<std::string_view, Value>>& known) {
@@ -104,7 +112,8 @@ void read_errors(const JsonNode& errors, ApiShape& shape) {
     const JsonNode row = codes.field(code);
     if (std::find(kErrorCodes.begin(), kErrorCodes.end(), code) == kErrorCodes.end()) {
       std::string known;
-      for (const auto name : kErrorCodes) known += (known.empty() ? "" : ", ") + std::string(name);
+      for (const auto name : kErrorCodes)
+        known += (known.empty() ? "" : ", ") + std::string(name);
       row.fail("not an error code of the provider; expected one of " + known);
     }
     row.object({"status", "code", "message"});
@@ -148,7 +157,8 @@ constexpr std::string_view kStripe = R"({
 
 }  // namespace
 
-std::optional<std::map<std::string, std::string>> Route::match(std::string_view request_path) const {
+std::optional<std::map<std::string, std::string>> Route::match(
+    std::string_view request_path) const {
   const auto pattern = segments_of(path);
   auto actual = segments_of(request_path);
   // A trailing {key} takes the rest of the path: "/jobs/by-idempotency-key/order/42".
@@ -193,7 +203,8 @@ RouteMatch ApiShape::match(const HttpRequest& request) const {
       continue;
     }
     // No parameter, or an empty one: a lookup of no key, which finds nothing.
-    return {RequestKind::lookup, {},
+    return {RequestKind::lookup,
+            {},
             lookup.query_parameter ? form_field(request.query, *lookup.query_parameter).value_or("")
                                    : captures->at("key")};
   }
@@ -283,9 +294,10 @@ ApiShape api_shape_from_json(const json& document, const std::string& origin) {
       if (key.has("header") == key.has("bodyField")) {
         key.fail("the key is in a \"header\" (its name) or a \"bodyField\" (its dotted path)");
       }
-      shape.key = key.has("header") ? KeyPlace{KeyPlace::Where::header, key.field("header").non_empty_string()}
-                                    : KeyPlace{KeyPlace::Where::body_field,
-                                               key.field("bodyField").non_empty_string()};
+      shape.key =
+          key.has("header")
+              ? KeyPlace{KeyPlace::Where::header, key.field("header").non_empty_string()}
+              : KeyPlace{KeyPlace::Where::body_field, key.field("bodyField").non_empty_string()};
     }
     if (root.has("encodings")) {
       const JsonNode encodings = root.field("encodings");
@@ -331,7 +343,8 @@ ApiShape api_shape_from_json(const json& document, const std::string& origin) {
       }
     }
     if (root.has("errors")) read_errors(root.field("errors"), shape);
-    if (root.has("replayHeader")) shape.replay_header = root.field("replayHeader").non_empty_string();
+    if (root.has("replayHeader"))
+      shape.replay_header = root.field("replayHeader").non_empty_string();
     if (root.has("profile")) {
       try {
         shape.profile = parse_profile(root.field("profile").string());

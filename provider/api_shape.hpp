@@ -46,7 +46,7 @@ struct Lookup {
 
 struct CreatedObject {
   std::string id_prefix = "job_";
-  std::vector<std::string> echoed = {"orderId"};  // fields copied from the request
+  std::vector<std::string> echoed = {"orderId"};        // fields copied from the request
   nlohmann::json constants = nlohmann::json::object();  // {"object": "payment_intent"}
 };
 
@@ -72,7 +72,7 @@ struct ApiShape {
   std::vector<BodyEncoding> encodings = {BodyEncoding::json};
   std::vector<Lookup> lookups = {{{"GET", "/jobs/by-idempotency-key/{key}"}, std::nullopt}};
   CreatedObject created;
-  std::optional<ErrorFormat> error_format;  // the profile's when empty
+  std::optional<ErrorFormat> error_format;                            // the profile's when empty
   std::map<std::string, ErrorOverride, std::less<>> error_overrides;  // by the provider's code
   std::string replay_header = "Idempotent-Replayed";
   std::optional<Profile> profile;  // the semantics the shape implies (stripe's replays)

@@ -61,7 +61,8 @@ void add_control_token_options(CLI::App& command, ControlTokenSources& sources) 
 
 std::optional<std::string> control_token(const ControlTokenSources& sources) {
   if (sources.flag && !sources.file.empty()) {
-    throw std::runtime_error("give the control token once: --control-token or --control-token-file");
+    throw std::runtime_error(
+        "give the control token once: --control-token or --control-token-file");
   }
   std::string token;
   std::string source;

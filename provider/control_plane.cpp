@@ -23,8 +23,7 @@ Decision ProviderCore::control(const HttpRequest& request) {
   const std::string& method = request.method;
   const auto only = [&](const char* allowed, auto&& handler) -> Decision {
     const bool head_as_get = method == "HEAD" && std::string_view(allowed) == "GET";
-    return method == allowed || head_as_get ? handler()
-                                            : method_not_allowed(allowed, errors_);
+    return method == allowed || head_as_get ? handler() : method_not_allowed(allowed, errors_);
   };
 
   if (path == "/_test/faults") {
@@ -96,9 +95,9 @@ Decision ProviderCore::read_journal(std::string_view query) {
   const std::size_t first = static_cast<std::size_t>(std::min<std::uint64_t>(after, total));
   if (limit != 0) {
     const std::size_t last = std::min<std::size_t>(total, first + limit);
-    nlohmann::json page = {{"count", total},
-                           {"entries", std::vector<JournalEntry>(journal_.begin() + first,
-                                                                 journal_.begin() + last)}};
+    nlohmann::json page = {
+        {"count", total},
+        {"entries", std::vector<JournalEntry>(journal_.begin() + first, journal_.begin() + last)}};
     if (last < total) page["next"] = journal_[last - 1].seq;
     return json_response(200, page);
   }

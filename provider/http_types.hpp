@@ -27,7 +27,7 @@ struct HttpRequest {
   std::string path;  // percent-decoded, without the query string
   Headers headers;
   std::string body;
-  std::string query;  // the raw query string, without the '?'; empty when there is none
+  std::string query;   // the raw query string, without the '?'; empty when there is none
   std::string target;  // the request target as sent, undecoded: what a proxy forwards
 };
 

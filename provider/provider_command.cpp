@@ -40,17 +40,19 @@ int run_provider(ProviderOptions options) {
     options.core.control_token = control_token(options.control_tokens);
     options.core.api = load_api_shape(options.api);
     // A shape implies the semantics of the API it copies, unless --profile says otherwise.
-    options.core.profile = !options.profile.empty() ? parse_profile(options.profile)
-                                                    : options.core.api.profile.value_or(Profile::baseline);
+    options.core.profile = !options.profile.empty()
+                               ? parse_profile(options.profile)
+                               : options.core.api.profile.value_or(Profile::baseline);
     if (!options.operation_field.empty()) {
       options.core.operation_field = options.operation_field;
       if (options.operation_field.starts_with('/')) {
         try {
           (void)nlohmann::json::json_pointer(options.operation_field);
         } catch (const nlohmann::json::exception&) {
-          throw std::runtime_error("--operation-field " + options.operation_field +
-                                   ": not a JSON Pointer; write a top-level field name (orderId) or a "
-                                   "pointer such as /metadata/orderId");
+          throw std::runtime_error(
+              "--operation-field " + options.operation_field +
+              ": not a JSON Pointer; write a top-level field name (orderId) or a "
+              "pointer such as /metadata/orderId");
         }
       }
     }

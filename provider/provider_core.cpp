@@ -45,7 +45,8 @@ struct KeyReading {
 };
 
 // Why a key cannot name an operation, or empty. `name` says where it travels.
-std::string key_problem(const std::string& key, const std::string& name, const ProfileRules& rules) {
+std::string key_problem(const std::string& key, const std::string& name,
+                        const ProfileRules& rules) {
   const bool in_characters = rules.key_length == KeyLength::characters;
   const std::size_t length = in_characters ? utf8_length(key).value_or(key.size()) : key.size();
   if (!key.empty() && length <= kMaxKeyLength && !has_control_character(key)) return {};
@@ -60,8 +61,8 @@ KeyReading read_header_key(const Headers& headers, const std::string& name,
   KeyReading reading{first->second, {}};
   // Two different keys name two operations: which one the client meant is not ours to
   // guess, in any profile. The ietf profile refuses even a repeated identical one.
-  const bool conflicting =
-      std::any_of(std::next(first), last, [&](const auto& header) { return header.second != first->second; });
+  const bool conflicting = std::any_of(
+      std::next(first), last, [&](const auto& header) { return header.second != first->second; });
   if (conflicting || (rules.refuses_repeated_key_header && std::next(first) != last)) {
     reading.problem = "send exactly one " + name + " header";
     return reading;
@@ -129,7 +130,8 @@ Decision ProviderCore::create_job(const HttpRequest& request, JournalEntry& entr
   const auto missing_key = [&] {
     entry.outcome = Outcome::missing_key;
     log("[provider] REJECTED (missing " + place.name + ")");
-    return error(400, "idempotency_key_required", "send " + key_words + " naming the logical operation");
+    return error(400, "idempotency_key_required",
+                 "send " + key_words + " naming the logical operation");
   };
   const auto invalid_key = [&](const std::string& problem) {
     log("[provider] REJECTED (invalid " + place.name + ")");
@@ -198,7 +200,8 @@ Decision ProviderCore::create_job(const HttpRequest& request, JournalEntry& entr
   entry.fault = fault;
   log("[provider] key=" + key + " NEW fault=" + to_string(fault));
 
-  nlohmann::json job = config_.api.created_object(job_ids_.next(config_.api.created.id_prefix), payload);
+  nlohmann::json job =
+      config_.api.created_object(job_ids_.next(config_.api.created.id_prefix), payload);
   return apply_fault(fault, StoredJob{key, *entry.fingerprint, std::move(job), now}, entry);
 }
 

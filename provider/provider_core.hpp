@@ -51,7 +51,7 @@ struct ProviderConfig {
   std::uint64_t seed = 0;
   std::size_t max_body_bytes = 1024 * 1024;
   Profile profile = Profile::baseline;
-  ApiShape api = jobs_shape();  // the routes, key place, encodings and bodies it speaks
+  ApiShape api = jobs_shape();    // the routes, key place, encodings and bodies it speaks
   std::optional<Millis> key_ttl;  // keys never expire when empty
   // A repeated key replays (or is refused). False: every create is a new job, and keys are
   // only recorded for lookup, as a provider with a searchable client reference does.

@@ -27,9 +27,7 @@ class RequestHandler {
   // exactly once, or throws without calling it; `request` lives only during the call.
   // The connection meanwhile holds no thread. By default they answer at once.
   using Answer = std::function<void(Decision)>;
-  virtual void handle_async(const HttpRequest& request, Answer answer) {
-    answer(handle(request));
-  }
+  virtual void handle_async(const HttpRequest& request, Answer answer) { answer(handle(request)); }
   virtual void complete_async(std::uint64_t pending_commit, Answer answer) {
     answer(complete(pending_commit));
   }

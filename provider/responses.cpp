@@ -78,7 +78,8 @@ Decision stripe_error(int status, std::string_view code, std::string_view detail
                                   {"message", detail.empty() ? title_of(code) : detail}}}});
 }
 
-constexpr std::array<std::pair<ErrorFormat, Decision (*)(int, std::string_view, std::string_view)>, 3>
+constexpr std::array<std::pair<ErrorFormat, Decision (*)(int, std::string_view, std::string_view)>,
+                     3>
     kErrorWriters{{
         {ErrorFormat::plain_json, plain_error},
         {ErrorFormat::problem_json, problem_error},

@@ -43,8 +43,9 @@ int run_proxy(ProxyOptions options) {
     }
     if (!options.key_ttl.empty()) {
       if (!options.core.enforce_keys) {
-        throw std::invalid_argument("--key-ttl needs --enforce-keys: otherwise keys are the "
-                                    "upstream's to forget");
+        throw std::invalid_argument(
+            "--key-ttl needs --enforce-keys: otherwise keys are the "
+            "upstream's to forget");
       }
       options.core.key_ttl = parse_duration(options.key_ttl);
     }
@@ -57,8 +58,7 @@ int run_proxy(ProxyOptions options) {
     std::cerr << "retryproof proxy: " << error.what() << '\n';
     return 2;
   }
-  provider::warn_if_exposed("proxy", options.server.host,
-                            options.core.control_token.has_value());
+  provider::warn_if_exposed("proxy", options.server.host, options.core.control_token.has_value());
 
   const sigset_t stop_signals = provider::block_stop_signals();  // before any thread starts
   provider::raise_descriptor_limit(options.server);

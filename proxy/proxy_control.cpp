@@ -39,7 +39,8 @@ Decision ProxyCore::control(const provider::HttpRequest& request) {
       return json_response(200, plan_.to_json());
     });
   }
-  if (path == "/_test/jobs") return only("GET", [&] { return json_response(200, jobs_json_locked()); });
+  if (path == "/_test/jobs")
+    return only("GET", [&] { return json_response(200, jobs_json_locked()); });
   if (path == "/_test/journal") {
     return only("GET", [&] { return json_response(200, journal_json_locked()); });
   }
@@ -50,7 +51,8 @@ Decision ProxyCore::control(const provider::HttpRequest& request) {
 
 Decision ProxyCore::reset(const std::string& body) {
   try {
-    provider::read_reset_body(body);  // a seed is accepted, as by the provider: ids are the upstream's
+    provider::read_reset_body(
+        body);  // a seed is accepted, as by the provider: ids are the upstream's
   } catch (const std::invalid_argument& problem) {
     return error_response(400, "invalid_reset", problem.what());
   }

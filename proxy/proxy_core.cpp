@@ -132,8 +132,9 @@ Step ProxyCore::route_create(const HttpRequest& request, const RequestClass& see
 std::optional<Decision> ProxyCore::enforce_key(ProxyEntry& entry, Millis now) {
   const std::string& key = *entry.key;
   const std::string shown = printable(key);
-  const bool in_flight = std::any_of(pending_.begin(), pending_.end(),
-                                     [&](const auto& pending) { return pending.second.key == key; });
+  const bool in_flight = std::any_of(pending_.begin(), pending_.end(), [&](const auto& pending) {
+    return pending.second.key == key;
+  });
   if (in_flight) {
     entry.outcome = Outcome::conflict;
     log("[proxy] key=" + shown + " CONFLICT (in flight)");
@@ -192,8 +193,8 @@ Decision ProxyCore::finish(std::uint64_t ticket, const UpstreamAnswer& answer, M
   assert(pending.seq >= 1 && pending.seq <= journal_.size());
   ProxyEntry& entry = journal_[pending.seq - 1];
   const std::string who = !entry.key ? entry.method + " " + printable(entry.path)
-                          : "key=" + printable(*entry.key) +
-                                (entry.kind == RequestKind::lookup ? " LOOKUP" : "");
+                                     : "key=" + printable(*entry.key) +
+                                           (entry.kind == RequestKind::lookup ? " LOOKUP" : "");
 
   Decision decision;
   std::string line = "[proxy] " + who + " UPSTREAM ";
@@ -201,15 +202,17 @@ Decision ProxyCore::finish(std::uint64_t ticket, const UpstreamAnswer& answer, M
     entry.upstream_error = answer.failure;
     if (entry.kind == RequestKind::lookup) entry.outcome = Outcome::lookup_failed;
     decision = failure_decision(answer);
-    line += std::string(row_of(answer.failure).name) + " (" + answer.detail + "): " +
-            std::to_string(decision.status);
+    line += std::string(row_of(answer.failure).name) + " (" + answer.detail +
+            "): " + std::to_string(decision.status);
   } else {
     entry.upstream_status = answer.status;
     read_answer(entry, pending, answer, now);
     decision = as_decision(answer);
-    line += std::to_string(answer.status) + (entry.job_id ? " job=" + printable(*entry.job_id) : "");
+    line +=
+        std::to_string(answer.status) + (entry.job_id ? " job=" + printable(*entry.job_id) : "");
   }
-  if (pending.fault && proxy_row_of(pending.fault->kind).action == ProxyAction::forward_then_replace) {
+  if (pending.fault &&
+      proxy_row_of(pending.fault->kind).action == ProxyAction::forward_then_replace) {
     // "After the commit" needs a commit: an upstream that failed, or refused the request,
     // gets its own answer (or the proxy's 502/504) to the client, and the fault is spent.
     if (!failed && is_success(answer.status)) {
@@ -239,7 +242,9 @@ void ProxyCore::read_answer(ProxyEntry& entry, const Pending& pending, const Ups
   }
   entry.job_id = object_id(answer.body);
   const bool known = entry.job_id && job_ids_.contains(*entry.job_id);
-  entry.outcome = known || says_replayed(answer, config_.api.replay_header) ? Outcome::replay : Outcome::new_operation;
+  entry.outcome = known || says_replayed(answer, config_.api.replay_header)
+                      ? Outcome::replay
+                      : Outcome::new_operation;
   if (!entry.job_id || known) return;
   job_ids_.insert(*entry.job_id);
   jobs_.insert(provider::StoredJob{.key = pending.key,

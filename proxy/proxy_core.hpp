@@ -99,7 +99,7 @@ class ProxyCore {
   std::vector<ProxyEntry> journal_;
   // The jobs the upstream returned through the proxy, by the key that created them.
   provider::IdempotencyStore jobs_;
-  std::set<std::string> job_ids_;  // theirs, to tell a new job from a replayed one
+  std::set<std::string> job_ids_;             // theirs, to tell a new job from a replayed one
   std::map<std::uint64_t, Pending> pending_;  // by ticket
   // Never restarts, not even on reset: an answer from before a reset must not match one after.
   std::uint64_t next_ticket_ = 1;

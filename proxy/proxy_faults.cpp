@@ -37,8 +37,9 @@ const std::vector<ProxyFaultRow>& proxy_fault_table() {
 
 const ProxyFaultRow& proxy_row_of(FaultKind kind) {
   const auto& table = proxy_fault_table();
-  const auto row = std::find_if(table.begin(), table.end(),
-                                [&](const ProxyFaultRow& candidate) { return candidate.kind == kind; });
+  const auto row = std::find_if(table.begin(), table.end(), [&](const ProxyFaultRow& candidate) {
+    return candidate.kind == kind;
+  });
   if (row == table.end()) throw std::logic_error("a fault without a row in the proxy's table");
   return *row;
 }

@@ -21,15 +21,16 @@ const std::vector<UpstreamFailureRow>& upstream_failure_table() {
 
 const UpstreamFailureRow& row_of(UpstreamFailure failure) {
   const auto& table = upstream_failure_table();
-  const auto row = std::find_if(table.begin(), table.end(), [&](const UpstreamFailureRow& candidate) {
-    return candidate.failure == failure;
-  });
+  const auto row = std::find_if(
+      table.begin(), table.end(),
+      [&](const UpstreamFailureRow& candidate) { return candidate.failure == failure; });
   if (row == table.end()) throw std::logic_error("an upstream failure without a row");
   return *row;
 }
 
 provider::Decision as_decision(const UpstreamAnswer& answer) {
-  provider::Decision decision{.status = answer.status, .headers = answer.headers, .body = answer.body};
+  provider::Decision decision{
+      .status = answer.status, .headers = answer.headers, .body = answer.body};
   decision.content_type = answer.content_type;
   return decision;
 }

@@ -9,8 +9,8 @@
 #include <boost/asio/post.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
-#include <boost/beast/http/read.hpp>
 #include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/read.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <boost/beast/http/write.hpp>
 #include <condition_variable>
@@ -39,9 +39,9 @@ constexpr Millis kStopGrace{1'000};
 // Fields that describe one connection, not the message (RFC 9110 7.6.1), and the framing
 // the proxy writes itself: never passed on, in either direction.
 bool is_hop_by_hop(std::string_view name, std::string_view connection_option) {
-  for (const char* hop : {"Connection", "Keep-Alive", "Proxy-Connection", "Proxy-Authenticate",
-                          "Proxy-Authorization", "TE", "Trailer", "Transfer-Encoding", "Upgrade",
-                          "Content-Length", "Host", "Expect"}) {
+  for (const char* hop :
+       {"Connection", "Keep-Alive", "Proxy-Connection", "Proxy-Authenticate", "Proxy-Authorization",
+        "TE", "Trailer", "Transfer-Encoding", "Upgrade", "Content-Length", "Host", "Expect"}) {
     if (name.size() == std::strlen(hop) && strncasecmp(name.data(), hop, name.size()) == 0) {
       return true;
     }
@@ -51,8 +51,10 @@ bool is_hop_by_hop(std::string_view name, std::string_view connection_option) {
   while (start < connection_option.size()) {
     std::size_t end = std::min(connection_option.find(',', start), connection_option.size());
     std::string_view token = connection_option.substr(start, end - start);
-    while (token.starts_with(' ')) token.remove_prefix(1);
-    while (token.ends_with(' ')) token.remove_suffix(1);
+    while (token.starts_with(' '))
+      token.remove_prefix(1);
+    while (token.ends_with(' '))
+      token.remove_suffix(1);
     if (token.size() == name.size() && strncasecmp(token.data(), name.data(), name.size()) == 0) {
       return true;
     }
@@ -127,8 +129,8 @@ struct UpstreamClient::Impl {
       : url(std::move(upstream_url)), limits(upstream_limits), work(io.get_executor()) {
     error_code error;
     tcp::resolver resolver(io);
-    endpoints = resolver.resolve(url.host, std::to_string(url.port),
-                                 tcp::resolver::numeric_service, error);
+    endpoints =
+        resolver.resolve(url.host, std::to_string(url.port), tcp::resolver::numeric_service, error);
     if (error || endpoints.empty()) {
       throw std::runtime_error("cannot resolve the upstream host \"" + url.host +
                                "\": " + (error ? error.message() : "no address"));
@@ -218,17 +220,17 @@ struct UpstreamClient::Impl::Exchange : std::enable_shared_from_this<Exchange> {
                             "no complete answer from " + owner.url.authority() + within));
     }
     if (error == http::error::end_of_stream) {
-      return finish(failure(UpstreamFailure::closed,
-                            "the upstream closed the connection without an answer"));
+      return finish(
+          failure(UpstreamFailure::closed, "the upstream closed the connection without an answer"));
     }
     if (error == http::error::partial_message) {
       return finish(failure(UpstreamFailure::closed,
                             "the upstream closed the connection in the middle of its answer"));
     }
     if (error && error.category() == http::make_error_code(http::error::bad_version).category()) {
-      return finish(failure(UpstreamFailure::malformed,
-                            "the upstream's answer is not HTTP/1.1 within the proxy's limits: " +
-                                error.message()));
+      return finish(failure(
+          UpstreamFailure::malformed,
+          "the upstream's answer is not HTTP/1.1 within the proxy's limits: " + error.message()));
     }
     if (error) {
       return finish(failure(UpstreamFailure::closed,

@@ -7,7 +7,7 @@
 namespace retryproof::proxy {
 
 struct UpstreamUrl {
-  std::string host;       // a name or an address; an IPv6 address without its brackets
+  std::string host;  // a name or an address; an IPv6 address without its brackets
   int port = 80;
   std::string base_path;  // prefixed to every forwarded target; empty, or "/v1" (no final /)
 

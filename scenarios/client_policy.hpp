@@ -12,8 +12,8 @@
 #include <string>
 #include <string_view>
 
-#include "common/millis.hpp"
 #include "common/json_node.hpp"
+#include "common/millis.hpp"
 
 namespace retryproof::scenarios {
 

@@ -55,7 +55,8 @@ std::vector<Unmet> unmet_expectations(const Scenario& scenario, const ScenarioRe
   // What a same-key-retry client is expected to do is what it may do: one that did better
   // (ky, say, which reports unknown after a timeout instead of re-sending) and meets the
   // scenario's own expectations has met the scenario.
-  if (!unmet.empty() && &expect != &scenario.expect && unmet_against(scenario.expect, result).empty()) {
+  if (!unmet.empty() && &expect != &scenario.expect &&
+      unmet_against(scenario.expect, result).empty()) {
     return {};
   }
   return unmet;

@@ -46,11 +46,12 @@ TEST(FormBody, RefusesWhatHasNoSingleMeaningNamingThePair) {
 }
 
 TEST(FormBody, AFormBodyAndItsJsonFingerprintAlikeWithStringLeaves) {
-  const json sent_as_json =
-      json::parse(R"({"amount":120,"currency":"usd","metadata":{"orderId":"order-42"},"live":false})");
+  const json sent_as_json = json::parse(
+      R"({"amount":120,"currency":"usd","metadata":{"orderId":"order-42"},"live":false})");
   const json sent_as_form =
       parse_form_body("currency=usd&live=false&metadata[orderId]=order-42&amount=120");
-  EXPECT_EQ(fingerprint(with_string_leaves(sent_as_json)), fingerprint(with_string_leaves(sent_as_form)));
+  EXPECT_EQ(fingerprint(with_string_leaves(sent_as_json)),
+            fingerprint(with_string_leaves(sent_as_form)));
   EXPECT_EQ(with_string_leaves(json::parse(R"({"a":120.0,"b":null})")),
             json::parse(R"({"a":"120","b":""})"));
   EXPECT_NE(fingerprint(with_string_leaves(json::parse(R"({"amount":121})"))),

@@ -29,7 +29,8 @@ std::string load_error(const json& document) {
 TEST(ApiShapeFile, ErrorsNameTheFileThePathAndWhatWasExpected) {
   EXPECT_EQ(load_error({{"creates", json::array()}}),
             "shape.json: $.creates: a shape has at least one create route");
-  EXPECT_EQ(load_error({{"creats", json::array()}}).substr(0, 31), "shape.json: $: unknown field \"c");
+  EXPECT_EQ(load_error({{"creats", json::array()}}).substr(0, 31),
+            "shape.json: $: unknown field \"c");
   EXPECT_EQ(load_error({{"key", {{"header", "K"}, {"bodyField", "k"}}}}),
             "shape.json: $.key: the key is in a \"header\" (its name) or a \"bodyField\" (its "
             "dotted path)");
@@ -152,7 +153,8 @@ TEST(StripeShape, AConcurrentRequestIsA409KeyInUse) {
   ProviderCore core(config);
   const Decision held = core.handle(form_post("/v1/payment_intents", "k1", "amount=1"), Millis{0});
   ASSERT_TRUE(held.pending_commit);
-  const Decision second = core.handle(form_post("/v1/payment_intents", "k1", "amount=1"), Millis{1});
+  const Decision second =
+      core.handle(form_post("/v1/payment_intents", "k1", "amount=1"), Millis{1});
   EXPECT_EQ(second.status, 409);
   EXPECT_EQ(body_of(second)["error"]["code"], "idempotency_key_in_use");
   EXPECT_EQ(body_of(second)["error"]["type"], "idempotency_error");
@@ -161,7 +163,8 @@ TEST(StripeShape, AConcurrentRequestIsA409KeyInUse) {
 TEST(StripeShape, RoutesCreatesOnAnyResourceAndHasNoLookup) {
   ProviderCore core(stripe_config());
   EXPECT_EQ(core.handle(form_post("/v1/customers", "c1", "email=a%40b.c"), Millis{0}).status, 201);
-  const Decision unknown = core.handle(make_request("GET", "/jobs/by-idempotency-key/c1"), Millis{1});
+  const Decision unknown =
+      core.handle(make_request("GET", "/jobs/by-idempotency-key/c1"), Millis{1});
   EXPECT_EQ(unknown.status, 404);
   EXPECT_EQ(body_of(unknown)["error"]["code"], "resource_missing");
   const Decision wrong_method = core.handle(make_request("GET", "/v1/customers"), Millis{2});
@@ -176,8 +179,7 @@ TEST(StripeShape, RoutesCreatesOnAnyResourceAndHasNoLookup) {
 
 // A shape with its key in the body and a lookup by query parameter.
 ApiShape token_shape() {
-  return api_shape_from_json(
-      json::parse(R"({
+  return api_shape_from_json(json::parse(R"({
         "name": "orders",
         "creates": [{"method": "POST", "path": "/orders"}],
         "key": {"bodyField": "request.token"},
@@ -186,7 +188,7 @@ ApiShape token_shape() {
         "errors": {"codes": {"not_found": {"status": 404, "message": "no order with this token"}}},
         "replayHeader": "X-Replayed"
       })"),
-      "orders.json");
+                             "orders.json");
 }
 
 TEST(BodyFieldKey, TheKeyIsReadFromTheBodyAndLeftOutOfTheFingerprint) {
@@ -200,9 +202,11 @@ TEST(BodyFieldKey, TheKeyIsReadFromTheBodyAndLeftOutOfTheFingerprint) {
   EXPECT_EQ(body_of(created)["sku"], "A");
   EXPECT_EQ(core.journal()[0].key, "t-1");
 
-  const Decision missing = core.handle(make_request("POST", "/orders", R"({"sku":"A"})"), Millis{1});
+  const Decision missing =
+      core.handle(make_request("POST", "/orders", R"({"sku":"A"})"), Millis{1});
   EXPECT_EQ(missing.status, 400);
-  EXPECT_EQ(body_of(missing)["detail"], "send a \"request.token\" field naming the logical operation");
+  EXPECT_EQ(body_of(missing)["detail"],
+            "send a \"request.token\" field naming the logical operation");
   EXPECT_EQ(core.journal()[1].outcome, Outcome::missing_key);
 
   const Decision replay = core.handle(

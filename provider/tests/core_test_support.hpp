@@ -83,7 +83,8 @@ inline Decision control(ProviderCore& core, const std::string& method, const std
 inline nlohmann::json body_of(const Decision& decision) {
   std::string body = decision.body;
   if (decision.body_chunks) {
-    while (const auto chunk = decision.body_chunks()) body += *chunk;
+    while (const auto chunk = decision.body_chunks())
+      body += *chunk;
   }
   return nlohmann::json::parse(body);
 }

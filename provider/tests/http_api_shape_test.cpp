@@ -65,7 +65,8 @@ TEST(ShapeFileOverHttp, CreatesByBodyTokenAndLooksUpByQueryParameter) {
   ASSERT_TRUE(wrong_method);
   EXPECT_EQ(wrong_method->status, 405);
   // The seeds' routes are not this API's.
-  EXPECT_EQ(client.Post("/jobs", {{"Idempotency-Key", "k"}}, "{}", "application/json")->status, 404);
+  EXPECT_EQ(client.Post("/jobs", {{"Idempotency-Key", "k"}}, "{}", "application/json")->status,
+            404);
 
   const json journal = json::parse(client.Get("/_test/journal")->body);
   const auto& entries = journal["entries"];

@@ -437,7 +437,8 @@ using testing::post;
 // A journal read in pages: the entries after a seq, at most `limit`, and where to go on.
 TEST(JournalPages, AfterAndLimitWalkTheJournalInOrder) {
   ProviderCore core{ProviderConfig{}};
-  for (int i = 0; i < 5; ++i) post(core, "key-" + std::to_string(i), "{}");
+  for (int i = 0; i < 5; ++i)
+    post(core, "key-" + std::to_string(i), "{}");
   HttpRequest page = testing::make_request("GET", "/_test/journal");
   page.query = "limit=2";
   const json first = body_of(core.handle(page, Millis{0}));

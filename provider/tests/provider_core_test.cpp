@@ -161,7 +161,8 @@ TEST_F(ProviderCoreTest, ANulByteOrTrailingTextInTheBodyIs400) {
   const std::string with_nul("{\"orderId\":\"a\"}\0{\"amount\":999}", 30);
   const Decision nul = post(core_, "key-A", with_nul);
   expect_error(nul, 400, "invalid_json");
-  EXPECT_EQ(body_of(nul)["detail"], "the body has a NUL byte at offset 15, which JSON text cannot contain");
+  EXPECT_EQ(body_of(nul)["detail"],
+            "the body has a NUL byte at offset 15, which JSON text cannot contain");
   expect_error(post(core_, "key-A", R"({"orderId":"a"} {"amount":999})"), 400, "invalid_json");
   EXPECT_EQ(stored_count(core_), 1U);
 }

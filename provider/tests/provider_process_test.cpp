@@ -65,8 +65,8 @@ TEST(ProviderProcess, StopsOnSigtermWithoutWaitingOutWhatClientsHold) {
             200);
   const auto journal_holds = [&](int count) {
     return eventually([&] {
-      const auto journal = raw_exchange(port, raw_control_request(port, "GET", "/_test/journal?limit=1000"),
-                                        ReadUntil::response);
+      const auto journal = raw_exchange(
+          port, raw_control_request(port, "GET", "/_test/journal?limit=1000"), ReadUntil::response);
       return json::parse(testing::body_of(journal.received), nullptr, false)["count"] == count;
     });
   };

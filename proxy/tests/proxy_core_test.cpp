@@ -1,11 +1,12 @@
 // ProxyCore's decisions, with the upstream's answers written by hand: which requests are
 // forwarded, what a fault makes of the upstream's answer, and what the journal keeps.
+#include "proxy/proxy_core.hpp"
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
 #include "provider/journal.hpp"
-#include "proxy/proxy_core.hpp"
 
 namespace retryproof::proxy {
 namespace {
@@ -21,12 +22,14 @@ HttpRequest post(const std::string& key, const std::string& body = R"({"orderId"
   return request;
 }
 
-HttpRequest control(const std::string& method, const std::string& path, const std::string& body = {}) {
+HttpRequest control(const std::string& method, const std::string& path,
+                    const std::string& body = {}) {
   return {.method = method, .path = path, .body = body};
 }
 
 UpstreamAnswer created(const std::string& id, int status = 201) {
-  return {.status = status, .content_type = "application/json",
+  return {.status = status,
+          .content_type = "application/json",
           .body = json{{"id", id}, {"orderId", "o-1"}}.dump()};
 }
 
@@ -62,7 +65,8 @@ TEST_F(ProxyCoreTest, ACommitThenDropForwardsReadsTheAnswerAndDropsIt) {
   EXPECT_TRUE(seen["status"].is_null());  // the client got no status line
   EXPECT_EQ(seen["delivered"], false);
   EXPECT_EQ(seen["answeredAtMs"], 5);
-  EXPECT_EQ(core.jobs_json()["jobs"][0], (json{{"id", "job_up"}, {"key", "k"}, {"orderId", "o-1"}}));
+  EXPECT_EQ(core.jobs_json()["jobs"][0],
+            (json{{"id", "job_up"}, {"key", "k"}, {"orderId", "o-1"}}));
 }
 
 TEST_F(ProxyCoreTest, AFaultThatNeverCommitsForwardsNothing) {
@@ -75,7 +79,8 @@ TEST_F(ProxyCoreTest, AFaultThatNeverCommitsForwardsNothing) {
   EXPECT_EQ(entries[0]["status"], 503);
   EXPECT_EQ(entries[1]["delivery"], "drop");
   EXPECT_EQ(entries[2]["retryAfter"], 2);
-  for (const json& seen : entries) EXPECT_TRUE(seen["upstreamStatus"].is_null());
+  for (const json& seen : entries)
+    EXPECT_TRUE(seen["upstreamStatus"].is_null());
 }
 
 // As at the provider, a fault applies to a new operation only: once the upstream has
@@ -172,7 +177,8 @@ TEST(EnforcingProxyCore, ReplaysRefusesAndHoldsKeysItself) {
   EXPECT_EQ(replay.status, 200);
   EXPECT_EQ(json::parse(replay.body)["id"], "job_up");
   EXPECT_EQ(replay.headers.find("Idempotent-Replayed")->second, "true");
-  const Decision changed = std::get<Decision>(core.begin(post("k", R"({"orderId":"o-2"})"), Millis(3)));
+  const Decision changed =
+      std::get<Decision>(core.begin(post("k", R"({"orderId":"o-2"})"), Millis(3)));
   EXPECT_EQ(changed.status, 422);
   const json entries = core.journal_json()["entries"];
   EXPECT_EQ(entries[1]["outcome"], "conflict");
@@ -188,8 +194,8 @@ TEST(ProxyLog, SaysWhatItDecidedAndWhatTheUpstreamDidNeverAPayload) {
   core.finish(std::get<Forward>(step).ticket, created("job_up"), Millis(1));
   const HttpRequest lookup{.method = "GET", .path = "/jobs/by-idempotency-key/a\nforged"};
   const Step looked = core.begin(lookup, Millis(2));
-  core.finish(std::get<Forward>(looked).ticket, {.failure = UpstreamFailure::closed, .detail = "eof"},
-              Millis(3));
+  core.finish(std::get<Forward>(looked).ticket,
+              {.failure = UpstreamFailure::closed, .detail = "eof"}, Millis(3));
   EXPECT_EQ(lines, (std::vector<std::string>{
                        "[proxy] key=k NEW fault=commit-then-drop",
                        "[proxy] key=k UPSTREAM 201 job=job_up, sent as commit-then-drop",
@@ -199,7 +205,8 @@ TEST(ProxyLog, SaysWhatItDecidedAndWhatTheUpstreamDidNeverAPayload) {
 
 TEST(ProxyControlPlane, NeedsTheTokenWhenOneIsSet) {
   ProxyCore core({.control_token = "T"});
-  EXPECT_EQ(std::get<Decision>(core.begin(control("GET", "/_test/journal"), Millis(0))).status, 401);
+  EXPECT_EQ(std::get<Decision>(core.begin(control("GET", "/_test/journal"), Millis(0))).status,
+            401);
   HttpRequest authorized = control("GET", "/_test/journal");
   authorized.headers.emplace("Authorization", "bearer T");
   EXPECT_EQ(std::get<Decision>(core.begin(authorized, Millis(0))).status, 200);

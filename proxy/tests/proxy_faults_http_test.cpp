@@ -160,9 +160,9 @@ TEST_F(ProxyFaults, LookupsAreForwardedAndLookupUnavailableIsNot) {
 // A key with a slash and a percent sign reaches the upstream as the client wrote it.
 TEST_F(ProxyFaults, TargetsAreForwardedAsSent) {
   post_job(proxy.base_url(), "order/42%");
-  const auto lookup = raw_exchange(
-      proxy.port(),
-      "GET /jobs/by-idempotency-key/order%2F42%25 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  const auto lookup = raw_exchange(proxy.port(),
+                                   "GET /jobs/by-idempotency-key/order%2F42%25 HTTP/1.1\r\nHost: "
+                                   "x\r\nConnection: close\r\n\r\n");
   EXPECT_EQ(status_of(lookup.received), 200);
   EXPECT_EQ(entry(1)["key"], "order/42%");
   EXPECT_EQ(upstream.core().journal().back().key, "order/42%");
@@ -186,12 +186,11 @@ TEST_F(ProxyFaults, TargetedRulesHitOnlyTheirOperation) {
 // The same chaos seed through two proxies, with the keys sent in opposite orders by
 // several clients at once, gives each key the same fault and the upstreams the same jobs.
 TEST(ProxyChaos, IsReproducibleWhateverTheOrderOfArrival) {
-  const json chaos = {{"chaos",
-                       {{"seed", 42},
-                        {"rates",
-                         {{"fail-before-commit", 0.2},
-                          {"commit-then-drop", 0.2},
-                          {"commit-then-error", 0.2}}}}}};
+  const json chaos = {
+      {"chaos",
+       {{"seed", 42},
+        {"rates",
+         {{"fail-before-commit", 0.2}, {"commit-then-drop", 0.2}, {"commit-then-error", 0.2}}}}}};
   std::vector<std::string> keys;
   for (int i = 0; i < 40; ++i)
     keys.push_back("op-" + std::to_string(i));
@@ -243,7 +242,8 @@ TEST(ProxyShapes, AStripeShapedCreateIsDroppedAfterTheUpstreamCommitted) {
   const std::string create =
       "POST /v1/payment_intents HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
       "Idempotency-Key: pay-1\r\nContent-Type: application/x-www-form-urlencoded\r\n"
-      "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+      "Content-Length: " +
+      std::to_string(body.size()) + "\r\n\r\n" + body;
   EXPECT_EQ(raw_exchange(proxy.port(), create).received, "");
   EXPECT_EQ(upstream.core().job_count(), 1u);
   const json seen = proxy.core().journal_json()["entries"][0];

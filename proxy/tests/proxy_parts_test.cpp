@@ -68,7 +68,8 @@ TEST(UpstreamFailures, AreExplicitGatewayErrors) {
   EXPECT_EQ(row_of(UpstreamFailure::timeout).status, 504);
   EXPECT_EQ(row_of(UpstreamFailure::closed).status, 502);
   EXPECT_EQ(row_of(UpstreamFailure::malformed).status, 502);
-  const auto answer = failure_decision({.failure = UpstreamFailure::timeout, .detail = "no answer"});
+  const auto answer =
+      failure_decision({.failure = UpstreamFailure::timeout, .detail = "no answer"});
   EXPECT_EQ(answer.status, 504);
   EXPECT_EQ(answer.body, R"({"detail":"no answer","error":"upstream_timeout"})");
 }
@@ -123,14 +124,18 @@ TEST(RequestClassification, FollowsTheJobsApi) {
   ASSERT_TRUE(created.payload);
   EXPECT_EQ((*created.payload)["orderId"], "o-1");
 
-  EXPECT_FALSE(classify(provider::jobs_shape(), request("POST", "/jobs", "[1]")).payload);  // not an object
-  const RequestClass lookup = classify(provider::jobs_shape(), request("GET", "/jobs/by-idempotency-key/order/42"));
+  EXPECT_FALSE(
+      classify(provider::jobs_shape(), request("POST", "/jobs", "[1]")).payload);  // not an object
+  const RequestClass lookup =
+      classify(provider::jobs_shape(), request("GET", "/jobs/by-idempotency-key/order/42"));
   EXPECT_EQ(lookup.kind, RequestKind::lookup);
   EXPECT_EQ(lookup.key, "order/42");
   EXPECT_EQ(classify(provider::jobs_shape(), request("GET", "/jobs")).kind, RequestKind::other);
   EXPECT_TRUE(created.fingerprint);
-  EXPECT_EQ(classify(provider::jobs_shape(), request("DELETE", "/jobs/by-idempotency-key/k")).kind, RequestKind::other);
-  EXPECT_EQ(classify(provider::jobs_shape(), request("GET", "/jobs/by-idempotency-key/")).kind, RequestKind::other);
+  EXPECT_EQ(classify(provider::jobs_shape(), request("DELETE", "/jobs/by-idempotency-key/k")).kind,
+            RequestKind::other);
+  EXPECT_EQ(classify(provider::jobs_shape(), request("GET", "/jobs/by-idempotency-key/")).kind,
+            RequestKind::other);
 }
 
 // Under another shape, the shape says what a create is and where its key travels.

@@ -34,7 +34,8 @@ TEST(ProxyWire, ForwardsUnderTheBasePathWithoutHopByHopFields) {
       "GET /jobs/by-idempotency-key/k?expand=1 HTTP/1.1\r\nHost: proxy.local\r\n"
       "Connection: close, X-Hop\r\nX-Hop: secret\r\nTE: trailers\r\nX-Pass: yes\r\n\r\n");
   const std::string sent = upstream.last_request();
-  EXPECT_TRUE(sent.starts_with("GET /base/jobs/by-idempotency-key/k?expand=1 HTTP/1.1\r\n")) << sent;
+  EXPECT_TRUE(sent.starts_with("GET /base/jobs/by-idempotency-key/k?expand=1 HTTP/1.1\r\n"))
+      << sent;
   EXPECT_NE(sent.find("Host: 127.0.0.1:" + std::to_string(upstream.port()) + "\r\n"),
             std::string::npos);
   EXPECT_NE(sent.find("X-Pass: yes\r\n"), std::string::npos);
@@ -77,11 +78,13 @@ TEST(ProxyWire, TheControlPlaneRefusesWebPagesAndIsNeverForwarded) {
   RawUpstream upstream(kReply, RawUpstream::Then::close);
   ProxyServer proxy({}, {.port = 0}, parse_upstream_url(upstream.url()), testing::quick_limits());
   const auto foreign = raw_exchange(
-      proxy.port(), "POST /_test/reset HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(proxy.port()) +
-                        "\r\nOrigin: http://evil.example\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+      proxy.port(),
+      "POST /_test/reset HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(proxy.port()) +
+          "\r\nOrigin: http://evil.example\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
   EXPECT_EQ(status_of(foreign.received), 403);
-  const auto unknown = raw_exchange(
-      proxy.port(), raw_control_request(proxy.port(), "GET", "/_test/nothing"), ReadUntil::response);
+  const auto unknown =
+      raw_exchange(proxy.port(), raw_control_request(proxy.port(), "GET", "/_test/nothing"),
+                   ReadUntil::response);
   EXPECT_EQ(status_of(unknown.received), 404);
   EXPECT_EQ(upstream.connections(), 0);
 }

@@ -26,7 +26,7 @@ class RawUpstream {
   int port() const { return port_; }
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
   int connections() const { return connections_; }  // accepted so far
-  std::string last_request() const;                  // the last request's bytes, as received
+  std::string last_request() const;                 // the last request's bytes, as received
 
  private:
   void serve();

@@ -27,8 +27,9 @@ Verdict fail_closed(const Evidence& evidence) {
       if (next == entries.end() || next->kind != provider::RequestKind::create) continue;
       ++re_sends;
       if (policy.on_ambiguous == OnAmbiguous::same_key_retry) continue;
-      violations.add(request_text(*at) + " with key " + key_text(*at) + " was re-sent (" + seq_text(*next) +
-                         ") after " + hidden + " (" + seq_text(*at) + "); " + what_it_got(*next) +
+      violations.add(request_text(*at) + " with key " + key_text(*at) + " was re-sent (" +
+                         seq_text(*next) + ") after " + hidden + " (" + seq_text(*at) + "); " +
+                         what_it_got(*next) +
                          ". Under lookup-first a lookup by key was due first; if your client "
                          "re-sends the same key by design, declare --client-policy "
                          "on-ambiguous=same-key-retry",

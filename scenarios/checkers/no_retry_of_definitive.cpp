@@ -13,9 +13,9 @@ Verdict no_retry_of_definitive(const Evidence& evidence) {
       if (status != 400 && status != 422) continue;
       any_definitive = true;
       if (i + 1 < creates.size()) {
-        violations.add(request_text(*creates[i + 1]) + " was re-sent (" + seq_text(*creates[i + 1]) + ") after a " +
-                           std::to_string(status) + " (" + seq_text(*creates[i]) +
-                           "), which no retry can change",
+        violations.add(request_text(*creates[i + 1]) + " was re-sent (" +
+                           seq_text(*creates[i + 1]) + ") after a " + std::to_string(status) +
+                           " (" + seq_text(*creates[i]) + "), which no retry can change",
                        {creates[i]->seq, creates[i + 1]->seq});
       }
     }
