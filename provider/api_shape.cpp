@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "common/form_body.hpp"
+#include "common/json_file.hpp"
 #include "common/json_node.hpp"
 #include "common/json_text.hpp"
 #include "provider/json_body.hpp"
@@ -362,20 +363,11 @@ ApiShape load_api_shape(std::string_view name_or_file) {
   if (name_or_file == "jobs") return jobs_shape();
   if (name_or_file == "stripe") return stripe_shape();
   const std::string file(name_or_file);
-  std::ifstream stream(file);
-  if (!stream) {
+  if (!std::ifstream(file)) {
     throw std::invalid_argument("\"" + file + "\" is neither a built-in shape (" +
                                 api_shape_names() + ") nor a readable shape file");
   }
-  std::stringstream text;
-  text << stream.rdbuf();
-  json document;
-  try {
-    document = json::parse(text.str());
-  } catch (const json::exception& error) {
-    throw std::invalid_argument(file + ": not valid JSON: " + json_error_message(error));
-  }
-  return api_shape_from_json(document, file);
+  return api_shape_from_json(read_json_file(file), file);
 }
 
 }  // namespace retryproof::provider

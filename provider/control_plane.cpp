@@ -59,14 +59,17 @@ namespace {
 constexpr std::size_t kEntriesPerChunk = 512;
 constexpr std::uint64_t kMaxPage = 100000;
 
-std::uint64_t query_number(std::string_view query, std::string_view name, std::uint64_t low,
-                           std::uint64_t high, std::uint64_t otherwise) {
-  const auto text = form_field(query, name);
-  if (!text) return otherwise;
+// A parameter of a parsed query (form_body's parse: every value a string), as a number.
+std::uint64_t query_number(const nlohmann::json& parameters, const std::string& name,
+                           std::uint64_t low, std::uint64_t high, std::uint64_t otherwise) {
+  const auto found = parameters.find(name);
+  if (found == parameters.end()) return otherwise;
+  const std::string text = found->is_string() ? found->get<std::string>() : std::string();
   std::uint64_t value = 0;
-  const auto [end, problem] = std::from_chars(text->data(), text->data() + text->size(), value);
-  if (problem != std::errc() || end != text->data() + text->size() || value < low || value > high) {
-    throw std::invalid_argument("\"" + std::string(name) + "\" must be a whole number from " +
+  const auto [end, problem] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || problem != std::errc() || end != text.data() + text.size() || value < low ||
+      value > high) {
+    throw std::invalid_argument("\"" + name + "\" must be a whole number from " +
                                 std::to_string(low) + " to " + std::to_string(high));
   }
   return value;
@@ -86,8 +89,8 @@ Decision ProviderCore::read_journal(std::string_view query) {
       if (name != "after" && name != "limit")
         throw std::invalid_argument("unknown parameter \"" + name + "\"; expected after, limit");
     }
-    after = query_number(query, "after", 0, UINT64_MAX, 0);
-    limit = query_number(query, "limit", 1, kMaxPage, 0);
+    after = query_number(parameters, "after", 0, UINT64_MAX, 0);
+    limit = query_number(parameters, "limit", 1, kMaxPage, 0);
   } catch (const std::invalid_argument& problem) {
     return error(400, "invalid_journal_query", problem.what());
   }
