@@ -109,14 +109,29 @@ ClockProbe probe_client_clock(const RunOptions& options, Millis timeout) {
   return probe;
 }
 
-TimeScale settle_time_scale(const RunOptions& options, Millis tightest_timeout, std::ostream& out) {
+SettledScale settle_time_scale(const RunOptions& options, Millis tightest_timeout) {
+  SettledScale settled{.asked = options.time_scale, .used = options.time_scale};
   // The reference client and the mutants follow it by construction: their clock is injected.
   if (options.time_scale.is_real_time() || options.client.kind != ClientChoice::Kind::command) {
-    return options.time_scale;
+    return settled;
   }
-  const ClockProbe probe = probe_client_clock(options, tightest_timeout);
-  out << probe.describe() << '\n';
-  return probe.finding == ClockProbe::Finding::follows ? options.time_scale : TimeScale();
+  settled.probe = probe_client_clock(options, tightest_timeout);
+  if (settled.probe->finding != ClockProbe::Finding::follows) settled.used = TimeScale();
+  return settled;
+}
+
+std::string to_string(ClockProbe::Finding finding) {
+  switch (finding) {
+    case ClockProbe::Finding::follows:
+      return "follows";
+    case ClockProbe::Finding::ignores:
+      return "ignores";
+    case ClockProbe::Finding::behaves_differently:
+      return "behaves-differently";
+    case ClockProbe::Finding::unknown:
+      break;
+  }
+  return "unknown";
 }
 
 }  // namespace retryproof::scenarios

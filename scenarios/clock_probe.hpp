@@ -56,10 +56,20 @@ ClockProbe::Finding judge_clock(std::optional<Millis> at_real_time, std::optiona
 ClockProbe probe_client_clock(const RunOptions& options, Millis timeout);
 
 // The time scale a run uses: the one asked for, except for an external client the probe
-// does not find following it and doing the same, which is run at real time instead;
-// writes the finding to `out`. `tightest_timeout` is the shortest request timeout the run
-// gives its client. Throws std::runtime_error when the probe cannot run (libfaketime
-// missing).
-TimeScale settle_time_scale(const RunOptions& options, Millis tightest_timeout, std::ostream& out);
+// does not find following it and doing the same, which is run at real time instead.
+struct SettledScale {
+  TimeScale asked;
+  TimeScale used;
+  std::optional<ClockProbe> probe;  // when the client was probed: an external one, scaled
+};
+
+// Settles it for options.client at options.time_scale. `tightest_timeout` is the shortest
+// request timeout the run gives its client. Throws std::runtime_error when the probe cannot
+// run (libfaketime missing).
+SettledScale settle_time_scale(const RunOptions& options, Millis tightest_timeout);
+
+// The probe's finding as the JSON report names it: "follows", "ignores",
+// "behaves-differently", "unknown".
+std::string to_string(ClockProbe::Finding finding);
 
 }  // namespace retryproof::scenarios

@@ -53,6 +53,7 @@ int explore(const ExploreOptions& options) {
   Shard shard;
   RunOptions run_options;
   bool follows = false;
+  RunTimeScale time_scale;
   try {
     client = parse_client_choice(options.client);
     declared = parse_client_policy(options.client_policy);
@@ -69,10 +70,12 @@ int explore(const ExploreOptions& options) {
                    .time_scale = TimeScale(options.time_scale)};
     // A client is judged only by settings it says it follows: the others get the defaults.
     follows = declared.over(implicit_policy(client)).follows_settings.value_or(false);
-    run_options.time_scale =  // the probe's finding
-        settle_time_scale(run_options,
-                          shortest_timeout(follows ? Settings::varied : Settings::defaults),
-                          std::cout);
+    const SettledScale settled = settle_time_scale(
+        run_options, shortest_timeout(follows ? Settings::varied : Settings::defaults));
+    if (settled.probe) std::cout << settled.probe->describe() << '\n';
+    run_options.time_scale = settled.used;
+    // The counterexample's reports say how time ran; the probe's sentence is printed above.
+    time_scale = {.asked = settled.asked.factor(), .used = settled.used.factor()};
   } catch (const std::exception& error) {
     std::cerr << "retryproof explore: " << error.what() << '\n';
     return 2;
@@ -128,7 +131,11 @@ int explore(const ExploreOptions& options) {
 
     std::cout << "\nschedule " << run + 1 << " (seed " << seed << ") exposes a violation:\n"
               << to_scenario_json(schedule, "explored").dump(2) << "\n\n";
-    write_terminal_report(std::cout, RunSummary{seed, client.describe(), {result}},
+    write_terminal_report(std::cout,
+                          RunSummary{.seed = seed,
+                                     .client = client.describe(),
+                                     .results = {result},
+                                     .time_scale = time_scale},
                           isatty(STDOUT_FILENO) != 0 ? Colour::on : Colour::off);
 
     std::cout << "\nshrinking..." << std::endl;
@@ -147,7 +154,11 @@ int explore(const ExploreOptions& options) {
     ScenarioResult smallest_result;
     violates(smallest, seed, &smallest_result);
     std::cout << "\nthe smallest schedule found that still fails:\n";
-    write_terminal_report(std::cout, RunSummary{seed, client.describe(), {smallest_result}},
+    write_terminal_report(std::cout,
+                          RunSummary{.seed = seed,
+                                     .client = client.describe(),
+                                     .results = {smallest_result},
+                                     .time_scale = time_scale},
                           isatty(STDOUT_FILENO) != 0 ? Colour::on : Colour::off);
     std::ofstream saved(options.save);
     saved << to_scenario_json(smallest, "explored-counterexample").dump(2) << '\n';

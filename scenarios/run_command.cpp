@@ -24,7 +24,6 @@
 #include "scenarios/reports/reports.hpp"
 #include "scenarios/reports/text.hpp"
 #include "scenarios/reports/view.hpp"
-#include "scenarios/scale_guard.hpp"
 #include "scenarios/time_scale_option.hpp"
 
 namespace retryproof::scenarios {
@@ -147,7 +146,8 @@ int run(const RunCommandOptions& command) {
     options.declared = parse_client_policy(command.client_policy);
     reports.emplace(command.reports);
     for (const auto& scenario : scenarios) {
-      const std::string problem = cannot_speak(scenario, command.mutants ? ClientChoice{} : options.client);
+      const std::string problem =
+          cannot_speak(scenario, command.mutants ? ClientChoice{} : options.client);
       if (!problem.empty()) throw std::invalid_argument(problem);
     }
   } catch (const std::exception& error) {
@@ -166,26 +166,36 @@ int run(const RunCommandOptions& command) {
   }
   options.seed = command.seed;
   options.executable = this_executable();
+  RunTimeScale time_scale;
   try {
     options.time_scale = TimeScale(command.time_scale);
     Millis tightest = client::kDefaultSettings.timeout;
     for (const auto& scenario : scenarios)
       tightest = std::min(tightest, scenario.settings.timeout);
-    options.time_scale = settle_time_scale(options, tightest, std::cout);  // the probe's finding
+    const SettledScale settled = settle_time_scale(options, tightest);
+    options.time_scale = settled.used;
+    time_scale = {.asked = settled.asked.factor(), .used = settled.used.factor()};
+    if (settled.probe) {
+      time_scale.probe_finding = to_string(settled.probe->finding);
+      time_scale.probe = settled.probe->describe();
+    }
   } catch (const std::exception& error) {
     std::cerr << "retryproof run: " << error.what() << '\n';
     return 2;
   }
 
   try {
-    if (command.mutants) return run_mutant_matrix(scenarios, options, command.jobs, *reports);
-    const RunSummary summary{command.seed, options.client.describe(),
-                             run_all(scenarios, options, command.jobs), command.paths};
-    write_terminal_report(std::cout, summary, terminal_colour());
-    if (const std::string rejudged = real_time_summary(summary.results, options.time_scale);
-        !rejudged.empty()) {
-      std::cout << rejudged << '\n';
+    if (command.mutants) {
+      if (!time_scale.probe.empty()) std::cout << time_scale.probe << '\n';
+      return run_mutant_matrix(scenarios, options, command.jobs, *reports);
     }
+    const RunSummary summary{.seed = command.seed,
+                             .client = options.client.describe(),
+                             .results = run_all(scenarios, options, command.jobs),
+                             .paths = command.paths,
+                             .time_scale = time_scale};
+    // The clock probe's finding and the scenarios judged at real time are in the report.
+    write_terminal_report(std::cout, summary, terminal_colour());
     reports->write(summary);
     const Severity threshold = parse_severity(command.fail_on);
     const bool failed =

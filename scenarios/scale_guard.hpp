@@ -4,9 +4,10 @@
 // machine, measures 80 ms at scale 10, past a 50 ms backoff floor. So a retry gap that
 // meets its requirement (the backoff floor, or a Retry-After) but lasted less real time than
 // such a retry may take proves nothing at the scale, and the scenario is judged at real time
-// instead. A gap that falls short is a true failure: the scale only lengthens gaps. What
-// remains is resolution: a wait short of its requirement by less than (N-1) times the real
-// overhead may pass at the scale where it fails at real time (docs/scenarios.md).
+// instead, unless even such a retry, measured at real time (a Nth of its gap), would meet the
+// requirement there (a floor of a few ms). A gap that falls short is a true failure: the scale only
+// lengthens gaps. What remains is resolution: a wait short of its requirement by less than (N-1)
+// times the real overhead may pass at the scale where it fails at real time (docs/scenarios.md).
 #pragma once
 
 #include <optional>

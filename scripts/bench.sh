@@ -3,7 +3,8 @@
 # the same run (machines here are small and noisy: absolute figures drift, ratios less).
 #   1. Simulation: three-attempt client runs per second on one core, against bare
 #      provider-core creates.
-#   2. Load: wrk against the provider (POST replays, lookups), against a bare Boost.Beast
+#   2. Load: wrk against the provider (POST new keys, replays, lookups; the provider's p99
+#      latency for each), against a bare Boost.Beast
 #      server answering a constant (the provider's own library, same thread count) and a
 #      bare cpp-httplib one (the library it used before), on loopback; nginx answering a
 #      fixed 201 too, when it is installed (the price of HTTP on this machine); and the
@@ -22,7 +23,10 @@ echo "== simulation throughput"
 taskset -c 0 "$bin/bench/sim_throughput" "${BENCH_ITERATIONS:-20000}" || true
 
 pids=()
-cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; }
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  rm -rf "${latency:-}"
+}
 trap cleanup EXIT
 url=""
 start() {  # start a server in the background and set $url from its first line
@@ -42,16 +46,24 @@ beast_url="$url"
 start "$bin/bench/bare_http_server" 0
 httplib_url="$url"
 
-requests_per_second() {  # wrk [args] URL -> requests/s
-  wrk -t2 -c32 -d"$duration" "$@" | awk '/Requests\/sec/ {print $2}'
+latency="$(mktemp -d)"
+requests_per_second() {  # wrk [args] URL -> requests/s; keeps its p99 latency in $latency/last
+  wrk -t2 -c32 -d"$duration" --latency "$@" | awk -v keep="$latency/last" '
+    /Requests\/sec/ {print $2}
+    /^ +99%/ {print $2 > keep}'
 }
+p99() { cat "$latency/last"; }  # of the last requests_per_second, as wrk prints it: 1.23ms
 echo "== load on loopback (wrk -t2 -c32 -d$duration)"
 post() { requests_per_second -s "$root/bench/post_replay.lua" "$1/jobs"; }
+new_keys() { requests_per_second -s "$root/bench/post_new_keys.lua" "$1/jobs"; }
 lookup() { requests_per_second "$1/jobs/by-idempotency-key/bench:order-42"; }
-provider_post=$(post "$provider_url")
+provider_post=$(post "$provider_url"); provider_post_p99=$(p99)
 beast_post=$(post "$beast_url")
 httplib_post=$(post "$httplib_url")
-provider_get=$(lookup "$provider_url")
+provider_new=$(new_keys "$provider_url"); provider_new_p99=$(p99)
+beast_new=$(new_keys "$beast_url")
+httplib_new=$(new_keys "$httplib_url")
+provider_get=$(lookup "$provider_url"); provider_get_p99=$(p99)
 beast_get=$(lookup "$beast_url")
 httplib_get=$(lookup "$httplib_url")
 report() {  # name provider beast httplib
@@ -59,8 +71,10 @@ report() {  # name provider beast httplib
     printf "%-22s provider %8.0f req/s   bare Beast %8.0f (ratio %.2f)   bare cpp-httplib %8.0f (ratio %.2f)\n", n, p, b, p / b, h, p / h
   }'
 }
+report "POST /jobs (new keys)" "$provider_new" "$beast_new" "$httplib_new"
 report "POST /jobs (replay)" "$provider_post" "$beast_post" "$httplib_post"
 report "GET lookup by key" "$provider_get" "$beast_get" "$httplib_get"
+echo "provider p99 at 32 connections (log on): new keys $provider_new_p99, replays $provider_post_p99, lookups $provider_get_p99 (goal: <= 5 ms)"
 quiet_post=$(post "$quiet_url")
 awk -v p="$provider_post" -v q="$quiet_post" 'BEGIN {
   printf "%-22s provider %8.0f req/s   --log none %8.0f (ratio %.2f: the cost of the log)\n", "POST, log on vs off", p, q, p / q

@@ -74,10 +74,26 @@ json scenario_json(const ScenarioResult& result) {
           {"policy", policy_json(result.policy)},
           {"expectedViolations", strings_json(result.expected_violations)},
           {"posts", result.creates()},
+          // Why the scale guard judged it at real time instead of the scale; null when not.
+          {"judgedAtRealTime", result.judged_at_real_time.empty()
+                                   ? json(nullptr)
+                                   : json(valid_utf8(result.judged_at_real_time))},
           {"verdicts", std::move(verdicts)},
           {"invocations", std::move(invocations)},
           {"journal", clean_json(json(result.journal))},
           {"jobs", clean_json(json(result.jobs))}};
+}
+
+// {"asked": 10, "used": 10, "clockProbe": {"finding", "text"} or null, "judgedAtRealTime":
+// [names]}: used is 1 when the probe found the client not following the scale.
+json time_scale_json(const RunSummary& run) {
+  const RunTimeScale& scale = run.time_scale;
+  return {{"asked", scale.asked},
+          {"used", scale.used},
+          {"clockProbe", scale.probe_finding.empty() ? json(nullptr)
+                                                     : json{{"finding", scale.probe_finding},
+                                                            {"text", valid_utf8(scale.probe)}}},
+          {"judgedAtRealTime", strings_json(judged_at_real_time(run))}};
 }
 
 }  // namespace
@@ -90,6 +106,7 @@ json to_json(const RunSummary& run) {
   return {{"version", RETRYPROOF_VERSION},  // of retryproof: the format may grow with it
           {"seed", run.seed},
           {"client", valid_utf8(run.client)},
+          {"timeScale", time_scale_json(run)},
           {"summary",
            {{"scenarios", run.results.size()},
             {"met", met},

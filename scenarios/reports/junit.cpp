@@ -127,6 +127,8 @@ TestCase expectations_case(const ScenarioResult& result) {
   TestCase test{.classname = result.name, .name = "expectations"};
   test.seconds = scenario_seconds(result);
   test.system_out = invocations_text(result);
+  if (const std::string note = real_time_note(result); !note.empty())
+    test.system_out += note + "\n";
   if (!result.unmet.empty()) {
     test.kind = TestCase::Kind::failure;
     test.type = to_string(*worst_miss(result));
@@ -203,6 +205,17 @@ void write_junit(std::ostream& out, const RunSummary& run) {
       << "\"/>\n";
   out << "      <property name=\"replay\" value=\""
       << xml_escape(replay_command(run), XmlPlace::attribute) << "\"/>\n";
+  if (run.time_scale.scaled()) {
+    const auto property = [&](const std::string& name, const std::string& value) {
+      out << "      <property name=\"" << name << "\" value=\""
+          << xml_escape(value, XmlPlace::attribute) << "\"/>\n";
+    };
+    property("time-scale", std::to_string(run.time_scale.asked));
+    property("time-scale-used", std::to_string(run.time_scale.used));
+    if (!run.time_scale.probe.empty()) property("clock-probe", run.time_scale.probe);
+    const auto rejudged = judged_at_real_time(run);
+    if (!rejudged.empty()) property("judged-at-real-time", join(rejudged, ", "));
+  }
   out << "    </properties>\n";
   for (const auto& test : cases)
     write_test_case(out, test);

@@ -131,6 +131,8 @@ void write_details(std::ostream& out, const RunSummary& run, const ScenarioResul
     out << '\n';
   }
   if (any_failed) out << '\n';
+  if (const std::string note = real_time_note(result); !note.empty())
+    out << markdown_text(note) << "\n\n";
   for (const auto& invocation : result.invocations) {
     if (invocation.client_error.empty()) continue;
     out << "Invocation " << invocation.number() << " (" << markdown_text(invocation.operation)
@@ -145,11 +147,14 @@ void write_details(std::ostream& out, const RunSummary& run, const ScenarioResul
 
 void write_markdown(std::ostream& out, const RunSummary& run) {
   if (run.subject.empty()) {
-    out << "## retryproof: seed " << run.seed << ", client " << code_span(run.client) << "\n\n";
+    out << "## retryproof: seed " << run.seed << ", client " << code_span(run.client)
+        << markdown_text(time_scale_subject(run)) << "\n\n";
   } else {
-    out << "## retryproof " << markdown_text(run.subject) << "\n\n";
+    out << "## retryproof " << markdown_text(run_subject(run)) << "\n\n";
   }
   out << summary_line(run) << ".\n\n";
+  for (const auto& note : time_scale_notes(run))
+    out << "> " << markdown_text(note) << "\n\n";
   out << "| scenario | met | jobs | POSTs | outcome | failed verdicts |\n";
   out << "| --- | --- | ---: | ---: | --- | --- |\n";
   for (const auto& result : run.results) {

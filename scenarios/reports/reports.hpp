@@ -15,6 +15,19 @@
 
 namespace retryproof::scenarios {
 
+// How time ran under --time-scale N, for the reports to say: the scale asked for, the one the
+// run was judged at (1 when the clock probe found the client not following the scale), and
+// the probe's finding. Which scenarios the scale guard judged at real time instead is each
+// result's own (ScenarioResult::judged_at_real_time).
+struct RunTimeScale {
+  int asked = 1;
+  int used = 1;
+  std::string probe_finding = {};  // "follows", "ignores", ...; empty when nothing was probed
+  std::string probe = {};          // the probe's sentence, "time scale 10: the client ..."
+
+  bool scaled() const { return asked > 1; }
+};
+
 struct RunSummary {
   std::uint64_t seed;
   std::string client;  // as --client spells it
@@ -24,6 +37,7 @@ struct RunSummary {
   // judged and the command that reproduces it; both empty for a run.
   std::string subject = {};  // "judge: traffic in journal.json, operations by orderId"
   std::string replay = {};   // "retryproof judge journal.json --operation-field orderId"
+  RunTimeScale time_scale = {};
 };
 
 // A block per scenario (mark, jobs, POSTs, outcomes, verdicts; for a scenario that missed

@@ -137,6 +137,8 @@ void write_block(std::ostream& out, const ScenarioResult& result, Colour colour)
   out << "  jobs " << result.jobs.size() << ", POSTs " << result.creates() << ", client "
       << terminal_text(result.client) << ", seed " << result.seed << ", "
       << policy_text(result.policy) << '\n';
+  if (const std::string note = real_time_note(result); !note.empty())
+    out << "  " << terminal_text(note) << '\n';
 
   if (result.invocations.empty()) {
     out << "  invocations: none\n";
@@ -178,6 +180,8 @@ void write_block(std::ostream& out, const ScenarioResult& result, Colour colour)
 
 void write_terminal_report(std::ostream& out, const RunSummary& run, Colour colour) {
   out << "retryproof " << terminal_text(run_subject(run)) << '\n';
+  const std::vector<std::string> notes = time_scale_notes(run);
+  if (!run.time_scale.probe.empty()) out << terminal_text(run.time_scale.probe) << '\n';
   for (const auto& result : run.results) {
     out << '\n';
     write_block(out, result, colour);
@@ -200,6 +204,10 @@ void write_terminal_report(std::ostream& out, const RunSummary& run, Colour colo
     if (names.empty()) continue;
     out << (severity == Severity::harm ? "with harm: " : "policy only: ") << join(names, "; ")
         << '\n';
+  }
+  // Which scenarios the scale guard judged at real time instead, after the summary.
+  for (const auto& note : notes) {
+    if (note != run.time_scale.probe) out << terminal_text(note) << '\n';
   }
   out << "replay: " << terminal_text(replay_command(run)) << '\n';
   for (const auto& result : run.results) {

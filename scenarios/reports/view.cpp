@@ -6,6 +6,7 @@
 #include "common/json_text.hpp"
 #include "common/utf8.hpp"
 #include "scenarios/reports/text.hpp"
+#include "scenarios/scale_guard.hpp"
 
 namespace retryproof::scenarios::reports {
 
@@ -72,8 +73,12 @@ std::string policy_text(const JudgedPolicy& policy) {
 std::string replay_command(const RunSummary& run) {
   if (!run.replay.empty()) return run.replay;
   std::string command = "retryproof run";
-  for (const auto& path : run.paths) command += " " + shell_quote(path);
-  return command + " --seed " + std::to_string(run.seed) + " --client " + shell_quote(run.client);
+  for (const auto& path : run.paths)
+    command += " " + shell_quote(path);
+  command += " --seed " + std::to_string(run.seed) + " --client " + shell_quote(run.client);
+  // The scale asked for: the replay probes the client again and settles the same way.
+  if (run.time_scale.scaled()) command += " --time-scale " + std::to_string(run.time_scale.asked);
+  return command;
 }
 
 std::string replay_command(const RunSummary& run, const ScenarioResult& result) {
@@ -82,8 +87,42 @@ std::string replay_command(const RunSummary& run, const ScenarioResult& result) 
 }
 
 std::string run_subject(const RunSummary& run) {
-  if (!run.subject.empty()) return run.subject;
-  return "run: seed " + std::to_string(run.seed) + ", client " + run.client;
+  if (!run.subject.empty()) return run.subject + time_scale_subject(run);
+  return "run: seed " + std::to_string(run.seed) + ", client " + run.client +
+         time_scale_subject(run);
+}
+
+std::string time_scale_subject(const RunSummary& run) {
+  const RunTimeScale& scale = run.time_scale;
+  if (!scale.scaled()) return "";
+  const std::string asked = ", time scale " + std::to_string(scale.asked);
+  if (scale.used == scale.asked) return asked;
+  return asked + " asked, judged at " +
+         (scale.used == 1 ? std::string("real time") : "time scale " + std::to_string(scale.used));
+}
+
+std::vector<std::string> judged_at_real_time(const RunSummary& run) {
+  std::vector<std::string> names;
+  for (const auto& result : run.results) {
+    if (!result.judged_at_real_time.empty()) names.push_back(result.name);
+  }
+  return names;
+}
+
+std::vector<std::string> time_scale_notes(const RunSummary& run) {
+  std::vector<std::string> notes;
+  if (!run.time_scale.scaled()) return notes;
+  if (!run.time_scale.probe.empty()) notes.push_back(run.time_scale.probe);
+  if (std::string rejudged = real_time_summary(run.results, TimeScale(run.time_scale.used));
+      !rejudged.empty()) {
+    notes.push_back(std::move(rejudged));
+  }
+  return notes;
+}
+
+std::string real_time_note(const ScenarioResult& result) {
+  if (result.judged_at_real_time.empty()) return "";
+  return "judged at real time instead of the time scale: " + result.judged_at_real_time;
 }
 
 std::string outcome_text(const InvocationResult& invocation) {

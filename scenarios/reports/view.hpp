@@ -41,8 +41,20 @@ std::string replay_command(const RunSummary& run);
 // The same for one scenario of it: "... --filter NAME" (a summary's own replay as it is).
 std::string replay_command(const RunSummary& run, const ScenarioResult& result);
 // What the report's heading says was judged: "run: seed 7, client reference", or the
-// summary's own subject.
+// summary's own subject; under --time-scale N also ", time scale 10", or ", time scale 10
+// asked, judged at real time" when the clock probe found the client not following it.
 std::string run_subject(const RunSummary& run);
+// That tail alone: "", ", time scale 10", ", time scale 10 asked, judged at real time".
+std::string time_scale_subject(const RunSummary& run);
+// What a reader of the report must know about the time scale, a sentence each: the clock
+// probe's finding, and which scenarios the scale guard judged at real time instead (the
+// line scale_guard.hpp's real_time_summary writes). None at real time.
+std::vector<std::string> time_scale_notes(const RunSummary& run);
+// The scenarios of the run judged at real time instead of the scale asked for.
+std::vector<std::string> judged_at_real_time(const RunSummary& run);
+// Why one scenario was judged at real time instead of the scale, for its block; empty when
+// it was judged at the scale (or the run was not scaled).
+std::string real_time_note(const ScenarioResult& result);
 
 // "succeeded jobId=job_1", "killed by SIGKILL", "client error: no outcome line (exit code 1)".
 std::string outcome_text(const InvocationResult& invocation);

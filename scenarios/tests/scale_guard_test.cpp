@@ -15,10 +15,11 @@ const Scenario kScenario = scenario_from_json(
     "scale guard test");
 
 // Two creates of one invocation: a first answered with `status` at 1000 ms (carrying
-// `retry_after` seconds), and a retry `gap` ms after it. Floor 50 ms.
-ScenarioResult retried(std::int64_t gap, int status = 503, std::optional<int> retry_after = {}) {
+// `retry_after` seconds), and a retry `gap` ms after it. Floor 50 ms unless given.
+ScenarioResult retried(std::int64_t gap, int status = 503, std::optional<int> retry_after = {},
+                       std::int64_t floor = 50) {
   ScenarioResult result;
-  result.policy = JudgedPolicy{.min_backoff = Millis(50), .timeout = Millis(1000)};
+  result.policy = JudgedPolicy{.min_backoff = Millis(floor), .timeout = Millis(1000)};
   JournalEntry first{.seq = 1,
                      .at = Millis(1000),
                      .method = "POST",
@@ -55,6 +56,17 @@ TEST(ScaleGuard, ARetryThatMayNotHaveWaitedAtAllIsJudgedAtRealTime) {
 TEST(ScaleGuard, AGapLongerThanOverheadCanMeasureIsDecidedAtTheScale) {
   EXPECT_FALSE(undecided_at_scale(kScenario, retried(100), TimeScale(10)));
   EXPECT_TRUE(undecided_at_scale(kScenario, retried(100), TimeScale(11)));
+}
+
+TEST(ScaleGuard, AFloorSoLowThatRealTimeWouldPassTheRetryTooIsDecidedAtTheScale) {
+  // Floor 5 ms (explore draws floors from 1 ms): a retry that did not wait at all and
+  // measures 60 ms at scale 10 measures 6 ms at real time, and passes there too.
+  EXPECT_FALSE(undecided_at_scale(kScenario, retried(60, 503, {}, 5), TimeScale(10)));
+  EXPECT_FALSE(undecided_at_scale(kScenario, retried(50, 503, {}, 5), TimeScale(10)));
+  // 40 ms would be 4 ms at real time, short of 5: real time decides.
+  EXPECT_TRUE(undecided_at_scale(kScenario, retried(40, 503, {}, 5), TimeScale(10)));
+  // No floor at all (min-backoff=0ms declared): every gap passes at every scale.
+  EXPECT_FALSE(undecided_at_scale(kScenario, retried(1, 503, {}, 0), TimeScale(10)));
 }
 
 TEST(ScaleGuard, AGapShortOfItsRequirementIsATrueFailure) {
