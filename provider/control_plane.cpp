@@ -40,7 +40,9 @@ Decision ProviderCore::control(const HttpRequest& request) {
     if (path != endpoint.path) continue;
     return only("GET", [&] {
       try {
-        ControlAnswer answer = endpoint.answer(request.query, journal_, config_);
+        ControlAnswer answer =
+            endpoint.answer(request.query, journal_,
+                            {.seed = config_.seed, .operation_field = config_.operation_field});
         return Decision{.status = 200,
                         .body = std::move(answer.body),
                         .content_type = std::move(answer.content_type)};

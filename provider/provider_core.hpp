@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -39,11 +40,17 @@ struct ControlAnswer {
   std::string body;
   std::string content_type = "application/json";
 };
+// Who answers the endpoint: the provider, or a proxy that serves the same control plane.
+struct ControlContext {
+  std::string_view server = "provider";  // "provider", "proxy": for the answer's words
+  std::uint64_t seed = 0;
+  std::optional<std::string> operation_field;  // what the journal records, if anything
+};
 struct ControlEndpoint {
   std::string path;        // "/_test/verdicts"; GET (and HEAD) only
   std::string error_code;  // "invalid_verdicts_query"
   std::function<ControlAnswer(const std::string& query, const std::vector<JournalEntry>& journal,
-                              const ProviderConfig& config)>
+                              const ControlContext& context)>
       answer;
 };
 
