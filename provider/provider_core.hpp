@@ -27,6 +27,7 @@
 #include "provider/job_record.hpp"
 #include "provider/journal.hpp"
 #include "provider/profile.hpp"
+#include "provider/responses.hpp"
 
 namespace retryproof::provider {
 
@@ -53,6 +54,13 @@ struct ControlEndpoint {
                               const ControlContext& context)>
       answer;
 };
+
+// What `endpoint` answers to `query`: a 200 with its body, or, when it throws
+// std::invalid_argument, a 400 with its error code and the reason, written in `errors`. Both
+// control planes, the provider's and the proxy's, answer their endpoints through it.
+Decision answer_control_endpoint(const ControlEndpoint& endpoint, const std::string& query,
+                                 const std::vector<JournalEntry>& journal,
+                                 const ControlContext& context, const ErrorStyle& errors);
 
 struct ProviderConfig {
   std::uint64_t seed = 0;

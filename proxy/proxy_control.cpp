@@ -51,16 +51,9 @@ Decision ProxyCore::control(const provider::HttpRequest& request) {
     return only("GET", [&] {
       // The provider's entries of the proxy's journal: what every reader of a journal reads.
       const std::vector<provider::JournalEntry> journal(journal_.begin(), journal_.end());
-      try {
-        provider::ControlAnswer answer =
-            endpoint.answer(request.query, journal,
-                            {.server = "proxy", .operation_field = config_.operation_field});
-        return Decision{.status = 200,
-                        .body = std::move(answer.body),
-                        .content_type = std::move(answer.content_type)};
-      } catch (const std::invalid_argument& problem) {
-        return error(400, endpoint.error_code, problem.what());
-      }
+      return provider::answer_control_endpoint(
+          endpoint, request.query, journal,
+          {.server = "proxy", .operation_field = config_.operation_field}, errors_);
     });
   }
   return error(404, "not_found", "unknown control endpoint " + path);
