@@ -59,6 +59,27 @@ void add_control_token_options(CLI::App& command, ControlTokenSources& sources) 
                      "Read the control token from FILE (one line)");
 }
 
+void add_operation_field_option(CLI::App& command, std::string& field) {
+  command.add_option("--operation-field", field,
+                     "Record this payload field's value (orderId, or a JSON Pointer such as "
+                     "/metadata/orderId) in each create's journal entry, so that traffic can be "
+                     "judged by business operation: retryproof judge, GET /_test/verdicts");
+}
+
+std::optional<std::string> operation_field(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  if (text.starts_with('/')) {
+    try {
+      (void)nlohmann::json::json_pointer(text);
+    } catch (const nlohmann::json::exception&) {
+      throw std::runtime_error("--operation-field " + text +
+                               ": not a JSON Pointer; write a top-level field name (orderId) or "
+                               "a pointer such as /metadata/orderId");
+    }
+  }
+  return text;
+}
+
 std::optional<std::string> control_token(const ControlTokenSources& sources) {
   if (sources.flag && !sources.file.empty()) {
     throw std::runtime_error(

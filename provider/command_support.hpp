@@ -32,6 +32,12 @@ void add_control_token_options(CLI::App& command, ControlTokenSources& sources);
 // silently leave the control plane unprotected, which is never what its owner meant.
 std::optional<std::string> control_token(const ControlTokenSources& sources);
 
+// --operation-field, the provider's and the proxy's.
+void add_operation_field_option(CLI::App& command, std::string& field);
+// The field the journal records (empty text: none). Throws std::runtime_error when a field
+// that starts with '/' is not a JSON Pointer.
+std::optional<std::string> operation_field(const std::string& text);
+
 // A duration flag that must be longer than zero ("--idle-timeout", "5s").
 Millis positive_duration(const std::string& flag, const std::string& text);
 

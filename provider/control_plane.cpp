@@ -39,17 +39,26 @@ Decision ProviderCore::control(const HttpRequest& request) {
   for (const ControlEndpoint& endpoint : config_.control_endpoints) {
     if (path != endpoint.path) continue;
     return only("GET", [&] {
-      try {
-        ControlAnswer answer = endpoint.answer(request.query, journal_, config_);
-        return Decision{.status = 200,
-                        .body = std::move(answer.body),
-                        .content_type = std::move(answer.content_type)};
-      } catch (const std::invalid_argument& problem) {
-        return error(400, endpoint.error_code, problem.what());
-      }
+      return answer_control_endpoint(
+          endpoint, request.query, journal_,
+          {.seed = config_.seed, .operation_field = config_.operation_field},
+          ErrorStyle{.shape = &config_.api, .format = errors_});
     });
   }
   return error(404, "not_found", "unknown control endpoint " + path);
+}
+
+Decision answer_control_endpoint(const ControlEndpoint& endpoint, const std::string& query,
+                                 const std::vector<JournalEntry>& journal,
+                                 const ControlContext& context, const ErrorStyle& errors) {
+  try {
+    ControlAnswer answer = endpoint.answer(query, journal, context);
+    return Decision{.status = 200,
+                    .body = std::move(answer.body),
+                    .content_type = std::move(answer.content_type)};
+  } catch (const std::invalid_argument& problem) {
+    return errors.error(400, endpoint.error_code, problem.what());
+  }
 }
 
 namespace {

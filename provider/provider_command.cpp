@@ -43,19 +43,7 @@ int run_provider(ProviderOptions options) {
     options.core.profile = !options.profile.empty()
                                ? parse_profile(options.profile)
                                : options.core.api.profile.value_or(Profile::baseline);
-    if (!options.operation_field.empty()) {
-      options.core.operation_field = options.operation_field;
-      if (options.operation_field.starts_with('/')) {
-        try {
-          (void)nlohmann::json::json_pointer(options.operation_field);
-        } catch (const nlohmann::json::exception&) {
-          throw std::runtime_error(
-              "--operation-field " + options.operation_field +
-              ": not a JSON Pointer; write a top-level field name (orderId) or a "
-              "pointer such as /metadata/orderId");
-        }
-      }
-    }
+    options.core.operation_field = operation_field(options.operation_field);
     options.server.idle_timeout = positive_duration("--idle-timeout", options.idle_timeout);
     options.server.header_timeout = positive_duration("--header-timeout", options.header_timeout);
     options.server.body_timeout = positive_duration("--body-timeout", options.body_timeout);
@@ -134,10 +122,7 @@ void add_provider_command(CLI::App& app, int& exit_code, std::vector<ControlEndp
                       "Forget idempotency keys older than this (250ms, 3s, 2m, 24h); a repeat is "
                       "then a new operation. Default: keys never expire");
   add_control_token_options(*command, options->control_tokens);
-  command->add_option("--operation-field", options->operation_field,
-                      "Record this payload field's value (orderId, or a JSON Pointer such as "
-                      "/metadata/orderId) in each create's journal entry, so that traffic can be "
-                      "judged by business operation: retryproof judge, GET /_test/verdicts");
+  add_operation_field_option(*command, options->operation_field);
   command
       ->add_option("--idle-timeout", options->idle_timeout,
                    "Close a connection that starts no request for this long")

@@ -309,13 +309,7 @@ Decision ProviderCore::lookup_job(const std::string& key, JournalEntry& entry, M
 }
 
 Decision ProviderCore::error(int status, std::string_view code, std::string_view detail) const {
-  const auto restated = config_.api.error_overrides.find(code);
-  if (restated == config_.api.error_overrides.end()) {
-    return error_response(status, code, detail, errors_);
-  }
-  const ErrorOverride& as = restated->second;
-  return error_response(as.status.value_or(status), as.code ? *as.code : code,
-                        as.message ? *as.message : detail, errors_);
+  return ErrorStyle{.shape = &config_.api, .format = errors_}.error(status, code, detail);
 }
 
 Decision ProviderCore::library_error(int status) const {

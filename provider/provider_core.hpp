@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -26,6 +27,7 @@
 #include "provider/job_record.hpp"
 #include "provider/journal.hpp"
 #include "provider/profile.hpp"
+#include "provider/responses.hpp"
 
 namespace retryproof::provider {
 
@@ -39,13 +41,26 @@ struct ControlAnswer {
   std::string body;
   std::string content_type = "application/json";
 };
+// Who answers the endpoint: the provider, or a proxy that serves the same control plane.
+struct ControlContext {
+  std::string_view server = "provider";  // "provider", "proxy": for the answer's words
+  std::uint64_t seed = 0;
+  std::optional<std::string> operation_field;  // what the journal records, if anything
+};
 struct ControlEndpoint {
   std::string path;        // "/_test/verdicts"; GET (and HEAD) only
   std::string error_code;  // "invalid_verdicts_query"
   std::function<ControlAnswer(const std::string& query, const std::vector<JournalEntry>& journal,
-                              const ProviderConfig& config)>
+                              const ControlContext& context)>
       answer;
 };
+
+// What `endpoint` answers to `query`: a 200 with its body, or, when it throws
+// std::invalid_argument, a 400 with its error code and the reason, written in `errors`. Both
+// control planes, the provider's and the proxy's, answer their endpoints through it.
+Decision answer_control_endpoint(const ControlEndpoint& endpoint, const std::string& query,
+                                 const std::vector<JournalEntry>& journal,
+                                 const ControlContext& context, const ErrorStyle& errors);
 
 struct ProviderConfig {
   std::uint64_t seed = 0;

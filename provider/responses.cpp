@@ -96,6 +96,22 @@ Decision error_response(int status, std::string_view code, std::string_view deta
   return plain_error(status, code, detail);
 }
 
+Decision ErrorStyle::error(int status, std::string_view code, std::string_view detail) const {
+  if (shape != nullptr) {
+    if (const auto restated = shape->error_overrides.find(code);
+        restated != shape->error_overrides.end()) {
+      const ErrorOverride& as = restated->second;
+      return error_response(as.status.value_or(status), as.code ? *as.code : code,
+                            as.message ? *as.message : detail, format);
+    }
+  }
+  return error_response(status, code, detail, format);
+}
+
+ErrorFormat error_format_of(const ApiShape& shape) {
+  return shape.error_format.value_or(rules_of(shape.profile.value_or(Profile::baseline)).errors);
+}
+
 Decision method_not_allowed(std::string_view allowed, ErrorFormat format) {
   Decision decision =
       error_response(405, "method_not_allowed", "use " + std::string(allowed), format);

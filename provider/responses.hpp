@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "provider/api_shape.hpp"
 #include "provider/http_types.hpp"
 #include "provider/profile.hpp"
 
@@ -20,5 +21,19 @@ Decision error_response(int status, std::string_view code, std::string_view deta
 
 // 405 with an Allow header naming the one method the path accepts.
 Decision method_not_allowed(std::string_view allowed, ErrorFormat format = ErrorFormat::plain_json);
+
+// How a server speaking an API shape writes its errors, the provider's and the proxy's: the
+// shape's restatement of a code (its status, code and message: "errors.codes" of a shape),
+// in the shape's error format. Default: the provider's own codes, plain.
+struct ErrorStyle {
+  const ApiShape* shape = nullptr;  // its restatements; none: every code as it is
+  ErrorFormat format = ErrorFormat::plain_json;
+
+  Decision error(int status, std::string_view code, std::string_view detail = {}) const;
+};
+
+// The format a shape's clients read errors in: the shape's, else its profile's (baseline's
+// when it implies none).
+ErrorFormat error_format_of(const ApiShape& shape);
 
 }  // namespace retryproof::provider

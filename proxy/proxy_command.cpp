@@ -21,6 +21,7 @@ struct ProxyOptions {
   std::string upstream;
   std::string api = "jobs";
   std::string plan_file;
+  std::string operation_field;
   std::string key_ttl;
   provider::ControlTokenSources control_tokens;
   std::size_t max_body_bytes = 1024 * 1024;
@@ -50,6 +51,7 @@ int run_proxy(ProxyOptions options) {
       options.core.key_ttl = parse_duration(options.key_ttl);
     }
     options.core.control_token = provider::control_token(options.control_tokens);
+    options.core.operation_field = provider::operation_field(options.operation_field);
     limits.connect_timeout =
         provider::positive_duration("--connect-timeout", options.connect_timeout);
     limits.response_timeout =
@@ -92,8 +94,10 @@ std::string fault_footer() {
 
 }  // namespace
 
-void add_proxy_command(CLI::App& app, int& exit_code) {
+void add_proxy_command(CLI::App& app, int& exit_code,
+                       std::vector<provider::ControlEndpoint> endpoints) {
   auto options = std::make_shared<ProxyOptions>();
+  options->core.control_endpoints = std::move(endpoints);
   CLI::App* command = app.add_subcommand(
       "proxy",
       "Run a fault-injecting reverse proxy in front of a real API: the provider's fault plan, "
@@ -121,6 +125,7 @@ void add_proxy_command(CLI::App& app, int& exit_code) {
                    "Fault plan to install at start, in the body format of POST /_test/faults")
       ->check(CLI::ExistingFile);
   provider::add_control_token_options(*command, options->control_tokens);
+  provider::add_operation_field_option(*command, options->operation_field);
   command
       ->add_option("--connect-timeout", options->connect_timeout,
                    "A connection to the upstream not made within this is a 504 upstream_timeout")

@@ -2,6 +2,7 @@
 // jobs the upstream returned. Control calls are not journaled, nor forwarded: the
 // upstream's own control plane, if it has one, is reached directly.
 #include <stdexcept>
+#include <vector>
 
 #include "provider/control_requests.hpp"
 #include "provider/json_body.hpp"
@@ -11,22 +12,21 @@
 namespace retryproof::proxy {
 
 using provider::Decision;
-using provider::error_response;
 using provider::json_response;
 
 Decision ProxyCore::control(const provider::HttpRequest& request) {
   if (config_.control_token &&
       !provider::carries_bearer_token(request.headers, *config_.control_token)) {
-    Decision refused =
-        error_response(401, "unauthorized", "send Authorization: Bearer <control token>");
+    Decision refused = error(401, "unauthorized", "send Authorization: Bearer <control token>");
     refused.headers.emplace("WWW-Authenticate", "Bearer");
     return refused;
   }
   const std::string& path = request.path;
   const auto only = [&](std::string_view allowed, auto&& handler) -> Decision {
     const bool head_as_get = request.method == "HEAD" && allowed == "GET";
-    return request.method == allowed || head_as_get ? handler()
-                                                    : provider::method_not_allowed(allowed);
+    return request.method == allowed || head_as_get
+               ? handler()
+               : provider::method_not_allowed(allowed, errors_.format);
   };
   if (path == "/_test/faults") {
     return only("POST", [&] {
@@ -34,7 +34,7 @@ Decision ProxyCore::control(const provider::HttpRequest& request) {
         // Parsed whole before it replaces the plan in force: a bad entry changes nothing.
         plan_ = provider::FaultPlan::from_json(provider::parse_object_body(request.body));
       } catch (const std::invalid_argument& problem) {
-        return error_response(400, "invalid_fault_plan", problem.what());
+        return error(400, "invalid_fault_plan", problem.what());
       }
       return json_response(200, plan_.to_json());
     });
@@ -46,7 +46,17 @@ Decision ProxyCore::control(const provider::HttpRequest& request) {
   }
   if (path == "/_test/reset") return only("POST", [&] { return reset(request.body); });
   if (path == "/_test/clock") return only("POST", [&] { return advance_clock(request.body); });
-  return error_response(404, "not_found", "unknown control endpoint " + path);
+  for (const provider::ControlEndpoint& endpoint : config_.control_endpoints) {
+    if (path != endpoint.path) continue;
+    return only("GET", [&] {
+      // The provider's entries of the proxy's journal: what every reader of a journal reads.
+      const std::vector<provider::JournalEntry> journal(journal_.begin(), journal_.end());
+      return provider::answer_control_endpoint(
+          endpoint, request.query, journal,
+          {.server = "proxy", .operation_field = config_.operation_field}, errors_);
+    });
+  }
+  return error(404, "not_found", "unknown control endpoint " + path);
 }
 
 Decision ProxyCore::reset(const std::string& body) {
@@ -54,7 +64,7 @@ Decision ProxyCore::reset(const std::string& body) {
     provider::read_reset_body(
         body);  // a seed is accepted, as by the provider: ids are the upstream's
   } catch (const std::invalid_argument& problem) {
-    return error_response(400, "invalid_reset", problem.what());
+    return error(400, "invalid_reset", problem.what());
   }
   // The upstream is not reset, and the clock never runs backwards.
   plan_ = provider::FaultPlan{};
@@ -71,7 +81,7 @@ Decision ProxyCore::advance_clock(const std::string& body) {
   try {
     clock_offset_ += provider::read_clock_body(body);
   } catch (const std::invalid_argument& problem) {
-    return error_response(400, "invalid_clock", problem.what());
+    return error(400, "invalid_clock", problem.what());
   }
   return json_response(200, {{"advancedMs", clock_offset_.count()}});
 }

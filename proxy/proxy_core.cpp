@@ -56,7 +56,14 @@ Outcome lookup_outcome(int status) {
 }  // namespace
 
 ProxyCore::ProxyCore(ProxyConfig config)
-    : config_(std::move(config)), plan_(config_.initial_plan), jobs_(config_.key_ttl) {}
+    : config_(std::move(config)),
+      errors_{.shape = &config_.api, .format = provider::error_format_of(config_.api)},
+      plan_(config_.initial_plan),
+      jobs_(config_.key_ttl) {}
+
+Decision ProxyCore::error(int status, std::string_view code, std::string_view detail) const {
+  return errors_.error(status, code, detail);
+}
 
 Step ProxyCore::begin(const HttpRequest& request, Millis now) {
   std::lock_guard lock(mutex_);
@@ -89,7 +96,7 @@ Step ProxyCore::route(const HttpRequest& request, ProxyEntry& entry, Millis now)
       entry.fault = fault;
       log("[proxy] key=" + printable(seen.key) + " LOOKUP failed (" + provider::to_string(fault) +
           ")");
-      return fault_answer(fault, nullptr);
+      return fault_answer(fault, nullptr, errors_);
     }
   }
   return forward(request, entry, std::nullopt);
@@ -99,6 +106,9 @@ Step ProxyCore::route_create(const HttpRequest& request, const RequestClass& see
                              ProxyEntry& entry, Millis now) {
   if (!seen.key.empty()) entry.key = seen.key;
   entry.fingerprint = seen.fingerprint;
+  if (config_.operation_field && seen.payload) {
+    entry.operation = provider::operation_value(*seen.payload, *config_.operation_field);
+  }
   // Without a key or a JSON object there is no operation to fail: the upstream says
   // what is wrong with the request.
   if (seen.key.empty() || !seen.payload) return forward(request, entry, std::nullopt);
@@ -116,7 +126,7 @@ Step ProxyCore::route_create(const HttpRequest& request, const RequestClass& see
   log("[proxy] key=" + printable(seen.key) + " NEW fault=" + provider::to_string(fault));
   switch (proxy_row_of(fault.kind).action) {
     case ProxyAction::answer_here:
-      return fault_answer(fault, nullptr);
+      return fault_answer(fault, nullptr, errors_);
     case ProxyAction::hold_then_forward: {
       const std::uint64_t ticket = next_ticket_++;
       pending_.emplace(ticket, Pending{entry.seq, seen.key, fault, request});
@@ -138,9 +148,8 @@ std::optional<Decision> ProxyCore::enforce_key(ProxyEntry& entry, Millis now) {
   if (in_flight) {
     entry.outcome = Outcome::conflict;
     log("[proxy] key=" + shown + " CONFLICT (in flight)");
-    return provider::error_response(
-        409, "idempotency_key_in_flight",
-        "the first request with this key is still being processed; retry later");
+    return error(409, "idempotency_key_in_flight",
+                 "the first request with this key is still being processed; retry later");
   }
   const provider::StoredJob* stored = jobs_.find(key, now);
   if (stored == nullptr) return std::nullopt;
@@ -148,10 +157,9 @@ std::optional<Decision> ProxyCore::enforce_key(ProxyEntry& entry, Millis now) {
   if (stored->fingerprint != *entry.fingerprint) {
     entry.outcome = Outcome::rejected;
     log("[proxy] key=" + shown + " REJECTED (payload changed)");
-    return provider::error_response(422, "idempotency_key_reused_with_different_payload",
-                                    "this key created " + stored->id() +
-                                        " with a different payload; a changed request needs a "
-                                        "new key");
+    return error(422, "idempotency_key_reused_with_different_payload",
+                 "this key created " + stored->id() +
+                     " with a different payload; a changed request needs a new key");
   }
   entry.outcome = Outcome::replay;
   log("[proxy] key=" + shown + " REPLAY job=" + stored->id());
@@ -172,8 +180,7 @@ Step ProxyCore::release(std::uint64_t pending_commit, Millis /*now*/) {
   std::lock_guard lock(mutex_);
   const auto held = pending_.find(pending_commit);
   if (held == pending_.end() || !held->second.held) {  // a reset emptied the proxy meanwhile
-    return provider::error_response(503, "temporarily_unavailable",
-                                    "the proxy was reset while this request waited");
+    return error(503, "temporarily_unavailable", "the proxy was reset while this request waited");
   }
   HttpRequest request = std::move(*held->second.held);
   held->second.held.reset();
@@ -186,7 +193,7 @@ Decision ProxyCore::finish(std::uint64_t ticket, const UpstreamAnswer& answer, M
   const bool failed = answer.failure != UpstreamFailure::none;
   const auto found = pending_.find(ticket);
   if (found == pending_.end()) {  // reset meanwhile: passed on, and not journaled
-    return failed ? failure_decision(answer) : as_decision(answer);
+    return failed ? failure_decision(answer, errors_) : as_decision(answer);
   }
   const Pending pending = std::move(found->second);
   pending_.erase(found);
@@ -201,7 +208,7 @@ Decision ProxyCore::finish(std::uint64_t ticket, const UpstreamAnswer& answer, M
   if (failed) {
     entry.upstream_error = answer.failure;
     if (entry.kind == RequestKind::lookup) entry.outcome = Outcome::lookup_failed;
-    decision = failure_decision(answer);
+    decision = failure_decision(answer, errors_);
     line += std::string(row_of(answer.failure).name) + " (" + answer.detail +
             "): " + std::to_string(decision.status);
   } else {
@@ -216,7 +223,7 @@ Decision ProxyCore::finish(std::uint64_t ticket, const UpstreamAnswer& answer, M
     // "After the commit" needs a commit: an upstream that failed, or refused the request,
     // gets its own answer (or the proxy's 502/504) to the client, and the fault is spent.
     if (!failed && is_success(answer.status)) {
-      decision = fault_answer(*pending.fault, &decision);
+      decision = fault_answer(*pending.fault, &decision, errors_);
       line += ", sent as " + provider::to_string(*pending.fault);
     } else {
       line += ", " + provider::to_string(*pending.fault) + " not applied: nothing was committed";

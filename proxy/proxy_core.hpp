@@ -14,6 +14,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <variant>
 #include <vector>
@@ -22,6 +23,8 @@
 #include "provider/fault_plan.hpp"
 #include "provider/http_types.hpp"
 #include "provider/idempotency_store.hpp"
+#include "provider/provider_core.hpp"
+#include "provider/responses.hpp"
 #include "proxy/proxy_journal.hpp"
 #include "proxy/request_class.hpp"
 #include "proxy/upstream_answer.hpp"
@@ -38,6 +41,10 @@ struct ProxyConfig {
   std::optional<Millis> key_ttl;  // with enforce_keys: keys older than this are forgotten
   std::optional<std::string> control_token;
   provider::FaultPlan initial_plan;
+  // The payload field whose value each create's journal entry records as its `operation`
+  // (--operation-field orderId), as the provider's does: traffic judged by business operation.
+  std::optional<std::string> operation_field;
+  std::vector<provider::ControlEndpoint> control_endpoints;  // beside the proxy's own /_test/
   std::function<void(const std::string&)> log;  // one line per request; never a payload
 };
 
@@ -66,6 +73,9 @@ class ProxyCore {
   nlohmann::json journal_json() const;  // the body of GET /_test/journal
   nlohmann::json jobs_json() const;     // the body of GET /_test/jobs
   const ProxyConfig& config() const { return config_; }
+  // The proxy's own error answers (its faults', its upstream failures', its control plane's,
+  // its server's) in the API shape's error format and restated codes, as the provider's.
+  provider::Decision error(int status, std::string_view code, std::string_view detail = {}) const;
 
  private:
   // A request forwarded (or held before it is): what its answer is judged by.
@@ -93,6 +103,7 @@ class ProxyCore {
   void log(const std::string& line) const;
 
   const ProxyConfig config_;
+  const provider::ErrorStyle errors_;
   mutable std::mutex mutex_;
   Millis clock_offset_{0};
   provider::FaultPlan plan_;

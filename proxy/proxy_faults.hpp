@@ -10,6 +10,7 @@
 
 #include "provider/fault.hpp"
 #include "provider/http_types.hpp"
+#include "provider/responses.hpp"
 
 namespace retryproof::proxy {
 
@@ -32,7 +33,9 @@ const ProxyFaultRow& proxy_row_of(provider::FaultKind kind);
 
 // What the client is sent for `fault`: the catalogue row's answer (its status and error
 // code, its delivery, its hold, its Retry-After), where a row whose status is 201 (the
-// created job) means the upstream's own answer, `upstream` (required for those rows).
-provider::Decision fault_answer(const provider::Fault& fault, const provider::Decision* upstream);
+// created job) means the upstream's own answer, `upstream` (required for those rows). Its
+// error, if any, is written in `errors` (the API shape's format).
+provider::Decision fault_answer(const provider::Fault& fault, const provider::Decision* upstream,
+                                const provider::ErrorStyle& errors = {});
 
 }  // namespace retryproof::proxy

@@ -62,7 +62,7 @@ struct ProxyServer::Impl final : provider::RequestHandler {
       try {
         decision = owner.core_.finish(ticket, upstream_answer, owner.now());
       } catch (const std::exception& error) {
-        decision = server_error(500, "internal_error", error.what());
+        decision = owner.core_.error(500, "internal_error", error.what());
       }
       answer(std::move(decision));
     });
@@ -77,6 +77,9 @@ struct ProxyServer::Impl final : provider::RequestHandler {
   }
 
   Decision server_error(int status, std::string_view code, std::string_view detail) override {
+    // As the provider's server: the statuses the core knows (a request that is not HTTP, a
+    // body over the limit) in the shape's error format; the server's others plain JSON.
+    if (status == 400 || status == 413) return owner.core_.error(status, code, detail);
     return provider::error_response(status, code, detail);
   }
 

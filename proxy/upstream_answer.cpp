@@ -35,9 +35,10 @@ provider::Decision as_decision(const UpstreamAnswer& answer) {
   return decision;
 }
 
-provider::Decision failure_decision(const UpstreamAnswer& answer) {
+provider::Decision failure_decision(const UpstreamAnswer& answer,
+                                    const provider::ErrorStyle& errors) {
   const UpstreamFailureRow& row = row_of(answer.failure);
-  return provider::error_response(row.status, row.error_code, answer.detail);
+  return errors.error(row.status, row.error_code, answer.detail);
 }
 
 }  // namespace retryproof::proxy

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "provider/http_types.hpp"
+#include "provider/responses.hpp"
 
 namespace retryproof::proxy {
 
@@ -43,7 +44,9 @@ const UpstreamFailureRow& row_of(UpstreamFailure failure);
 
 // The upstream's answer as the client is sent it: its status, headers and body.
 provider::Decision as_decision(const UpstreamAnswer& answer);
-// The proxy's own answer to a failure: {"error": code, "detail": ...} with the row's status.
-provider::Decision failure_decision(const UpstreamAnswer& answer);
+// The proxy's own answer to a failure: the row's status and error code, with the failure's
+// detail, written in `errors` (the API shape's format; {"error", "detail"} by default).
+provider::Decision failure_decision(const UpstreamAnswer& answer,
+                                    const provider::ErrorStyle& errors = {});
 
 }  // namespace retryproof::proxy

@@ -24,7 +24,8 @@ int main(int argc, char** argv) {
   int exit_code = 0;
   retryproof::provider::add_provider_command(app, exit_code,
                                              {retryproof::scenarios::verdicts_endpoint()});
-  retryproof::proxy::add_proxy_command(app, exit_code);
+  retryproof::proxy::add_proxy_command(app, exit_code,
+                                       {retryproof::scenarios::verdicts_endpoint()});
   retryproof::scenarios::add_run_command(app, exit_code);
   retryproof::scenarios::add_explore_command(app, exit_code);
   retryproof::client::add_client_command(app, exit_code);

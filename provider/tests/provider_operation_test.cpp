@@ -81,7 +81,7 @@ ProviderConfig with_echo_endpoint() {
       {.path = "/_test/echo",
        .error_code = "invalid_echo",
        .answer = [](const std::string& query, const std::vector<JournalEntry>& journal,
-                    const ProviderConfig& seen) -> ControlAnswer {
+                    const ControlContext& seen) -> ControlAnswer {
          if (query == "bad") throw std::invalid_argument("bad: say what is wrong");
          if (query == "text") return {"plain words", "text/plain"};
          return {json{{"query", query},

@@ -6,6 +6,7 @@
 #include <future>
 #include <nlohmann/json.hpp>
 
+#include "provider/fault.hpp"
 #include "provider/tests/eventually.hpp"
 #include "provider/tests/raw_http.hpp"
 #include "proxy/tests/proxy_test_support.hpp"
@@ -155,6 +156,56 @@ TEST_F(ProxyFaults, LookupsAreForwardedAndLookupUnavailableIsNot) {
   EXPECT_EQ(entry(1)["outcome"], "lookup_failed");
   EXPECT_EQ(entry(2)["outcome"], "lookup_hit");
   EXPECT_EQ(entry(3)["outcome"], "lookup_miss");
+}
+
+// Every create fault of the catalogue, including any added later: the upstream holds a job
+// exactly when the row commits, and the client gets through the proxy what the row delivers
+// (no byte for a drop or a reset, a cut body for a truncation, else the row's status, or the
+// upstream's 201 for a row that sends the job). The journal names the fault and the job.
+TEST(ProxyEveryFault, TheUpstreamStoresWhatTheRowCommitsAndTheClientGetsWhatItDelivers) {
+  std::size_t faults = 0;
+  for (const provider::FaultRow& row : provider::fault_catalogue()) {
+    if (row.target != provider::FaultTarget::create) continue;
+    ++faults;
+    const std::string written =
+        std::string(row.name) + (row.parameter == provider::FaultParameter::hold ? ":50ms" : "");
+    SCOPED_TRACE(written);
+    provider::ProviderServer upstream({}, {.port = 0});
+    ProxyServer proxy({}, {.port = 0}, parse_upstream_url(upstream.base_url()));
+    testing::install_plan(proxy.base_url(), {{"faults", {written}}});
+    const auto exchange = raw_exchange(proxy.port(), raw_post_jobs("k", R"({"orderId":"o-1"})"));
+
+    const bool commits = row.commit != provider::Commit::never;
+    ASSERT_EQ(upstream.core().job_count(), commits ? 1u : 0u);
+    switch (row.delivery) {
+      case provider::Delivery::respond:
+        EXPECT_EQ(status_of(exchange.received), row.status) << exchange.received;
+        EXPECT_TRUE(provider::testing::complete_response_size(exchange.received));
+        break;
+      case provider::Delivery::drop:
+      case provider::Delivery::reset:
+        EXPECT_EQ(exchange.received, "");
+        EXPECT_EQ(exchange.end, row.delivery == provider::Delivery::drop ? ConnectionEnd::eof
+                                                                         : ConnectionEnd::reset);
+        break;
+      case provider::Delivery::truncate:
+        EXPECT_EQ(status_of(exchange.received), row.status) << exchange.received;
+        EXPECT_FALSE(provider::testing::complete_response_size(exchange.received))
+            << "the body is cut short of its Content-Length";
+        break;
+    }
+    const json seen = proxy.core().journal_json()["entries"][0];
+    EXPECT_EQ(seen["fault"], written);
+    EXPECT_EQ(seen["upstreamStatus"], commits ? json(201) : json(nullptr));
+    if (commits) {
+      EXPECT_EQ(seen["jobId"], upstream.core().jobs_json()["jobs"][0]["id"]);
+    }
+    if (row.status == 201 && row.delivery == provider::Delivery::respond) {
+      EXPECT_EQ(json::parse(provider::testing::body_of(exchange.received))["id"], seen["jobId"])
+          << "the client got the upstream's own job";
+    }
+  }
+  EXPECT_GE(faults, 11u);
 }
 
 // A key with a slash and a percent sign reaches the upstream as the client wrote it.

@@ -109,5 +109,41 @@ TEST(ProxyProcess, HelpSaysWhatEachFaultDoesInFrontOfTheUpstream) {
   EXPECT_NE(help.find("once the upstream has committed, FIN without one byte"), std::string::npos);
 }
 
+// The program's proxy records --operation-field and answers GET /_test/verdicts by it.
+TEST(ProxyProcess, RecordsTheOperationFieldAndJudgesItsJournal) {
+  provider::ProviderServer upstream({}, {.port = 0});
+  ChildProcess proxy({kBinary, "proxy", "--upstream", upstream.base_url(), "--port", "0",
+                      "--operation-field", "orderId"});
+  const auto url = proxy.read_line(10s);
+  ASSERT_TRUE(url) << proxy.standard_error();
+  const int port = std::stoi(url->substr(url->rfind(':') + 1));
+  for (const std::string key : {"a", "b"}) {
+    EXPECT_EQ(status_of(raw_exchange(port, raw_post_jobs(key, R"({"orderId":"o-1"})"),
+                                     ReadUntil::response)
+                            .received),
+              201);
+  }
+  const std::string verdicts =
+      raw_exchange(port, raw_control_request(port, "GET", "/_test/verdicts?format=text"),
+                   ReadUntil::response)
+          .received;
+  EXPECT_EQ(status_of(verdicts), 200) << verdicts;
+  EXPECT_NE(verdicts.find("operation orderId=o-1 has 2 jobs"), std::string::npos) << verdicts;
+  proxy.send_signal(SIGTERM);
+  ASSERT_TRUE(proxy.wait(10s));
+}
+
+TEST(ProxyProcess, ABadOperationFieldIsAUsageError) {
+  ChildProcess proxy({kBinary, "proxy", "--upstream", "http://127.0.0.1:1", "--port", "0",
+                      "--operation-field", "/a~2"});
+  const auto status = proxy.wait(10s);
+  ASSERT_TRUE(status);
+  EXPECT_EQ(status->code, 2);
+  EXPECT_NE(
+      proxy.standard_error().find("retryproof proxy: --operation-field /a~2: not a JSON Pointer"),
+      std::string::npos)
+      << proxy.standard_error();
+}
+
 }  // namespace
 }  // namespace retryproof::proxy

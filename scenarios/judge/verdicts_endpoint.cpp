@@ -34,7 +34,9 @@ const ReportFormat* report_format(std::string_view name) {
 
 }  // namespace
 
-VerdictsQuery verdicts_query(const std::string& query, const std::string& recorded_field) {
+VerdictsQuery verdicts_query(const std::string& query, const std::string& recorded_field,
+                             std::string_view server) {
+  const std::string who = "this " + std::string(server);
   VerdictsQuery asked{.traffic = {.operation_field = recorded_field, .name = "traffic"}};
   TrafficOptions& options = asked.traffic;
   for (std::size_t start = 0, end = 0; start < query.size(); start = end + 1) {
@@ -49,13 +51,13 @@ VerdictsQuery verdicts_query(const std::string& query, const std::string& record
       options.declared = parse_client_policy(value);
     } else if (name == "operationField") {
       if (recorded_field.empty()) {
-        throw std::invalid_argument("operationField=" + value +
-                                    ": this provider records no operation field; start it with "
+        throw std::invalid_argument("operationField=" + value + ": " + who +
+                                    " records no operation field; start it with "
                                     "--operation-field " +
                                     value + " to judge by it");
       }
       if (value != recorded_field) {
-        throw std::invalid_argument("operationField=" + value + ": this provider records " +
+        throw std::invalid_argument("operationField=" + value + ": " + who + " records " +
                                     recorded_field + " (--operation-field " + recorded_field +
                                     "); ask for operationField=" + recorded_field +
                                     ", or start it with --operation-field " + value);
@@ -77,13 +79,14 @@ provider::ControlEndpoint verdicts_endpoint() {
   return {.path = "/_test/verdicts",
           .error_code = "invalid_verdicts_query",
           .answer = [](const std::string& query, const std::vector<provider::JournalEntry>& journal,
-                       const provider::ProviderConfig& config) -> provider::ControlAnswer {
-            const VerdictsQuery asked = verdicts_query(query, config.operation_field.value_or(""));
+                       const provider::ControlContext& context) -> provider::ControlAnswer {
+            const VerdictsQuery asked =
+                verdicts_query(query, context.operation_field.value_or(""), context.server);
             const RunSummary summary{
-                .seed = config.seed,
+                .seed = context.seed,
                 .client = "traffic",
                 .results = {judge_traffic(journal, asked.traffic)},
-                .subject = "verdicts: the provider's journal, live",
+                .subject = "verdicts: the " + std::string(context.server) + "'s journal, live",
                 .replay = "GET /_test/verdicts" + (query.empty() ? "" : "?" + query)};
             std::ostringstream report;
             if (asked.format == kText) {
