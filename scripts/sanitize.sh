@@ -38,6 +38,18 @@ fi
 http_tests=(provider_http_tests proxy_http_tests)
 input_tests=(common_tests provider_core_tests proxy_core_tests)
 
+# Sets cpu to the user and system seconds of this script's finished children (compilers,
+# tests). Called as it is, not in $(...): a subshell would count its own children only.
+times_file="$(mktemp)"
+trap 'rm -f "$times_file"' EXIT
+cpu=0
+cpu_seconds() {
+  times >"$times_file"
+  # The second line is the children's: "XmY.YYYs XmY.YYYs".
+  cpu=$(awk 'NR == 2 { total = 0; for (i = 1; i <= 2; i++) { split($i, t, "m"); total += t[1] * 60 + t[2] }
+                       printf "%d", total }' "$times_file")
+}
+
 status=0
 for preset in "${presets[@]}"; do
   build=(); select=()
@@ -47,13 +59,22 @@ for preset in "${presets[@]}"; do
     build=(--target "${http_tests[@]}" "${input_tests[@]}")
     select=(-L 'concurrency|hostile-input')
   fi
+  cpu_seconds
+  cpu_before=$cpu
   started=$(date +%s)
   cmake --preset "$preset" >/dev/null
-  # At a lower priority: a developer's machine is shared with the rest of their work.
-  nice -n 10 cmake --build --preset "$preset" "${build[@]}"
+  # At a lower priority on a shared machine (RETRYPROOF_NICE, default 10; no effect alone).
+  nice -n "${RETRYPROOF_NICE:-10}" cmake --build --preset "$preset" "${build[@]}"
   built=$(date +%s)
+  cpu_seconds
+  cpu_built=$cpu
   ctest --preset "$preset" "${select[@]}" "$@" || status=$?
   finished=$(date +%s)
-  echo "sanitize: $preset: build $((built - started)) s, tests $((finished - built)) s"
+  cpu_seconds
+  cpu_finished=$cpu
+  # CPU seconds do not grow with the machine's load as wall-clock seconds do: on an idle
+  # 2-core machine the build takes about half its CPU seconds.
+  echo "sanitize: $preset: build $((built - started)) s ($((cpu_built - cpu_before)) CPU s)," \
+    "tests $((finished - built)) s ($((cpu_finished - cpu_built)) CPU s)"
 done
 exit "$status"
