@@ -72,7 +72,8 @@ std::string policy_text(const JudgedPolicy& policy) {
 std::string replay_command(const RunSummary& run) {
   if (!run.replay.empty()) return run.replay;
   std::string command = "retryproof run";
-  for (const auto& path : run.paths) command += " " + shell_quote(path);
+  for (const auto& path : run.paths)
+    command += " " + shell_quote(path);
   return command + " --seed " + std::to_string(run.seed) + " --client " + shell_quote(run.client);
 }
 
@@ -155,8 +156,8 @@ std::string response_text(const JournalEntry& entry) {
 
 std::string timeline_line(const JournalEntry& entry) {
   std::string line = "#" + std::to_string(entry.seq) + " +" + std::to_string(entry.at.count()) +
-                     "ms " + valid_utf8(entry.method) + " " + valid_utf8(entry.path);
-  if (entry.key) line += " key=" + valid_utf8(*entry.key);
+                     "ms " + valid_utf8(entry.method) + " " + escape_text(entry.path);
+  if (entry.key) line += " key=" + escape_text(*entry.key);
   line += " " + provider::to_string(entry.outcome);
   if (const auto fault = applied_fault(entry)) line += " fault=" + *fault;
   line += " -> " + response_text(entry);

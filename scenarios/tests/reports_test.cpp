@@ -392,6 +392,30 @@ TEST(TerminalReport, ShowsTheTimelineAndStandardErrorOfAFailingScenarioOnly) {
   EXPECT_FALSE(contains(text, "err-06")) << text;
 }
 
+// Two keys that are not UTF-8 were both U+FFFD, so they read as one key; escaped
+// (docs/provider.md, *Keys as bytes*), each report tells them apart.
+TEST(TerminalReport, ShowsKeysThatAreNotUtf8DistinctlyEscaped) {
+  ScenarioResult result = failing_scenario();
+  result.journal[0].key = "k\xFF";
+  result.journal[1].key = "k\xFE";
+  RunSummary run{.seed = 1, .client = "reference", .results = {result}};
+  std::ostringstream text;
+  write_terminal_report(text, run, Colour::off);
+  EXPECT_TRUE(has_line(text.str(), {"*  1  ", "  k\\xFF  "})) << text.str();
+  EXPECT_TRUE(has_line(text.str(), {"*  2  ", "  k\\xFE  "})) << text.str();
+  EXPECT_FALSE(contains(text.str(), "\xEF\xBF\xBD")) << text.str();
+
+  std::ostringstream xml;
+  write_junit(xml, run);
+  EXPECT_TRUE(contains(xml.str(), "POST /jobs key=k\\xFF new")) << xml.str();
+  EXPECT_TRUE(contains(xml.str(), "POST /jobs key=k\\xFE new")) << xml.str();
+
+  const json parsed = json::parse(to_json(run).dump());
+  const auto journal = provider::journal_from_json(parsed["scenarios"][0]["journal"]);
+  EXPECT_EQ(journal[0].key, "k\xFF");
+  EXPECT_EQ(journal[1].key, "k\xFE");
+}
+
 TEST(TerminalReport, EndsWithTheSummaryAndTheReplayCommands) {
   const std::string text = terminal(Colour::off);
   EXPECT_TRUE(contains(
