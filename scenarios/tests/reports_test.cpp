@@ -374,11 +374,11 @@ TEST(TerminalReport, ShowsTheTimelineAndStandardErrorOfAFailingScenarioOnly) {
   EXPECT_TRUE(
       has_line(text, {"seq", "at", "method", "path", "key", "outcome", "fault", "response", "job"}))
       << text;
-  EXPECT_TRUE(has_line(text, {"*  1  ", "  +5ms  ", "  POST  ", "  /jobs  ", "  order<&\">42  ",
+  EXPECT_TRUE(has_line(text, {"*  1  ", "  +5ms  ", "  POST  ", "  /jobs  ", "  order<&\\\">42  ",
                               "  new  ", "  commit-then-drop  ", "  no response  ", "  job_c1"}))
       << text;
-  EXPECT_TRUE(has_line(text, {"*  2  ", "  +260ms  ", "  POST  ", "  /jobs  ", "  order<&\">42-2  ",
-                              "  new  ", "  -  ", "  201  ", "  job_c2"}))
+  EXPECT_TRUE(has_line(text, {"*  2  ", "  +260ms  ", "  POST  ", "  /jobs  ",
+                              "  order<&\\\">42-2  ", "  new  ", "  -  ", "  201  ", "  job_c2"}))
       << text;
   // The scenario that met its expectations shows no timeline.
   EXPECT_FALSE(has_line(text, {"job_a1", "201"})) << text;
@@ -535,7 +535,7 @@ TEST(JunitReport, JudgesVerdictsAgainstTheExpectedViolations) {
                        "job_c1, job_c2\" type=\"harm\">evidence: seq 1, 2\n"))
       << duplicate;
   EXPECT_TRUE(contains(duplicate,
-                       "* #1 +5ms POST /jobs key=order&lt;&amp;&quot;&gt;42 new "
+                       "* #1 +5ms POST /jobs key=order&lt;&amp;\\&quot;&gt;42 new "
                        "fault=commit-then-drop -&gt; no response job=job_c1\n"))
       << duplicate;
 
@@ -565,7 +565,7 @@ TEST(JunitReport, JudgesVerdictsAgainstTheExpectedViolations) {
 
 TEST(JunitReport, EscapesSpecialAndStripsForbiddenCharacters) {
   const std::string xml = junit();
-  EXPECT_TRUE(contains(xml, "order&lt;&amp;&quot;&gt;42")) << xml;
+  EXPECT_TRUE(contains(xml, "order&lt;&amp;\\&quot;&gt;42")) << xml;
   EXPECT_FALSE(contains(xml, kAwkwardKey)) << xml;
   EXPECT_FALSE(contains(xml, "\x1b")) << xml;
   EXPECT_TRUE(contains(xml, "[2Jscreen wiped")) << xml;
@@ -627,7 +627,7 @@ TEST(MarkdownReport, DrawsTheAttemptsAsAMermaidSequenceDiagram) {
   const std::string diagram = text.substr(start, end - start);
   EXPECT_TRUE(contains(diagram, "    participant Client\n    participant Provider\n")) << diagram;
   EXPECT_TRUE(contains(diagram,
-                       "    Client->>Provider: POST /jobs key=order#lt;&\"#gt;42\n"
+                       "    Client->>Provider: POST /jobs key=order#lt;&\\\"#gt;42\n"
                        "    Note over Provider: fault commit-then-drop\n"
                        "    Provider--xClient: dropped (commit-then-drop)\n"))
       << diagram;
@@ -645,7 +645,7 @@ TEST(MarkdownReport, EscapesWhatTablesAndMermaidChokeOn) {
   write_markdown(out, run);
   const std::string text = out.str();
   EXPECT_TRUE(contains(text, "| pipe \\| hash \\# semi;  newline | **no** |")) << text;
-  EXPECT_TRUE(contains(text, "Client->>Provider: POST /jobs key=k#124;1#59;#35;x y\n")) << text;
+  EXPECT_TRUE(contains(text, "Client->>Provider: POST /jobs key=k#124;1#59;#35;x\\x0Ay\n")) << text;
   EXPECT_TRUE(contains(text, "client `cmd:a \\| b`")) << text;
 }
 
