@@ -75,4 +75,21 @@ std::string valid_utf8(std::string_view text);
 // Code points in `text`, or nothing when it is not valid UTF-8.
 std::optional<std::size_t> utf8_length(std::string_view text);
 
+bool is_valid_utf8(std::string_view text);
+
+// The one escape form for bytes a client sent (keys, paths) where a person reads them: a log
+// line, a report, and the control plane's JSON when the bytes are not UTF-8
+// (docs/provider.md, *Keys as bytes*). Valid UTF-8 stays as it is, except that `\` is written
+// `\\` and `"` is `\"`; every other byte is `\xHH` (two upper-case hex digits): a C0 control
+// byte (CR, LF, ESC, NUL, BS...), DEL, each byte of a C1 control (U+0080 to U+009F), and each
+// byte that is not part of valid UTF-8. Distinct bytes give distinct text, none of it a
+// control character: a line cannot be split, repainted or given a forged field.
+std::string escape_text(std::string_view bytes);
+
+// The bytes escape_text() was given, or nothing when `text` is not its output.
+std::optional<std::string> unescape_text(std::string_view text);
+
+// escape_text() between double quotes: a field of a log line ("key=" + quoted_text(key)).
+std::string quoted_text(std::string_view bytes);
+
 }  // namespace retryproof

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "common/form_body.hpp"
+#include "common/json_text.hpp"
 #include "provider/control_requests.hpp"
 #include "provider/json_body.hpp"
 #include "provider/provider_core.hpp"
@@ -130,7 +131,7 @@ Decision ProviderCore::read_journal(std::string_view query) {
       const std::size_t end = std::min({total, journal_.size(), next + kEntriesPerChunk});
       for (; next < end; ++next) {
         if (next > 0) chunk += ',';
-        chunk += nlohmann::json(journal_[next]).dump();
+        chunk += compact_json(nlohmann::json(journal_[next]));
       }
       if (next < std::min(total, journal_.size())) return chunk;
     }

@@ -242,6 +242,9 @@ void HttpConnection::on_head(std::size_t head_size) {
     return refuse(413, "payload_too_large", "");
   }
   if (error || used != head_size || !parser_->is_header_done()) {
+    const auto line =
+        unreadable_request_line({static_cast<const char*>(buffer_.data().data()), head_size});
+    if (line) return dispatch_malformed(*line);
     return refuse(400, "bad_request", describe_parse_error(error));
   }
   buffer_.consume(used);
@@ -314,6 +317,26 @@ void HttpConnection::dispatch() {
                       std::to_string(context_.settings.options.max_connections) +
                       "); this connection is reserved for the control plane (/_test/)");
   }
+  ask([&](RequestHandler::Answer answer) { context_.handler.handle_async(request, answer); },
+      &HttpConnection::on_decision);
+}
+
+void HttpConnection::dispatch_malformed(const UnreadableRequestLine& line) {
+  // As refuse(): the rest of what the client sent is not read; but the handler answers, so
+  // that the journal has the request. A seat reserved for the control plane journals none.
+  if (slot_.admission() == Admission::control_only) {
+    return refuse(400, "bad_request", line.problem);
+  }
+  keep_alive_ = false;
+  head_request_ = false;
+  buffer_.clear();
+  disarm_deadline();
+  phase_ = Phase::handling;
+  RequestTarget target = split_target(line.target);
+  HttpRequest request{line.method, std::move(target.path), {}, {}};
+  request.query = std::move(target.query);
+  request.target = line.target;
+  request.malformed = line.problem;
   ask([&](RequestHandler::Answer answer) { context_.handler.handle_async(request, answer); },
       &HttpConnection::on_decision);
 }

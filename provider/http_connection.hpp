@@ -26,6 +26,8 @@
 
 namespace retryproof::provider {
 
+struct UnreadableRequestLine;
+
 class HttpConnection;
 
 // The connections alive, so that stop() can reach each one. Thread-safe.
@@ -75,6 +77,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   void on_head(std::size_t head_size);
   void read_body();
   void dispatch();
+  void dispatch_malformed(const UnreadableRequestLine& line);
   void on_decision();
   void on_hold_end();
   void deliver();

@@ -29,6 +29,10 @@ struct HttpRequest {
   std::string body;
   std::string query;   // the raw query string, without the '?'; empty when there is none
   std::string target;  // the request target as sent, undecoded: what a proxy forwards
+  // Set when the request line is one HTTP forbids but a person can read (a raw CR in the
+  // target, no version: request_head.hpp): the handler journals the request and refuses
+  // it, 400 with this as its detail. Nothing but the method and target is known then.
+  std::string malformed;
 };
 
 // How the response (if any) reaches the client.

@@ -2,11 +2,13 @@
 
 #include <stdexcept>
 
+#include "common/json_text.hpp"
+
 namespace retryproof::provider {
 
 void to_json(nlohmann::json& json, const JobRecord& job) {
   json = job.body;
-  json["key"] = job.key;
+  put_client_text(json, "key", job.key);
 }
 
 void from_json(const nlohmann::json& json, JobRecord& job) {
@@ -17,9 +19,10 @@ void from_json(const nlohmann::json& json, JobRecord& job) {
     }
   }
   job.id = json["id"].get<std::string>();
-  job.key = json["key"].get<std::string>();
+  job.key = *client_text(json, "key");
   job.body = json;
   job.body.erase("key");
+  job.body.erase("keyEscaped");
 }
 
 std::vector<JobRecord> jobs_from_json(const nlohmann::json& document) {

@@ -146,6 +146,10 @@ void to_json(json& out, const JournalEntry& entry) {
       {"retryAfter", or_null(entry.retry_after_seconds)},
       {"jobId", or_null(entry.job_id)},
   };
+  // What the client sent: byte for byte when it is UTF-8, else escaped and marked so.
+  put_client_text(out, "path", entry.path);
+  if (entry.key) put_client_text(out, "key", *entry.key);
+  if (entry.operation) put_client_text(out, "operation", *entry.operation);
 }
 
 void from_json(const json& in, JournalEntry& entry) {
@@ -157,11 +161,12 @@ void from_json(const json& in, JournalEntry& entry) {
   entry.seq = *seq;
   entry.at = Millis(*at);
   entry.method = text_of(in, "method");
-  entry.path = text_of(in, "path");
+  text_of(in, "path");  // there, and a string
+  entry.path = *client_text(in, "path");
   entry.kind = parse_name(kKinds, text_of(in, "kind"), "kind");
-  entry.key = optional_text(in, "key");
+  entry.key = client_text(in, "key");
   entry.fingerprint = optional_text(in, "fingerprint");
-  entry.operation = optional_text(in, "operation");
+  entry.operation = client_text(in, "operation");
   entry.outcome = parse_name(kOutcomes, text_of(in, "outcome"), "outcome");
   entry.fault.reset();
   if (const auto fault = optional_text(in, "fault")) {

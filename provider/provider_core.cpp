@@ -92,7 +92,10 @@ ProviderCore::ProviderCore(ProviderConfig config)
 
 Decision ProviderCore::handle(const HttpRequest& request, Millis now) {
   std::lock_guard lock(mutex_);
-  if (request.path.starts_with(kControlPrefix)) return control(request);
+  if (request.path.starts_with(kControlPrefix)) {
+    return request.malformed.empty() ? control(request)
+                                     : error(400, "bad_request", request.malformed);
+  }
   now += clock_offset_;
 
   JournalEntry entry{
@@ -110,6 +113,14 @@ Decision ProviderCore::handle(const HttpRequest& request, Millis now) {
 
 Decision ProviderCore::route(const HttpRequest& request, JournalEntry& entry, Millis now) {
   const RouteMatch match = config_.api.match(request);
+  if (!request.malformed.empty()) {  // journaled as the server read it, and refused
+    entry.kind = match.allowed.empty() ? match.kind : RequestKind::other;
+    if (entry.kind == RequestKind::lookup) entry.key = match.key;
+    entry.outcome = Outcome::invalid;
+    log("[provider] " + (entry.key ? "key=" + quoted_text(*entry.key) + " " : std::string()) +
+        "REJECTED (malformed request line)");
+    return error(400, "bad_request", request.malformed);
+  }
   if (!match.allowed.empty()) return method_not_allowed(match.allowed, errors_);
   entry.kind = match.kind;
   switch (match.kind) {
@@ -147,7 +158,8 @@ Decision ProviderCore::create_job(const HttpRequest& request, JournalEntry& entr
     if (!reading.problem.empty()) return invalid_key(reading.problem);
     entry.key = reading.key;
   }
-  const std::string key_for_log = entry.key ? "key=" + *entry.key + " " : std::string();
+  const std::string key_for_log =
+      entry.key ? "key=" + quoted_text(*entry.key) + " " : std::string();
 
   if (request.body.size() > config_.max_body_bytes) {
     log("[provider] " + key_for_log + "REJECTED (payload too large)");
@@ -176,7 +188,7 @@ Decision ProviderCore::create_job(const HttpRequest& request, JournalEntry& entr
 
   if (config_.enforce_keys && in_flight(key)) {
     entry.outcome = Outcome::conflict;
-    log("[provider] key=" + key + " CONFLICT (in flight)");
+    log("[provider] key=" + quoted_text(key) + " CONFLICT (in flight)");
     return error(409, "idempotency_key_in_flight",
                  "the first request with this key is still being processed; retry later");
   }
@@ -185,20 +197,20 @@ Decision ProviderCore::create_job(const HttpRequest& request, JournalEntry& entr
     entry.job_id = stored->id();
     if (stored->fingerprint != *entry.fingerprint) {
       entry.outcome = Outcome::rejected;
-      log("[provider] key=" + key + " REJECTED (payload changed)");
+      log("[provider] key=" + quoted_text(key) + " REJECTED (payload changed)");
       return error(422, "idempotency_key_reused_with_different_payload",
                    "this key created " + stored->id() +
                        " with a different payload; a changed request needs a new key");
     }
     entry.outcome = Outcome::replay;
-    log("[provider] key=" + key + " REPLAY job=" + stored->id());
+    log("[provider] key=" + quoted_text(key) + " REPLAY job=" + stored->id());
     return replay(*stored);
   }
 
   entry.outcome = Outcome::new_operation;
   const Fault fault = plan_.take_for_create(key, payload, creates_by_key_[key]++);
   entry.fault = fault;
-  log("[provider] key=" + key + " NEW fault=" + to_string(fault));
+  log("[provider] key=" + quoted_text(key) + " NEW fault=" + to_string(fault));
 
   nlohmann::json job =
       config_.api.created_object(job_ids_.next(config_.api.created.id_prefix), payload);
@@ -258,7 +270,8 @@ Decision ProviderCore::complete(std::uint64_t pending_commit, Millis now) {
   progressed_.notify_all();
   const Decision created = json_response(201, stored.job);
   if (JournalEntry* entry = journal_entry(seq)) record_answer(*entry, created, now);
-  log("[provider] key=" + stored.key + " COMMITTED job=" + stored.id() + " (after delay)");
+  log("[provider] key=" + quoted_text(stored.key) + " COMMITTED job=" + stored.id() +
+      " (after delay)");
   return created;
 }
 
@@ -293,18 +306,18 @@ Decision ProviderCore::lookup_job(const std::string& key, JournalEntry& entry, M
     const FaultRow& row = row_of(fault.kind);
     entry.outcome = Outcome::lookup_failed;
     entry.fault = fault;
-    log("[provider] key=" + key + " LOOKUP failed (" + std::string(row.name) + ")");
+    log("[provider] key=" + quoted_text(key) + " LOOKUP failed (" + std::string(row.name) + ")");
     return answer_of(row, fault, nullptr);
   }
   const StoredJob* stored = store_.find(key, now);
   if (stored == nullptr) {
     entry.outcome = Outcome::lookup_miss;
-    log("[provider] key=" + key + " LOOKUP miss");
+    log("[provider] key=" + quoted_text(key) + " LOOKUP miss");
     return error(404, "not_found");  // exactly the original's body
   }
   entry.outcome = Outcome::lookup_hit;
   entry.job_id = stored->id();
-  log("[provider] key=" + key + " LOOKUP job=" + stored->id());
+  log("[provider] key=" + quoted_text(key) + " LOOKUP job=" + stored->id());
   return json_response(200, stored->job);
 }
 

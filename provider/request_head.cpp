@@ -1,5 +1,7 @@
 #include "provider/request_head.hpp"
 
+#include <algorithm>
+
 namespace retryproof::provider {
 namespace {
 
@@ -72,6 +74,41 @@ HeadScan scan_request_head(std::string_view received, const HeadLimits& limits) 
     }
     at = next + 1;
   }
+}
+
+std::optional<UnreadableRequestLine> unreadable_request_line(std::string_view head) {
+  std::string_view line = head.substr(0, head.find('\n'));
+  if (line.ends_with('\r')) line.remove_suffix(1);
+  const std::size_t method_end = line.find(' ');
+  if (method_end == std::string_view::npos || method_end == 0) return std::nullopt;
+  const std::string_view method = line.substr(0, method_end);
+  if (!std::all_of(method.begin(), method.end(), is_token_character)) return std::nullopt;
+  std::string_view target = line.substr(method_end + 1);
+  bool has_version = false;
+  if (const std::size_t last_space = target.rfind(' '); last_space != std::string_view::npos) {
+    const std::string_view version = target.substr(last_space + 1);
+    if (version != "HTTP/1.1" && version != "HTTP/1.0") return std::nullopt;
+    has_version = true;
+    target = target.substr(0, last_space);
+  }
+  if (!target.starts_with('/') && !target.starts_with("http://")) return std::nullopt;
+  // What HTTP allows in a target: visible ASCII and, as obs-text, bytes from 0x80.
+  const bool forbidden_byte = std::any_of(target.begin(), target.end(), [](char c) {
+    const auto byte = static_cast<unsigned char>(c);
+    return byte <= 0x20 || byte == 0x7F;
+  });
+  if (forbidden_byte) {
+    return UnreadableRequestLine{std::string(method), std::string(target),
+                                 "the request target holds a byte HTTP does not allow there (a "
+                                 "space or a control character such as CR): percent-encode it "
+                                 "(%0D)"};
+  }
+  if (!has_version) {
+    return UnreadableRequestLine{std::string(method), std::string(target),
+                                 "the request line has no HTTP version: a line break (LF) in the "
+                                 "target ends the line; percent-encode it (%0A)"};
+  }
+  return std::nullopt;
 }
 
 }  // namespace retryproof::provider

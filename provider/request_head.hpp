@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
+#include <string>
 #include <string_view>
 
 namespace retryproof::provider {
@@ -32,5 +34,17 @@ struct HeadScan {
 };
 
 HeadScan scan_request_head(std::string_view received, const HeadLimits& limits);
+
+// A request line the parser refused but a person can read as a request to a route: its
+// target holds a byte HTTP forbids there (a raw CR, ESC, NUL: a key sent without
+// percent-encoding), or it lacks its version (a raw LF in the target ended the line). The
+// server has the handler journal such a request and refuse it (400), rather than answer it
+// unseen. Anything else (no target beginning "/" or "http", another protocol) is nothing.
+struct UnreadableRequestLine {
+  std::string method;
+  std::string target;   // as sent, raw bytes and all
+  std::string problem;  // what the client should do about it, for the 400's detail
+};
+std::optional<UnreadableRequestLine> unreadable_request_line(std::string_view head);
 
 }  // namespace retryproof::provider

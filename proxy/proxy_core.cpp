@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 
+#include "common/utf8.hpp"
 #include "provider/json_body.hpp"
 #include "provider/responses.hpp"
 #include "proxy/proxy_faults.hpp"
@@ -38,15 +39,6 @@ Outcome create_outcome(int status, bool has_key) {
   return Outcome::new_operation;  // a 5xx: an attempt the upstream failed
 }
 
-// A key or path as a log line may show it: a decoded path can hold a newline, which
-// would forge a line of its own.
-std::string printable(std::string text) {
-  for (char& c : text) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
-  }
-  return text;
-}
-
 Outcome lookup_outcome(int status) {
   if (status == 200) return Outcome::lookup_hit;
   if (status == 404) return Outcome::lookup_miss;
@@ -67,7 +59,12 @@ Decision ProxyCore::error(int status, std::string_view code, std::string_view de
 
 Step ProxyCore::begin(const HttpRequest& request, Millis now) {
   std::lock_guard lock(mutex_);
-  if (request.path.starts_with(kControlPrefix)) return control(request);
+  if (request.path.starts_with(kControlPrefix)) {
+    if (!request.malformed.empty()) {
+      return provider::error_response(400, "bad_request", request.malformed);
+    }
+    return control(request);
+  }
   now += clock_offset_;
   ProxyEntry entry;
   entry.seq = journal_.size() + 1;
@@ -87,6 +84,13 @@ Step ProxyCore::begin(const HttpRequest& request, Millis now) {
 Step ProxyCore::route(const HttpRequest& request, ProxyEntry& entry, Millis now) {
   const RequestClass seen = classify(config_.api, request);
   entry.kind = seen.kind;
+  if (!request.malformed.empty()) {  // journaled as the server read it, refused, not forwarded
+    if (seen.kind == RequestKind::lookup) entry.key = seen.key;
+    entry.outcome = Outcome::invalid;
+    log("[proxy] " + (entry.key ? "key=" + quoted_text(*entry.key) + " " : std::string()) +
+        "REJECTED (malformed request line)");
+    return provider::error_response(400, "bad_request", request.malformed);
+  }
   if (seen.kind == RequestKind::create) return route_create(request, seen, entry, now);
   if (seen.kind == RequestKind::lookup) {
     entry.key = seen.key;
@@ -94,7 +98,7 @@ Step ProxyCore::route(const HttpRequest& request, ProxyEntry& entry, Millis now)
     if (fault.kind != FaultKind::none) {  // lookup-unavailable, answered here
       entry.outcome = Outcome::lookup_failed;
       entry.fault = fault;
-      log("[proxy] key=" + printable(seen.key) + " LOOKUP failed (" + provider::to_string(fault) +
+      log("[proxy] key=" + quoted_text(seen.key) + " LOOKUP failed (" + provider::to_string(fault) +
           ")");
       return fault_answer(fault, nullptr, errors_);
     }
@@ -123,7 +127,7 @@ Step ProxyCore::route_create(const HttpRequest& request, const RequestClass& see
   const Fault fault = plan_.take_for_create(seen.key, *seen.payload, creates_by_key_[seen.key]++);
   entry.fault = fault;
   entry.outcome = Outcome::new_operation;
-  log("[proxy] key=" + printable(seen.key) + " NEW fault=" + provider::to_string(fault));
+  log("[proxy] key=" + quoted_text(seen.key) + " NEW fault=" + provider::to_string(fault));
   switch (proxy_row_of(fault.kind).action) {
     case ProxyAction::answer_here:
       return fault_answer(fault, nullptr, errors_);
@@ -141,7 +145,7 @@ Step ProxyCore::route_create(const HttpRequest& request, const RequestClass& see
 
 std::optional<Decision> ProxyCore::enforce_key(ProxyEntry& entry, Millis now) {
   const std::string& key = *entry.key;
-  const std::string shown = printable(key);
+  const std::string shown = quoted_text(key);
   const bool in_flight = std::any_of(pending_.begin(), pending_.end(), [&](const auto& pending) {
     return pending.second.key == key;
   });
@@ -162,7 +166,7 @@ std::optional<Decision> ProxyCore::enforce_key(ProxyEntry& entry, Millis now) {
                      " with a different payload; a changed request needs a new key");
   }
   entry.outcome = Outcome::replay;
-  log("[proxy] key=" + shown + " REPLAY job=" + stored->id());
+  log("[proxy] key=" + shown + " REPLAY job=" + escape_text(stored->id()));
   Decision replayed{.status = 200, .body = stored->first_body};
   replayed.headers.emplace(config_.api.replay_header, "true");
   return replayed;
@@ -199,8 +203,8 @@ Decision ProxyCore::finish(std::uint64_t ticket, const UpstreamAnswer& answer, M
   pending_.erase(found);
   assert(pending.seq >= 1 && pending.seq <= journal_.size());
   ProxyEntry& entry = journal_[pending.seq - 1];
-  const std::string who = !entry.key ? entry.method + " " + printable(entry.path)
-                                     : "key=" + printable(*entry.key) +
+  const std::string who = !entry.key ? entry.method + " " + quoted_text(entry.path)
+                                     : "key=" + quoted_text(*entry.key) +
                                            (entry.kind == RequestKind::lookup ? " LOOKUP" : "");
 
   Decision decision;
@@ -216,7 +220,7 @@ Decision ProxyCore::finish(std::uint64_t ticket, const UpstreamAnswer& answer, M
     read_answer(entry, pending, answer, now);
     decision = as_decision(answer);
     line +=
-        std::to_string(answer.status) + (entry.job_id ? " job=" + printable(*entry.job_id) : "");
+        std::to_string(answer.status) + (entry.job_id ? " job=" + escape_text(*entry.job_id) : "");
   }
   if (pending.fault &&
       proxy_row_of(pending.fault->kind).action == ProxyAction::forward_then_replace) {

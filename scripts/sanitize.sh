@@ -1,40 +1,80 @@
 #!/usr/bin/env bash
-# Builds and runs the tests under the sanitizers, each in its own build directory:
-#   sanitize  AddressSanitizer + UndefinedBehaviorSanitizer, the whole suite
-#   tsan      ThreadSanitizer, the tests labelled "concurrency" (provider_http_tests: the
-#             HTTP server in-process, with its I/O threads, timers and stop)
-# Long (each is a full build), so not part of scripts/test.sh. Usage:
-#   scripts/sanitize.sh [sanitize|tsan]...      (default: both, one after the other)
+# Builds and runs tests under the sanitizers, each preset in its own build directory, and
+# builds only the test programs it runs. What CI runs (.ci/run, after scripts/test.sh):
+#   tsan      ThreadSanitizer over the tests labelled "concurrency": provider_http_tests and
+#             proxy_http_tests, the HTTP servers in-process with their I/O threads, timers,
+#             upstream client and stop
+#   sanitize  AddressSanitizer + UndefinedBehaviorSanitizer over the code that parses what
+#             clients send: the same two programs, and those labelled "hostile-input"
+#             (common_tests, provider_core_tests, proxy_core_tests: keys, escapes, JSON and
+#             form bodies, plans, shapes, the cores' decisions)
+# Usage:
+#   scripts/sanitize.sh [tsan|sanitize]...   (default: both, tsan first)
+#   scripts/sanitize.sh --whole-suite        ASan + UBSan over every test (a full build: long)
 # Arguments after -- go to ctest, e.g. scripts/sanitize.sh sanitize -- -R Http
+# Each preset prints "sanitize: PRESET: build N s, tests N s".
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$root/scripts/setup.sh"
 cd "$root"
 
+whole_suite=0
 presets=()
-while [ $# -gt 0 ] && [ "$1" != "--" ]; do presets+=("$1"); shift; done
-[ $# -gt 0 ] && shift  # the --
-[ ${#presets[@]} -gt 0 ] || presets=(sanitize tsan)
-
-# What each preset's tests need: tsan runs the in-process HTTP server tests only (where
-# the threads are), so it builds no other program.
-targets() {
+while [ $# -gt 0 ] && [ "$1" != "--" ]; do
   case "$1" in
-    tsan) echo "--target provider_http_tests" ;;
-    *) echo "" ;;
+    --whole-suite) whole_suite=1 ;;
+    tsan | sanitize) presets+=("$1") ;;
+    *) echo "sanitize.sh: unknown argument '$1' (tsan, sanitize, --whole-suite, -- CTEST ARGS)" >&2; exit 2 ;;
   esac
+  shift
+done
+[ $# -gt 0 ] && shift  # the --
+if [ "$whole_suite" = 1 ]; then
+  presets=(sanitize)
+elif [ ${#presets[@]} -eq 0 ]; then
+  presets=(tsan sanitize)
+fi
+
+http_tests=(provider_http_tests proxy_http_tests)
+input_tests=(common_tests provider_core_tests proxy_core_tests)
+
+# Sets cpu to the user and system seconds of this script's finished children (compilers,
+# tests). Called as it is, not in $(...): a subshell would count its own children only.
+times_file="$(mktemp)"
+trap 'rm -f "$times_file"' EXIT
+cpu=0
+cpu_seconds() {
+  times >"$times_file"
+  # The second line is the children's: "XmY.YYYs XmY.YYYs".
+  cpu=$(awk 'NR == 2 { total = 0; for (i = 1; i <= 2; i++) { split($i, t, "m"); total += t[1] * 60 + t[2] }
+                       printf "%d", total }' "$times_file")
 }
 
 status=0
 for preset in "${presets[@]}"; do
+  build=(); select=()
+  if [ "$preset" = tsan ]; then
+    build=(--target "${http_tests[@]}")  # the preset's tests are the label "concurrency"
+  elif [ "$whole_suite" = 0 ]; then
+    build=(--target "${http_tests[@]}" "${input_tests[@]}")
+    select=(-L 'concurrency|hostile-input')
+  fi
+  cpu_seconds
+  cpu_before=$cpu
   started=$(date +%s)
   cmake --preset "$preset" >/dev/null
-  # One build at a time, at a lower priority: the machine is shared.
-  # shellcheck disable=SC2046  # the targets are separate words
-  nice -n 10 cmake --build --preset "$preset" $(targets "$preset")
+  # At a lower priority on a shared machine (RETRYPROOF_NICE, default 10; no effect alone).
+  nice -n "${RETRYPROOF_NICE:-10}" cmake --build --preset "$preset" "${build[@]}"
   built=$(date +%s)
-  ctest --preset "$preset" "$@" || status=$?
+  cpu_seconds
+  cpu_built=$cpu
+  ctest --preset "$preset" "${select[@]}" "$@" || status=$?
   finished=$(date +%s)
-  echo "sanitize: $preset: build $((built - started)) s, tests $((finished - built)) s"
+  cpu_seconds
+  cpu_finished=$cpu
+  # CPU seconds do not grow with the machine's load as wall-clock seconds do: on an idle
+  # 2-core machine the build takes about half its CPU seconds.
+  echo "sanitize: $preset: build $((built - started)) s ($((cpu_built - cpu_before)) CPU s)," \
+    "tests $((finished - built)) s ($((cpu_finished - cpu_built)) CPU s)"
 done
 exit "$status"

@@ -52,6 +52,16 @@ TEST_F(BadInput, MissingKeyIs400) {
   expect_nothing_changed();
 }
 
+// Issue #11, defect 10: the JSON parser stopped at a NUL byte, so the text after it went
+// unread (and unfingerprinted). Over the wire it is a 400, and nothing is created.
+TEST_F(BadInput, ANulByteInTheJsonBodyIs400) {
+  const Answer answer =
+      send(raw_post_jobs("nul", std::string("{\"orderId\":\"a\"}\0{\"amount\":999}", 30)));
+  EXPECT_EQ(answer.status, 400);
+  EXPECT_EQ(answer.body["error"], "invalid_json");
+  expect_nothing_changed();
+}
+
 TEST_F(BadInput, OverlongKeyIs400) {
   const Answer answer = send(raw_post_jobs(std::string(256, 'k'), "{}"));
   EXPECT_EQ(answer.status, 400);

@@ -1,15 +1,19 @@
-// The control plane over a real socket: the token, and the profiles' wire formats.
+// The control plane over a real socket: the token, the profiles' wire formats, and a long
+// journal read.
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <chrono>
 #include <nlohmann/json.hpp>
 
 #include "provider/provider_server.hpp"
+#include "provider/tests/raw_http.hpp"
 
 namespace retryproof::provider {
 namespace {
 
 using nlohmann::json;
+using namespace std::chrono_literals;
 
 TEST(ControlToken, EveryControlCallNeedsIt) {
   ProviderServer server({.control_token = "s3cret"}, {.port = 0});
@@ -67,6 +71,33 @@ TEST(Profiles, StripeReplaysTheRecorded503) {
   EXPECT_EQ(retry->status, 503);
   EXPECT_EQ(retry->get_header_value("Idempotent-Replayed"), "true");
   EXPECT_EQ(client.Get("/jobs/by-idempotency-key/k")->status, 200);  // only a lookup shows the job
+}
+
+// Issue #11, defect 4: the whole journal was built under the core's lock. A full read is
+// streamed, a chunk at a time, and a create is answered while its reader reads nothing.
+TEST(JournalOverHttp, AFullReadIsStreamedAndACreateIsAnsweredBeforeItIsRead) {
+  ProviderServer server({}, {.port = 0});
+  const int port = server.port();
+  for (int i = 0; i < 3000; ++i) {
+    HttpRequest create{"POST", "/jobs", {{"Idempotency-Key", "k-" + std::to_string(i)}}, "{}"};
+    ASSERT_EQ(server.core().handle(create, Millis(0)).status, 201);
+  }
+  testing::RawConnection stalled(port);  // asks for about 1 MB, and reads none of it yet
+  ASSERT_TRUE(stalled.send(testing::raw_control_request(port, "GET", "/_test/journal")));
+  const auto created = testing::raw_exchange(port, testing::raw_post_jobs("during", "{}"),
+                                             testing::ReadUntil::response);
+  EXPECT_EQ(testing::status_of(created.received), 201) << created.received;
+
+  const testing::RawExchange journal = stalled.read_until_closed(30s);
+  const std::string& raw = journal.received;
+  const std::size_t head_end = raw.find("\r\n\r\n");
+  ASSERT_NE(head_end, std::string::npos) << raw.substr(0, 300);
+  EXPECT_NE(raw.substr(0, head_end).find("Transfer-Encoding: chunked"), std::string::npos)
+      << raw.substr(0, head_end);
+  // 3000, or 3001 when the create was decided first: the count is the journal's at the start.
+  EXPECT_NE(raw.find("{\"count\":300"), std::string::npos);
+  EXPECT_TRUE(raw.ends_with("]}\r\n0\r\n\r\n"))
+      << raw.substr(raw.size() - std::min<std::size_t>(raw.size(), 100));
 }
 
 }  // namespace

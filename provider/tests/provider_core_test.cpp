@@ -716,10 +716,10 @@ TEST_F(ProviderCoreTest, LogUsesTheOriginalWords) {
   post(core_, "key-C", kOrder42);
 
   EXPECT_EQ(log_lines_, (std::vector<std::string>{
-                            "[provider] key=key-B NEW fault=commit-then-error",
-                            "[provider] key=key-B REPLAY job=" + id,
-                            "[provider] key=key-B REJECTED (payload changed)",
-                            "[provider] key=key-C NEW fault=none",
+                            "[provider] key=\"key-B\" NEW fault=commit-then-error",
+                            "[provider] key=\"key-B\" REPLAY job=" + id,
+                            "[provider] key=\"key-B\" REJECTED (payload changed)",
+                            "[provider] key=\"key-C\" NEW fault=none",
                         }));
 }
 

@@ -274,9 +274,9 @@ TEST_F(ProviderFaultsTest, DelayBeforeCommitLogsTheHoldAndTheCommit) {
   post(core_, "key-A", kOrder42);
   const std::string id = body_of(core_.complete(*held.pending_commit, Millis{1'000}))["id"];
   EXPECT_EQ(log_lines_, (std::vector<std::string>{
-                            "[provider] key=key-A NEW fault=delay-before-commit:1s",
-                            "[provider] key=key-A CONFLICT (in flight)",
-                            "[provider] key=key-A COMMITTED job=" + id + " (after delay)",
+                            "[provider] key=\"key-A\" NEW fault=delay-before-commit:1s",
+                            "[provider] key=\"key-A\" CONFLICT (in flight)",
+                            "[provider] key=\"key-A\" COMMITTED job=" + id + " (after delay)",
                         }));
 }
 

@@ -89,9 +89,9 @@ TEST(ProviderProcess, StopsOnSigtermWithoutWaitingOutWhatClientsHold) {
   const std::string& log = provider.child.standard_error();
   EXPECT_NE(log.find("[provider] stopping on SIGTERM"), std::string::npos) << log;
   for (const char* key : {"a", "b", "c", "held", "delayed", "idle-19"})
-    EXPECT_NE(log.find("key=" + std::string(key) + " NEW"), std::string::npos) << key;
+    EXPECT_NE(log.find("key=\"" + std::string(key) + "\" NEW"), std::string::npos) << key;
   // Stopping ended the delay before the commit, so it committed as it would have at its end.
-  EXPECT_NE(log.find("key=delayed COMMITTED"), std::string::npos) << log;
+  EXPECT_NE(log.find("key=\"delayed\" COMMITTED"), std::string::npos) << log;
 }
 
 // The provider's open descriptors, read from /proc.
@@ -234,7 +234,7 @@ TEST(ProviderProcess, LogsToAFileOrNowhereAsLogSays) {
   std::ifstream written(file);
   std::stringstream text;
   text << written.rdbuf();
-  EXPECT_NE(text.str().find("[provider] key=logged NEW"), std::string::npos) << text.str();
+  EXPECT_NE(text.str().find("[provider] key=\"logged\" NEW"), std::string::npos) << text.str();
   EXPECT_NE(text.str().find("[provider] stopping on SIGTERM"), std::string::npos) << text.str();
 }
 

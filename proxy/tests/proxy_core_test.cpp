@@ -197,9 +197,9 @@ TEST(ProxyLog, SaysWhatItDecidedAndWhatTheUpstreamDidNeverAPayload) {
   core.finish(std::get<Forward>(looked).ticket,
               {.failure = UpstreamFailure::closed, .detail = "eof"}, Millis(3));
   EXPECT_EQ(lines, (std::vector<std::string>{
-                       "[proxy] key=k NEW fault=commit-then-drop",
-                       "[proxy] key=k UPSTREAM 201 job=job_up, sent as commit-then-drop",
-                       "[proxy] key=a?forged LOOKUP UPSTREAM closed (eof): 502",
+                       "[proxy] key=\"k\" NEW fault=commit-then-drop",
+                       "[proxy] key=\"k\" UPSTREAM 201 job=job_up, sent as commit-then-drop",
+                       "[proxy] key=\"a\\x0Aforged\" LOOKUP UPSTREAM closed (eof): 502",
                    }));
 }
 

@@ -44,7 +44,7 @@ TEST(ProxyProcess, PrintsItsUrlForwardsAndStopsOnSigterm) {
   const auto status = proxy.wait(10s);
   ASSERT_TRUE(status);
   EXPECT_EQ(status->code, 0) << status->describe();
-  EXPECT_NE(proxy.standard_error().find("[proxy] key=k NEW fault=commit-then-drop"),
+  EXPECT_NE(proxy.standard_error().find("[proxy] key=\"k\" NEW fault=commit-then-drop"),
             std::string::npos)
       << proxy.standard_error();
 }

@@ -3,7 +3,10 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <mutex>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 #include "provider/journal.hpp"
 #include "provider/tests/raw_http.hpp"
@@ -108,6 +111,50 @@ TEST(ProxyWire, ItsJournalOverHttpIsReadByTheProvidersReader) {
   const json jobs = testing::get_json(proxy.base_url(), "/_test/jobs");
   EXPECT_EQ(jobs["count"], 1);
   EXPECT_EQ(jobs["jobs"][0]["id"], *entries[0].job_id);
+}
+
+// Keys as bytes (docs/provider.md): the proxy's log quotes and escapes them, its journal
+// keeps bytes that are not UTF-8 distinct, escaped, and reads them back.
+TEST(ProxyWire, ItsLogQuotesKeysAndItsJournalEscapesBytesThatAreNotUtf8) {
+  std::mutex mutex;
+  std::vector<std::string> lines;
+  ProxyConfig config;
+  config.log = [&](const std::string& line) {
+    std::lock_guard lock(mutex);
+    lines.push_back(line);
+  };
+  provider::ProviderServer upstream({}, {.port = 0});
+  ProxyServer proxy(std::move(config), {.port = 0}, parse_upstream_url(upstream.base_url()));
+  const auto lookup = raw_exchange(proxy.port(),
+                                   "GET /jobs/by-idempotency-key/x%FF%0D%0A HTTP/1.1\r\n"
+                                   "Host: x\r\nConnection: close\r\n\r\n");
+  EXPECT_EQ(status_of(lookup.received), 404) << lookup.received;
+  const json document = testing::get_json(proxy.base_url(), "/_test/journal");
+  ASSERT_EQ(document["entries"].size(), 1u);
+  EXPECT_EQ(document["entries"][0]["key"], "x\\xFF\\x0D\\x0A");
+  EXPECT_EQ(document["entries"][0]["keyEscaped"], true);
+  EXPECT_EQ(provider::journal_from_json(document)[0].key, "x\xFF\r\n");
+  proxy.stop();
+  std::lock_guard lock(mutex);
+  const std::vector<std::string> expected{R"([proxy] key="x\xFF\x0D\x0A" LOOKUP UPSTREAM 404)"};
+  EXPECT_EQ(lines, expected);
+}
+
+// A raw CR in a lookup's target reaches the proxy: journaled, refused, never forwarded.
+TEST(ProxyWire, ALookupWithARawCrIsJournaledRefusedAndNotForwarded) {
+  RawUpstream upstream(kReply, RawUpstream::Then::close);
+  ProxyServer proxy({}, {.port = 0}, parse_upstream_url(upstream.url()), testing::quick_limits());
+  const auto refused = raw_exchange(proxy.port(),
+                                    "GET /jobs/by-idempotency-key/a\rb HTTP/1.1\r\n"
+                                    "Host: x\r\nConnection: close\r\n\r\n");
+  EXPECT_EQ(status_of(refused.received), 400) << refused.received;
+  EXPECT_EQ(upstream.connections(), 0);
+  const auto entries = provider::journal_from_json(proxy.core().journal_json());
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(entries[0].kind, provider::RequestKind::lookup);
+  EXPECT_EQ(entries[0].key, "a\rb");
+  EXPECT_EQ(entries[0].outcome, provider::Outcome::invalid);
+  EXPECT_EQ(entries[0].status, 400);
 }
 
 }  // namespace

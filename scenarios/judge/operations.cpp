@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "common/utf8.hpp"
+
 namespace retryproof::scenarios {
 
 using provider::JournalEntry;
@@ -24,7 +26,7 @@ Attribution attribute(const std::vector<JournalEntry>& journal, const std::strin
   }
   for (const JournalEntry& entry : journal) {
     if (entry.kind == RequestKind::create && entry.key) {
-      owner_of_key.emplace(*entry.key, "key=" + *entry.key);
+      owner_of_key.emplace(*entry.key, "key=" + escape_text(*entry.key));
     }
   }
 

@@ -2,6 +2,7 @@
 // sequence diagram of each scenario that missed its expectations.
 #include <ostream>
 
+#include "common/utf8.hpp"
 #include "scenarios/reports/reports.hpp"
 #include "scenarios/reports/text.hpp"
 #include "scenarios/reports/view.hpp"
@@ -52,8 +53,8 @@ void write_sequence_diagram(std::ostream& out, const ScenarioResult& result) {
             << mermaid_text(invocation.operation) << ")\n";
       }
     }
-    std::string request = entry.method + " " + entry.path;
-    if (entry.key) request += " key=" + *entry.key;
+    std::string request = entry.method + " " + escape_text(entry.path);
+    if (entry.key) request += " key=" + escape_text(*entry.key);
     out << "    Client->>Provider: " << mermaid_text(request) << '\n';
     const auto fault = applied_fault(entry);
     if (fault) out << "    Note over Provider: fault " << mermaid_text(*fault) << '\n';

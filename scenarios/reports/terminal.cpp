@@ -1,6 +1,7 @@
 // The terminal report: a block per scenario, a summary line, and the commands that replay.
 #include <ostream>
 
+#include "common/utf8.hpp"
 #include "scenarios/reports/reports.hpp"
 #include "scenarios/reports/text.hpp"
 #include "scenarios/reports/view.hpp"
@@ -93,8 +94,8 @@ void write_timeline(std::ostream& out, const ScenarioResult& result, Colour colo
                     {std::to_string(entry.seq)},
                     {"+" + std::to_string(entry.at.count()) + "ms"},
                     {terminal_text(entry.method)},
-                    {terminal_text(entry.path)},
-                    {terminal_text(entry.key.value_or("-"))},
+                    {escape_text(entry.path)},
+                    {entry.key ? escape_text(*entry.key) : "-"},
                     {provider::to_string(entry.outcome)},
                     {terminal_text(applied_fault(entry).value_or("-"))},
                     {response_text(entry)},

@@ -194,8 +194,8 @@ std::string response_text(const JournalEntry& entry) {
 
 std::string timeline_line(const JournalEntry& entry) {
   std::string line = "#" + std::to_string(entry.seq) + " +" + std::to_string(entry.at.count()) +
-                     "ms " + valid_utf8(entry.method) + " " + valid_utf8(entry.path);
-  if (entry.key) line += " key=" + valid_utf8(*entry.key);
+                     "ms " + valid_utf8(entry.method) + " " + escape_text(entry.path);
+  if (entry.key) line += " key=" + escape_text(*entry.key);
   line += " " + provider::to_string(entry.outcome);
   if (const auto fault = applied_fault(entry)) line += " fault=" + *fault;
   line += " -> " + response_text(entry);

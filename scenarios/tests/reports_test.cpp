@@ -374,11 +374,11 @@ TEST(TerminalReport, ShowsTheTimelineAndStandardErrorOfAFailingScenarioOnly) {
   EXPECT_TRUE(
       has_line(text, {"seq", "at", "method", "path", "key", "outcome", "fault", "response", "job"}))
       << text;
-  EXPECT_TRUE(has_line(text, {"*  1  ", "  +5ms  ", "  POST  ", "  /jobs  ", "  order<&\">42  ",
+  EXPECT_TRUE(has_line(text, {"*  1  ", "  +5ms  ", "  POST  ", "  /jobs  ", "  order<&\\\">42  ",
                               "  new  ", "  commit-then-drop  ", "  no response  ", "  job_c1"}))
       << text;
-  EXPECT_TRUE(has_line(text, {"*  2  ", "  +260ms  ", "  POST  ", "  /jobs  ", "  order<&\">42-2  ",
-                              "  new  ", "  -  ", "  201  ", "  job_c2"}))
+  EXPECT_TRUE(has_line(text, {"*  2  ", "  +260ms  ", "  POST  ", "  /jobs  ",
+                              "  order<&\\\">42-2  ", "  new  ", "  -  ", "  201  ", "  job_c2"}))
       << text;
   // The scenario that met its expectations shows no timeline.
   EXPECT_FALSE(has_line(text, {"job_a1", "201"})) << text;
@@ -390,6 +390,30 @@ TEST(TerminalReport, ShowsTheTimelineAndStandardErrorOfAFailingScenarioOnly) {
   EXPECT_TRUE(contains(text, "    | err-25\n")) << text;
   EXPECT_TRUE(contains(text, "    | [2Jscreen wiped\n")) << text;
   EXPECT_FALSE(contains(text, "err-06")) << text;
+}
+
+// Two keys that are not UTF-8 were both U+FFFD, so they read as one key; escaped
+// (docs/provider.md, *Keys as bytes*), each report tells them apart.
+TEST(TerminalReport, ShowsKeysThatAreNotUtf8DistinctlyEscaped) {
+  ScenarioResult result = failing_scenario();
+  result.journal[0].key = "k\xFF";
+  result.journal[1].key = "k\xFE";
+  RunSummary run{.seed = 1, .client = "reference", .results = {result}};
+  std::ostringstream text;
+  write_terminal_report(text, run, Colour::off);
+  EXPECT_TRUE(has_line(text.str(), {"*  1  ", "  k\\xFF  "})) << text.str();
+  EXPECT_TRUE(has_line(text.str(), {"*  2  ", "  k\\xFE  "})) << text.str();
+  EXPECT_FALSE(contains(text.str(), "\xEF\xBF\xBD")) << text.str();
+
+  std::ostringstream xml;
+  write_junit(xml, run);
+  EXPECT_TRUE(contains(xml.str(), "POST /jobs key=k\\xFF new")) << xml.str();
+  EXPECT_TRUE(contains(xml.str(), "POST /jobs key=k\\xFE new")) << xml.str();
+
+  const json parsed = json::parse(to_json(run).dump());
+  const auto journal = provider::journal_from_json(parsed["scenarios"][0]["journal"]);
+  EXPECT_EQ(journal[0].key, "k\xFF");
+  EXPECT_EQ(journal[1].key, "k\xFE");
 }
 
 TEST(TerminalReport, EndsWithTheSummaryAndTheReplayCommands) {
@@ -511,7 +535,7 @@ TEST(JunitReport, JudgesVerdictsAgainstTheExpectedViolations) {
                        "job_c1, job_c2\" type=\"harm\">evidence: seq 1, 2\n"))
       << duplicate;
   EXPECT_TRUE(contains(duplicate,
-                       "* #1 +5ms POST /jobs key=order&lt;&amp;&quot;&gt;42 new "
+                       "* #1 +5ms POST /jobs key=order&lt;&amp;\\&quot;&gt;42 new "
                        "fault=commit-then-drop -&gt; no response job=job_c1\n"))
       << duplicate;
 
@@ -541,7 +565,7 @@ TEST(JunitReport, JudgesVerdictsAgainstTheExpectedViolations) {
 
 TEST(JunitReport, EscapesSpecialAndStripsForbiddenCharacters) {
   const std::string xml = junit();
-  EXPECT_TRUE(contains(xml, "order&lt;&amp;&quot;&gt;42")) << xml;
+  EXPECT_TRUE(contains(xml, "order&lt;&amp;\\&quot;&gt;42")) << xml;
   EXPECT_FALSE(contains(xml, kAwkwardKey)) << xml;
   EXPECT_FALSE(contains(xml, "\x1b")) << xml;
   EXPECT_TRUE(contains(xml, "[2Jscreen wiped")) << xml;
@@ -603,7 +627,7 @@ TEST(MarkdownReport, DrawsTheAttemptsAsAMermaidSequenceDiagram) {
   const std::string diagram = text.substr(start, end - start);
   EXPECT_TRUE(contains(diagram, "    participant Client\n    participant Provider\n")) << diagram;
   EXPECT_TRUE(contains(diagram,
-                       "    Client->>Provider: POST /jobs key=order#lt;&\"#gt;42\n"
+                       "    Client->>Provider: POST /jobs key=order#lt;&\\\"#gt;42\n"
                        "    Note over Provider: fault commit-then-drop\n"
                        "    Provider--xClient: dropped (commit-then-drop)\n"))
       << diagram;
@@ -621,7 +645,7 @@ TEST(MarkdownReport, EscapesWhatTablesAndMermaidChokeOn) {
   write_markdown(out, run);
   const std::string text = out.str();
   EXPECT_TRUE(contains(text, "| pipe \\| hash \\# semi;  newline | **no** |")) << text;
-  EXPECT_TRUE(contains(text, "Client->>Provider: POST /jobs key=k#124;1#59;#35;x y\n")) << text;
+  EXPECT_TRUE(contains(text, "Client->>Provider: POST /jobs key=k#124;1#59;#35;x\\x0Ay\n")) << text;
   EXPECT_TRUE(contains(text, "client `cmd:a \\| b`")) << text;
 }
 

@@ -125,7 +125,8 @@ TEST_P(ProviderProcess, PrintsItsUrlFirstServesLogsAndStopsCleanlyOnSignal) {
   const ExitStatus status = run_to_end(child);
   EXPECT_TRUE(status.exited()) << status.describe();
   EXPECT_EQ(status.code, 0);
-  EXPECT_NE(child.standard_error().find("[provider] key=cli-key NEW fault=none"), std::string::npos)
+  EXPECT_NE(child.standard_error().find("[provider] key=\"cli-key\" NEW fault=none"),
+            std::string::npos)
       << child.standard_error();
   EXPECT_EQ(child.standard_error().find("o-1"), std::string::npos) << "payloads are never logged";
 }
