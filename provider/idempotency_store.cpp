@@ -36,10 +36,12 @@ const StoredJob* IdempotencyStore::find(std::string_view key, Millis now) {
   return &stored;
 }
 
-bool IdempotencyStore::has_room(std::size_t reserved, Millis now) {
+bool IdempotencyStore::has_room(std::size_t reserved, Millis now,
+                                const std::function<void(const std::string& key)>& freeing) {
   if (!max_jobs_) return true;
   expire(now);
   while (jobs_.size() + reserved >= *max_jobs_ && first_index_ < expiry_cursor_) {
+    if (freeing) freeing(jobs_.front().key);
     jobs_.pop_front();  // its key left the index when it expired
     ++first_index_;
     ++freed_jobs_;

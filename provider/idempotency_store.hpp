@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -54,8 +55,10 @@ class IdempotencyStore {
   const StoredJob* find(std::string_view key, Millis now);
 
   // Whether `reserved` more jobs (held requests that will commit) and one new one fit at
-  // `now`. At the bound it first frees the jobs of expired keys, oldest first.
-  bool has_room(std::size_t reserved, Millis now);
+  // `now`. At the bound it first frees the jobs of expired keys, oldest first, telling
+  // `freeing` each one's key first, so that what the owner keeps per key can go with it.
+  bool has_room(std::size_t reserved, Millis now,
+                const std::function<void(const std::string& key)>& freeing = {});
 
   // Records a new job. A key already indexed keeps naming its first job (a provider that
   // does not enforce keys creates more than one per key).

@@ -196,7 +196,12 @@ Decision ProviderCore::create_job(const HttpRequest& request, JournalEntry& entr
     return replay(*stored);
   }
   // Refused before a fault is drawn: a refusal consumes no part of the plan.
-  if (!store_.has_room(in_flight_.size(), now)) {
+  // A freed job's key takes its attempt counts along: nothing per key outlives its job.
+  const auto forget_counts = [this](const std::string& freed) {
+    creates_by_key_.erase(freed);
+    lookups_by_key_.erase(freed);
+  };
+  if (!store_.has_room(in_flight_.size(), now, forget_counts)) {
     entry.outcome = Outcome::capacity_exhausted;
     log("[provider] key=" + key + " REFUSED (capacity exhausted)");
     return error(507, "capacity_exhausted",

@@ -79,6 +79,18 @@ TEST(MemoryLimits, AtMaxKeysTheJobsOfExpiredKeysAreFreedOldestFirst) {
   EXPECT_EQ(core.retention().freed_jobs, 1U);
 }
 
+TEST(MemoryLimits, AFreedJobTakesItsKeysAttemptCountsAlong) {
+  ProviderCore core(bounded(1, kHour));
+  const Decision chaos = call(core, "POST", "/_test/faults",
+                              R"({"chaos":{"seed":1,"rates":{"fail-before-commit":0.01}}})");
+  ASSERT_EQ(chaos.status, 200) << chaos.body;
+  ASSERT_EQ(post(core, "k1", kOrder42, Millis{0}).status, 201);
+  EXPECT_EQ(core.retention().counted_keys, 1U);
+  ASSERT_EQ(post(core, "k2", kOrder42, 2 * kHour).status, 201);  // frees k1's job
+  EXPECT_EQ(core.retention().freed_jobs, 1U);
+  EXPECT_EQ(core.retention().counted_keys, 1U) << "k1's count went with its job";
+}
+
 TEST(MemoryLimits, ExpiredKeysLeaveTheIndexThoughTheirJobsStayAsEvidence) {
   ProviderCore core(config_with(7));
   ProviderCore expiring([] {
