@@ -41,7 +41,7 @@ Decision ProviderCore::control(const HttpRequest& request) {
     if (path != endpoint.path) continue;
     return only("GET", [&] {
       return answer_control_endpoint(
-          endpoint, request.query, journal_,
+          endpoint, request.query, journal_.memory(),
           {.seed = config_.seed, .operation_field = config_.operation_field},
           ErrorStyle{.shape = &config_.api, .format = errors_});
     });
@@ -104,36 +104,54 @@ Decision ProviderCore::read_journal(std::string_view query) {
   } catch (const std::invalid_argument& problem) {
     return error(400, "invalid_journal_query", problem.what());
   }
-  const std::size_t total = journal_.size();
-  const std::size_t first = static_cast<std::size_t>(std::min<std::uint64_t>(after, total));
+  // Entries spilled to the --journal-file are read back from it: a reader sees every entry.
+  // Dropped ones (a --journal-limit without a file) are counted in "dropped".
+  const std::size_t total = journal_.count();
+  const std::uint64_t last_seq = journal_.next_seq() - 1;
+  const std::uint64_t dropped = journal_.dropped();
   if (limit != 0) {
-    const std::size_t last = std::min<std::size_t>(total, first + limit);
-    nlohmann::json page = {
-        {"count", total},
-        {"entries", std::vector<JournalEntry>(journal_.begin() + first, journal_.begin() + last)}};
-    if (last < total) page["next"] = journal_[last - 1].seq;
-    return json_response(200, page);
+    try {
+      const std::vector<JournalEntry> entries =
+          journal_.read(after, static_cast<std::size_t>(limit));
+      nlohmann::json page = {{"count", total}, {"entries", entries}};
+      if (!entries.empty() && entries.back().seq < last_seq) page["next"] = entries.back().seq;
+      if (dropped > 0) page["dropped"] = dropped;
+      return json_response(200, page);
+    } catch (const std::exception& problem) {  // the spill file was changed under us
+      return error(500, "internal_error", problem.what());
+    }
   }
   // Streamed: the entries as they stand when each chunk is read. A reset meanwhile ends the
   // stream early rather than mixing two journals.
   Decision decision;
   decision.status = 200;
-  decision.body_chunks = [this, total, next = std::size_t{0}, opened = false,
+  std::string opening = "{\"count\":" + std::to_string(total) + ",";
+  if (dropped > 0) opening += "\"dropped\":" + std::to_string(dropped) + ",";
+  opening += "\"entries\":[";
+  decision.body_chunks = [this, last_seq, resets = resets_, opening = std::move(opening),
+                          after = std::uint64_t{0}, opened = false, wrote = false,
                           closed = false]() mutable -> std::optional<std::string> {
     if (closed) return std::nullopt;
     if (!opened) {
       opened = true;
-      return "{\"count\":" + std::to_string(total) + ",\"entries\":[";
+      return std::move(opening);
     }
     std::string chunk;
     {
       std::lock_guard lock(mutex_);
-      const std::size_t end = std::min({total, journal_.size(), next + kEntriesPerChunk});
-      for (; next < end; ++next) {
-        if (next > 0) chunk += ',';
-        chunk += compact_json(nlohmann::json(journal_[next]));
+      const std::uint64_t from = std::max(after, journal_.dropped());
+      if (resets == resets_ && from < last_seq) {
+        const auto count =
+            static_cast<std::size_t>(std::min<std::uint64_t>(kEntriesPerChunk, last_seq - from));
+        try {
+          chunk = (wrote ? "," : "") + journal_.text(from, count);
+          after = from + count;
+          wrote = true;
+          return chunk;
+        } catch (const std::exception&) {  // the spill file was changed under us: end here
+          chunk.clear();
+        }
       }
-      if (next < std::min(total, journal_.size())) return chunk;
     }
     closed = true;
     return chunk + "]}";
@@ -164,6 +182,7 @@ Decision ProviderCore::reset(const std::string& body) {
   plan_ = FaultPlan{};
   job_ids_ = JobIdGenerator(seed_);
   journal_.clear();
+  ++resets_;
   in_flight_.clear();
   creates_by_key_.clear();
   lookups_by_key_.clear();

@@ -190,6 +190,12 @@ Fault FaultPlan::take_for_lookup(const std::string& key, std::uint64_t n) {
   return chaos_ ? chaos_->choose(key, n, true) : Fault{};
 }
 
+bool FaultPlan::draws_chaos(bool for_lookup) const {
+  return chaos_ && std::any_of(chaos_->rates.begin(), chaos_->rates.end(), [&](const auto& rate) {
+           return is_lookup_fault(rate.first) == for_lookup && rate.second > 0;
+         });
+}
+
 json FaultPlan::to_json() const {
   json faults = json::array();
   for (const auto& rule : rules_) {

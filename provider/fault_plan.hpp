@@ -47,6 +47,10 @@ class FaultPlan {
   // lookup-unavailable when one is planned for the n-th lookup of this key, else none.
   Fault take_for_lookup(const std::string& key, std::uint64_t n);
 
+  // Whether the chaos policy draws faults for creates (or lookups): only then does the
+  // n-th attempt of a key matter, and a key's count need be kept.
+  bool draws_chaos(bool for_lookup) const;
+
   // The plan as it stands, in the shape from_json reads: rules first, then the script.
   nlohmann::json to_json() const;
 

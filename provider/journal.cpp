@@ -24,7 +24,7 @@ constexpr Names<RequestKind, 4> kKinds{{
     {RequestKind::other, "other"},
 }};
 
-constexpr Names<Outcome, 9> kOutcomes{{
+constexpr Names<Outcome, 10> kOutcomes{{
     {Outcome::new_operation, "new"},
     {Outcome::replay, "replay"},
     {Outcome::rejected, "rejected"},
@@ -34,6 +34,7 @@ constexpr Names<Outcome, 9> kOutcomes{{
     {Outcome::lookup_hit, "lookup_hit"},
     {Outcome::lookup_miss, "lookup_miss"},
     {Outcome::lookup_failed, "lookup_failed"},
+    {Outcome::capacity_exhausted, "capacity_exhausted"},
 }};
 
 constexpr Names<Delivery, 4> kDeliveries{{

@@ -27,15 +27,16 @@ enum class RequestKind {
 };
 
 enum class Outcome {
-  new_operation,  // a new key: a fault was taken and applied
-  replay,         // a known key with the same payload
-  rejected,       // a known key with a different payload (422)
-  conflict,       // the key's first request is still in flight (409)
-  missing_key,    // a create without an Idempotency-Key
-  invalid,        // malformed key or body, wrong method, unknown path
-  lookup_hit,     // reconciliation found the job
-  lookup_miss,    // reconciliation found nothing
-  lookup_failed,  // reconciliation was made to fail
+  new_operation,       // a new key: a fault was taken and applied
+  replay,              // a known key with the same payload
+  rejected,            // a known key with a different payload (422)
+  conflict,            // the key's first request is still in flight (409)
+  missing_key,         // a create without an Idempotency-Key
+  invalid,             // malformed key or body, wrong method, unknown path
+  lookup_hit,          // reconciliation found the job
+  lookup_miss,         // reconciliation found nothing
+  lookup_failed,       // reconciliation was made to fail
+  capacity_exhausted,  // a new operation refused at --max-keys (507)
 };
 
 std::string to_string(RequestKind kind);

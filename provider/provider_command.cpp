@@ -11,6 +11,7 @@
 #include "provider/command_support.hpp"
 #include "provider/log_destination.hpp"
 #include "provider/log_sink.hpp"
+#include "provider/memory_options.hpp"
 #include "provider/provider_server.hpp"
 
 namespace retryproof::provider {
@@ -21,6 +22,7 @@ struct ProviderOptions {
   ProviderConfig core;
   std::string plan_file;
   std::string key_ttl;
+  MemoryOptions memory;
   ControlTokenSources control_tokens;
   std::string profile;  // empty: the shape's, else baseline
   std::string api = "jobs";
@@ -37,6 +39,7 @@ int run_provider(ProviderOptions options) {
     log_destination.emplace(options.log);
     if (!options.plan_file.empty()) options.core.initial_plan = read_plan_file(options.plan_file);
     if (!options.key_ttl.empty()) options.core.key_ttl = parse_duration(options.key_ttl);
+    apply_memory_options(options.memory, options.core);
     options.core.control_token = control_token(options.control_tokens);
     options.core.api = load_api_shape(options.api);
     // A shape implies the semantics of the API it copies, unless --profile says otherwise.
@@ -121,6 +124,7 @@ void add_provider_command(CLI::App& app, int& exit_code, std::vector<ControlEndp
   command->add_option("--key-ttl", options->key_ttl,
                       "Forget idempotency keys older than this (250ms, 3s, 2m, 24h); a repeat is "
                       "then a new operation. Default: keys never expire");
+  add_memory_options(*command, options->memory);
   add_control_token_options(*command, options->control_tokens);
   add_operation_field_option(*command, options->operation_field);
   command

@@ -86,9 +86,10 @@ ProviderCore::ProviderCore(ProviderConfig config)
       rules_(rules_of(config_.profile)),
       errors_(config_.api.error_format.value_or(rules_.errors)),
       seed_(config_.seed),
-      store_(config_.key_ttl),
+      store_(config_.key_ttl, config_.max_keys),
       plan_(config_.initial_plan),
-      job_ids_(config_.seed) {}
+      job_ids_(config_.seed),
+      journal_(config_.journal) {}
 
 Decision ProviderCore::handle(const HttpRequest& request, Millis now) {
   std::lock_guard lock(mutex_);
@@ -99,14 +100,14 @@ Decision ProviderCore::handle(const HttpRequest& request, Millis now) {
   now += clock_offset_;
 
   JournalEntry entry{
-      .seq = journal_.size() + 1, .at = now, .method = request.method, .path = request.path};
+      .seq = journal_.next_seq(), .at = now, .method = request.method, .path = request.path};
   Decision decision = route(request, entry, now);
   decision.journal_seq = entry.seq;
   // A held request is journaled now, in arrival order, and answered by complete().
   if (!decision.pending_commit) record_answer(entry, decision, now);
-  assert(entry.seq == journal_.size() + 1);                         // seqs are contiguous from 1
+  assert(entry.seq == journal_.next_seq());                         // seqs are contiguous from 1
   assert(entry.answered() != decision.pending_commit.has_value());  // answered, or held
-  journal_.push_back(std::move(entry));
+  journal_.append(std::move(entry));
   progressed_.notify_all();
   return decision;
 }
@@ -194,34 +195,58 @@ Decision ProviderCore::create_job(const HttpRequest& request, JournalEntry& entr
   }
   const StoredJob* stored = config_.enforce_keys ? store_.find(key, now) : nullptr;
   if (stored != nullptr) {
-    entry.job_id = stored->id();
-    if (stored->fingerprint != *entry.fingerprint) {
+    entry.job_id = stored->id;
+    if (stored->fingerprint != Digest::from_hex(*entry.fingerprint)) {
       entry.outcome = Outcome::rejected;
       log("[provider] key=" + quoted_text(key) + " REJECTED (payload changed)");
       return error(422, "idempotency_key_reused_with_different_payload",
-                   "this key created " + stored->id() +
+                   "this key created " + stored->id +
                        " with a different payload; a changed request needs a new key");
     }
     entry.outcome = Outcome::replay;
-    log("[provider] key=" + quoted_text(key) + " REPLAY job=" + stored->id());
+    log("[provider] key=" + quoted_text(key) + " REPLAY job=" + stored->id);
     return replay(*stored);
+  }
+  // Refused before a fault is drawn: a refusal consumes no part of the plan.
+  // A freed job's key takes its attempt counts along: nothing per key outlives its job.
+  const auto forget_counts = [this](const std::string& freed) {
+    creates_by_key_.erase(freed);
+    lookups_by_key_.erase(freed);
+  };
+  if (!store_.has_room(in_flight_.size(), now, forget_counts)) {
+    entry.outcome = Outcome::capacity_exhausted;
+    log("[provider] key=" + quoted_text(key) + " REFUSED (capacity exhausted)");
+    return error(507, "capacity_exhausted",
+                 "the provider holds " + std::to_string(*config_.max_keys) +
+                     " keys, its --max-keys; replays and lookups still work");
   }
 
   entry.outcome = Outcome::new_operation;
-  const Fault fault = plan_.take_for_create(key, payload, creates_by_key_[key]++);
+  const Fault fault = plan_.take_for_create(key, payload, nth_attempt(creates_by_key_, key, false));
   entry.fault = fault;
   log("[provider] key=" + quoted_text(key) + " NEW fault=" + to_string(fault));
 
-  nlohmann::json job =
-      config_.api.created_object(job_ids_.next(config_.api.created.id_prefix), payload);
-  return apply_fault(fault, StoredJob{key, *entry.fingerprint, std::move(job), now}, entry);
+  std::string id = job_ids_.next(config_.api.created.id_prefix);
+  std::string job = compact_json(config_.api.created_object(id, payload));
+  return apply_fault(fault,
+                     StoredJob{.key = key,
+                               .fingerprint = Digest::from_hex(*entry.fingerprint),
+                               .id = std::move(id),
+                               .body = std::move(job),
+                               .created_at = now},
+                     entry);
+}
+
+std::uint64_t ProviderCore::nth_attempt(std::unordered_map<std::string, std::uint64_t>& counts,
+                                        const std::string& key, bool for_lookup) {
+  return plan_.draws_chaos(for_lookup) ? counts[key]++ : 0;
 }
 
 Decision ProviderCore::answer_of(const FaultRow& row, const Fault& fault,
-                                 const nlohmann::json& job) const {
+                                 const std::string& job) const {
   Decision answer;
   if (row.status == 201) {
-    answer = json_response(201, job);
+    answer = Decision{.status = 201, .body = job};
   } else if (row.status != 0) {
     answer = error(row.status, row.error_code, row.error_detail);
   }
@@ -236,20 +261,20 @@ Decision ProviderCore::answer_of(const FaultRow& row, const Fault& fault,
 Decision ProviderCore::apply_fault(const Fault& fault, StoredJob job, JournalEntry& entry) {
   const FaultRow& row = row_of(fault.kind);
   if (row.commit == Commit::after_hold) {
-    entry.job_id = job.id();
+    entry.job_id = job.id;
     const std::uint64_t hold = next_hold_++;
     in_flight_.emplace(hold, InFlight{std::move(job), entry.seq});
     return Decision{.delay = fault.duration, .pending_commit = hold};
   }
-  Decision answer = answer_of(row, fault, job.job);
+  Decision answer = answer_of(row, fault, job.body);
   if (row.commit == Commit::never) return answer;
 
   // What a Stripe-like provider records: the response execution produced, whatever the
   // network then did to it.
   const bool sent_error = answer.status >= 500;
   job.first_status = sent_error ? answer.status : 201;
-  job.first_body = sent_error ? answer.body : compact_json(job.job);
-  entry.job_id = store_.insert(std::move(job)).id();
+  if (sent_error) job.first_body = answer.body;  // else the job's body is the first response
+  entry.job_id = store_.insert(std::move(job)).id;
   return answer;
 }
 
@@ -265,13 +290,11 @@ Decision ProviderCore::complete(std::uint64_t pending_commit, Millis now) {
   const std::uint64_t seq = held->second.seq;
   in_flight_.erase(held);
   job.created_at = now;
-  job.first_body = compact_json(job.job);
   const StoredJob& stored = store_.insert(std::move(job));
   progressed_.notify_all();
-  const Decision created = json_response(201, stored.job);
-  if (JournalEntry* entry = journal_entry(seq)) record_answer(*entry, created, now);
-  log("[provider] key=" + quoted_text(stored.key) + " COMMITTED job=" + stored.id() +
-      " (after delay)");
+  const Decision created{.status = 201, .body = stored.body};
+  if (JournalEntry* entry = journal_.in_memory(seq)) record_answer(*entry, created, now);
+  log("[provider] key=" + quoted_text(stored.key) + " COMMITTED job=" + stored.id + " (after delay)");
   return created;
 }
 
@@ -282,7 +305,7 @@ bool ProviderCore::in_flight(const std::string& key) const {
 
 void ProviderCore::abandoned(std::uint64_t seq, Millis now) {
   std::lock_guard lock(mutex_);
-  JournalEntry* entry = journal_entry(seq);
+  JournalEntry* entry = journal_.in_memory(seq);  // a spilled entry was answered long ago
   if (entry != nullptr && !entry->abandoned_at) entry->abandoned_at = now + clock_offset_;
 }
 
@@ -293,21 +316,21 @@ void ProviderCore::advance_clock(Millis by) {
 
 Decision ProviderCore::replay(const StoredJob& stored) const {
   Decision replayed = rules_.replays_first_response
-                          ? Decision{.status = stored.first_status, .body = stored.first_body}
-                          : json_response(200, stored.job);
+                          ? Decision{.status = stored.first_status, .body = stored.first_response()}
+                          : Decision{.status = 200, .body = stored.body};
   replayed.headers.emplace(config_.api.replay_header, "true");
   return replayed;
 }
 
 Decision ProviderCore::lookup_job(const std::string& key, JournalEntry& entry, Millis now) {
   entry.key = key;
-  const Fault fault = plan_.take_for_lookup(key, lookups_by_key_[key]++);
+  const Fault fault = plan_.take_for_lookup(key, nth_attempt(lookups_by_key_, key, true));
   if (fault.kind != FaultKind::none) {
     const FaultRow& row = row_of(fault.kind);
     entry.outcome = Outcome::lookup_failed;
     entry.fault = fault;
     log("[provider] key=" + quoted_text(key) + " LOOKUP failed (" + std::string(row.name) + ")");
-    return answer_of(row, fault, nullptr);
+    return answer_of(row, fault, {});
   }
   const StoredJob* stored = store_.find(key, now);
   if (stored == nullptr) {
@@ -316,9 +339,9 @@ Decision ProviderCore::lookup_job(const std::string& key, JournalEntry& entry, M
     return error(404, "not_found");  // exactly the original's body
   }
   entry.outcome = Outcome::lookup_hit;
-  entry.job_id = stored->id();
-  log("[provider] key=" + quoted_text(key) + " LOOKUP job=" + stored->id());
-  return json_response(200, stored->job);
+  entry.job_id = stored->id;
+  log("[provider] key=" + quoted_text(key) + " LOOKUP job=" + stored->id);
+  return Decision{.status = 200, .body = stored->body};
 }
 
 Decision ProviderCore::error(int status, std::string_view code, std::string_view detail) const {
@@ -337,11 +360,6 @@ Decision ProviderCore::library_error(int status) const {
   }
 }
 
-JournalEntry* ProviderCore::journal_entry(std::uint64_t seq) {
-  // Sequence numbers start at 1 and the journal only grows between resets.
-  return seq >= 1 && seq <= journal_.size() ? &journal_[seq - 1] : nullptr;
-}
-
 std::size_t ProviderCore::job_count() const {
   std::lock_guard lock(mutex_);
   return store_.jobs().size();
@@ -351,7 +369,7 @@ bool ProviderCore::wait_until(const std::function<bool(const Progress&)>& reache
                               std::chrono::steady_clock::time_point deadline) const {
   std::unique_lock lock(mutex_);
   return progressed_.wait_until(lock, deadline, [&] {
-    return reached(Progress{store_.jobs().size(), journal_.size()});
+    return reached(Progress{store_.jobs().size(), journal_.next_seq() - 1});
   });
 }
 
@@ -362,7 +380,13 @@ bool ProviderCore::wait_for_jobs(std::size_t count,
 
 std::vector<JournalEntry> ProviderCore::journal() const {
   std::lock_guard lock(mutex_);
-  return journal_;
+  return journal_.read(0);
+}
+
+ProviderCore::Retention ProviderCore::retention() const {
+  std::lock_guard lock(mutex_);
+  return {store_.keys(), creates_by_key_.size() + lookups_by_key_.size(), store_.freed_jobs(),
+          journal_.spilled(), journal_.dropped()};
 }
 
 std::vector<JobRecord> ProviderCore::jobs() const {
@@ -372,7 +396,7 @@ std::vector<JobRecord> ProviderCore::jobs() const {
 
 std::size_t ProviderCore::journal_size() const {
   std::lock_guard lock(mutex_);
-  return journal_.size();
+  return journal_.count();
 }
 
 nlohmann::json ProviderCore::journal_json() const {
@@ -389,16 +413,21 @@ std::vector<JobRecord> ProviderCore::jobs_locked() const {
   std::vector<JobRecord> records;
   records.reserve(store_.jobs().size());
   for (const auto& stored : store_.jobs())
-    records.push_back({stored.id(), stored.key, stored.job});
+    records.push_back({stored.id, stored.key, nlohmann::json::parse(stored.body)});
   return records;
 }
 
 nlohmann::json ProviderCore::journal_json_locked() const {
-  return {{"count", journal_.size()}, {"entries", journal_}};
+  nlohmann::json body = {{"count", journal_.count()}, {"entries", journal_.read(0)}};
+  if (journal_.dropped() > 0) body["dropped"] = journal_.dropped();
+  return body;
 }
 
 nlohmann::json ProviderCore::jobs_json_locked() const {
-  return {{"count", store_.jobs().size()}, {"jobs", jobs_locked()}};
+  // "freed" only once a job was freed: until then the body is what it always was.
+  nlohmann::json body = {{"count", store_.jobs().size()}, {"jobs", jobs_locked()}};
+  if (store_.freed_jobs() > 0) body["freed"] = store_.freed_jobs();
+  return body;
 }
 
 void ProviderCore::log(const std::string& line) const {

@@ -26,6 +26,7 @@
 #include "provider/job_ids.hpp"
 #include "provider/job_record.hpp"
 #include "provider/journal.hpp"
+#include "provider/journal_store.hpp"
 #include "provider/profile.hpp"
 #include "provider/responses.hpp"
 
@@ -68,6 +69,11 @@ struct ProviderConfig {
   Profile profile = Profile::baseline;
   ApiShape api = jobs_shape();    // the routes, key place, encodings and bodies it speaks
   std::optional<Millis> key_ttl;  // keys never expire when empty
+  // The most jobs (each with its key) held at once, held requests included: a new operation
+  // past it is refused with 507 capacity_exhausted, once the jobs of expired keys are freed.
+  // Replays, lookups and the control plane are unaffected. Unbounded when empty.
+  std::optional<std::size_t> max_keys;
+  JournalLimits journal;  // entries in memory, and where older ones go (--journal-limit, -file)
   // A repeated key replays (or is refused). False: every create is a new job, and keys are
   // only recorded for lookup, as a provider with a searchable client reference does.
   bool enforce_keys = true;
@@ -117,11 +123,21 @@ class ProviderCore {
                   std::chrono::steady_clock::time_point deadline) const;
   // Waits until the provider holds at least `count` jobs; false if `deadline` passes first.
   bool wait_for_jobs(std::size_t count, std::chrono::steady_clock::time_point deadline) const;
-  std::vector<JournalEntry> journal() const;  // every entry, by seq
+  std::vector<JournalEntry> journal() const;  // every entry kept (spilled ones too), by seq
   std::vector<JobRecord> jobs() const;        // in creation order
   nlohmann::json jobs_json() const;           // the body of GET /_test/jobs
   nlohmann::json journal_json() const;        // the body of GET /_test/journal
   std::size_t journal_size() const;           // its entries, without building the JSON
+  // What the provider holds per key, and what the limits have done since the last reset:
+  // jobs of expired keys freed for room, journal entries spilled to the file or dropped.
+  struct Retention {
+    std::size_t indexed_keys = 0;  // keys that name a job (expired ones are not)
+    std::size_t counted_keys = 0;  // keys with a chaos attempt count
+    std::uint64_t freed_jobs = 0;
+    std::uint64_t spilled_entries = 0;
+    std::uint64_t dropped_entries = 0;
+  };
+  Retention retention() const;
   const ProviderConfig& config() const { return config_; }
 
  private:
@@ -135,7 +151,7 @@ class ProviderCore {
   Decision create_job(const HttpRequest& request, JournalEntry& entry, Millis now);
   Decision apply_fault(const Fault& fault, StoredJob job, JournalEntry& entry);
   // The answer a fault's row prescribes (the job, for a 201).
-  Decision answer_of(const FaultRow& row, const Fault& fault, const nlohmann::json& job) const;
+  Decision answer_of(const FaultRow& row, const Fault& fault, const std::string& job) const;
   Decision replay(const StoredJob& stored) const;
   Decision lookup_job(const std::string& key, JournalEntry& entry, Millis now);
   Decision control(const HttpRequest& request);
@@ -145,7 +161,6 @@ class ProviderCore {
   Decision advance_clock(const std::string& body);
 
   Decision error(int status, std::string_view code, std::string_view detail = {}) const;
-  JournalEntry* journal_entry(std::uint64_t seq);
   std::vector<JobRecord> jobs_locked() const;
   nlohmann::json jobs_json_locked() const;
   nlohmann::json journal_json_locked() const;
@@ -161,13 +176,18 @@ class ProviderCore {
   IdempotencyStore store_;
   FaultPlan plan_;
   JobIdGenerator job_ids_;
-  std::vector<JournalEntry> journal_;
+  JournalStore journal_;
+  std::uint64_t resets_ = 0;  // a streamed read stops at a reset rather than mix two journals
   std::map<std::uint64_t, InFlight> in_flight_;  // by hold, its Decision::pending_commit
   bool in_flight(const std::string& key) const;
   // Never restarts, not even on reset: a hold from before a reset must not match one after.
   std::uint64_t next_hold_ = 1;
-  std::unordered_map<std::string, std::uint64_t> creates_by_key_;  // for chaos: the n-th create
-  std::unordered_map<std::string, std::uint64_t> lookups_by_key_;  // and the n-th lookup
+  // For chaos, the n-th create and lookup of a key, counted only while the plan draws chaos
+  // for them: without, a key (a missed lookup's above all) costs no memory here.
+  std::uint64_t nth_attempt(std::unordered_map<std::string, std::uint64_t>& counts,
+                            const std::string& key, bool for_lookup);
+  std::unordered_map<std::string, std::uint64_t> creates_by_key_;
+  std::unordered_map<std::string, std::uint64_t> lookups_by_key_;
 };
 
 }  // namespace retryproof::provider

@@ -9,7 +9,7 @@ namespace retryproof::provider {
 namespace {
 
 // Problem titles: short, the same for every occurrence of a code (RFC 9457 3.1.4).
-constexpr std::array<std::pair<std::string_view, std::string_view>, 17> kTitles{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 18> kTitles{{
     {"idempotency_key_required", "Idempotency-Key is missing"},
     {"idempotency_key_invalid", "Idempotency-Key is malformed"},
     {"idempotency_key_in_flight", "A request with this Idempotency-Key is still being processed"},
@@ -28,6 +28,7 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 17> kTitles{
     {"invalid_reset", "The reset request is invalid"},
     {"invalid_clock", "The clock request is invalid"},
     {"invalid_journal_query", "The journal query is invalid"},
+    {"capacity_exhausted", "The provider holds as many keys as it may"},
 }};
 
 std::string_view title_of(std::string_view code) {

@@ -157,17 +157,17 @@ std::optional<Decision> ProxyCore::enforce_key(ProxyEntry& entry, Millis now) {
   }
   const provider::StoredJob* stored = jobs_.find(key, now);
   if (stored == nullptr) return std::nullopt;
-  entry.job_id = stored->id();
-  if (stored->fingerprint != *entry.fingerprint) {
+  entry.job_id = stored->id;
+  if (stored->fingerprint != provider::Digest::from_hex(*entry.fingerprint)) {
     entry.outcome = Outcome::rejected;
     log("[proxy] key=" + shown + " REJECTED (payload changed)");
     return error(422, "idempotency_key_reused_with_different_payload",
-                 "this key created " + stored->id() +
+                 "this key created " + stored->id +
                      " with a different payload; a changed request needs a new key");
   }
   entry.outcome = Outcome::replay;
-  log("[proxy] key=" + shown + " REPLAY job=" + escape_text(stored->id()));
-  Decision replayed{.status = 200, .body = stored->first_body};
+  log("[proxy] key=" + shown + " REPLAY job=" + escape_text(stored->id));
+  Decision replayed{.status = 200, .body = stored->first_response()};
   replayed.headers.emplace(config_.api.replay_header, "true");
   return replayed;
 }
@@ -258,12 +258,13 @@ void ProxyCore::read_answer(ProxyEntry& entry, const Pending& pending, const Ups
                       : Outcome::new_operation;
   if (!entry.job_id || known) return;
   job_ids_.insert(*entry.job_id);
-  jobs_.insert(provider::StoredJob{.key = pending.key,
-                                   .fingerprint = entry.fingerprint.value_or(""),
-                                   .job = provider::parse_object_body(answer.body),
-                                   .created_at = now,
-                                   .first_status = answer.status,
-                                   .first_body = answer.body});
+  jobs_.insert(
+      provider::StoredJob{.key = pending.key,
+                          .fingerprint = provider::Digest::from_hex(entry.fingerprint.value_or("")),
+                          .id = *entry.job_id,
+                          .body = answer.body,  // also the first response, replayed as it was
+                          .created_at = now,
+                          .first_status = answer.status});
 }
 
 std::vector<ProxyEntry> ProxyCore::journal() const {
@@ -288,7 +289,7 @@ nlohmann::json ProxyCore::journal_json_locked() const {
 nlohmann::json ProxyCore::jobs_json_locked() const {
   nlohmann::json jobs = nlohmann::json::array();
   for (const provider::StoredJob& stored : jobs_.jobs()) {
-    nlohmann::json job = stored.job;
+    nlohmann::json job = provider::parse_object_body(stored.body);
     job["key"] = stored.key;
     jobs.push_back(std::move(job));
   }

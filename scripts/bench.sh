@@ -11,6 +11,9 @@
 #      provider with its per-request log against --log none.
 #   3. Compressed time (bench/time_scale.sh): the catalog against the Python example and
 #      explore's schedules per minute, at --time-scale 10 against scale 1.
+#   4. Memory (bench/memory.sh): bytes per stored key and per journal entry (new keys,
+#      replays, missed lookups; BENCH_KEYS of each, default 1000000), against a
+#      std::unordered_map<std::string, std::string> of the same keys.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$root/scripts/setup.sh" wrk
@@ -86,3 +89,5 @@ else
 fi
 
 "$root/bench/time_scale.sh" "$bin/scenarios/retryproof" "$root"
+
+"$root/bench/memory.sh" "$bin" "${BENCH_KEYS:-1000000}"

@@ -249,5 +249,25 @@ TEST(ProviderProcess, ALogFileThatCannotBeOpenedIsAUsageError) {
       << child.standard_error();
 }
 
+TEST(ProviderProcess, AMemoryFlagWithABadValueIsAUsageErrorNamingIt) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--max-keys", "0"}, "--max-keys 0: expected a whole number from 1"},
+      {{"--max-keys", "10k"}, "--max-keys 10k: expected a whole number from 1"},
+      {{"--journal-limit", "-5"}, "--journal-limit -5: expected a whole number from 1"},
+      {{"--journal-file", "/tmp/j.jsonl"}, "--journal-file /tmp/j.jsonl: needs --journal-limit"},
+      {{"--journal-limit", "10", "--journal-file", "/nonexistent-dir/j.jsonl"},
+       "--journal-file /nonexistent-dir/j.jsonl: cannot be written"},
+  };
+  for (const auto& [flags, message] : cases) {
+    std::vector<std::string> argv = {kBinary, "provider", "--port", "0"};
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    ChildProcess child(argv);
+    const auto status = child.wait(10s);
+    ASSERT_TRUE(status) << flags[0] << ": it started";
+    EXPECT_EQ(status->code, 2) << flags[0];
+    EXPECT_NE(child.standard_error().find(message), std::string::npos) << child.standard_error();
+  }
+}
+
 }  // namespace
 }  // namespace retryproof::provider

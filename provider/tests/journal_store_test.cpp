@@ -1,0 +1,117 @@
+// The journal's bound: past --journal-limit the oldest half of the entries spills to a
+// JSON Lines file (and reads take it from there) or is dropped and counted.
+#include "provider/journal_store.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "common/temp_dir.hpp"
+
+namespace retryproof::provider {
+namespace {
+
+JournalEntry answered(std::uint64_t seq) {
+  return JournalEntry{.seq = seq,
+                      .at = Millis(seq * 10),
+                      .method = "POST",
+                      .path = "/jobs",
+                      .kind = RequestKind::create,
+                      .key = "key-" + std::to_string(seq),
+                      .outcome = Outcome::replay,
+                      .answered_at = Millis(seq * 10 + 1),
+                      .status = 200,
+                      .job_id = "job_0000000" + std::to_string(seq % 10)};
+}
+
+std::vector<JournalEntry> append(JournalStore& journal, std::uint64_t count) {
+  std::vector<JournalEntry> appended;
+  for (std::uint64_t i = 0; i < count; ++i) {
+    appended.push_back(answered(journal.next_seq()));
+    journal.append(appended.back());
+  }
+  return appended;
+}
+
+std::size_t lines_in(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  std::size_t lines = 0;
+  for (std::string line; std::getline(in, line);)
+    ++lines;
+  return lines;
+}
+
+TEST(JournalStore, PastTheLimitTheOldestHalfSpillsAndEveryEntryReadsBack) {
+  const TempDir dir;
+  const auto file = dir.path() / "journal.jsonl";
+  JournalStore journal({.in_memory = 4, .spill_file = file.string()});
+  const std::vector<JournalEntry> appended = append(journal, 5);
+
+  EXPECT_EQ(journal.spilled(), 3U);  // 5 entries, 2 (half the limit) stay
+  EXPECT_EQ(journal.memory().size(), 2U);
+  EXPECT_EQ(lines_in(file), 3U);
+  EXPECT_EQ(journal.count(), 5U);
+  EXPECT_EQ(journal.read(0), appended);
+  EXPECT_EQ(journal.read(2, 2),
+            std::vector<JournalEntry>(appended.begin() + 2, appended.begin() + 4));
+  EXPECT_EQ(journal.in_memory(3), nullptr);  // spilled
+  ASSERT_NE(journal.in_memory(5), nullptr);
+}
+
+TEST(JournalStore, AThousandPagesOfSpilledEntriesReadBackInOrder) {
+  const TempDir dir;
+  JournalStore journal({.in_memory = 10, .spill_file = (dir.path() / "j.jsonl").string()});
+  const std::vector<JournalEntry> appended = append(journal, 5000);  // past several blocks
+  std::vector<JournalEntry> paged;
+  for (std::uint64_t after = 0; after < 5000; after += 7) {
+    const std::vector<JournalEntry> page = journal.read(after, 7);
+    paged.insert(paged.end(), page.begin(), page.end());
+  }
+  EXPECT_EQ(paged, appended);
+  EXPECT_EQ(journal.spilled() + journal.memory().size(), 5000U);
+}
+
+TEST(JournalStore, WithoutAFileTheOldestAreDroppedAndCounted) {
+  JournalStore journal({.in_memory = 4});
+  const std::vector<JournalEntry> appended = append(journal, 10);
+  // At 5: 3 dropped, 2 kept; at 8: 3 more dropped; 9 and 10 join 7 and 8.
+  EXPECT_EQ(journal.dropped(), 6U);
+  EXPECT_EQ(journal.count(), 4U);
+  EXPECT_EQ(journal.first_seq(), 7U);
+  EXPECT_EQ(journal.next_seq(), 11U);
+  EXPECT_EQ(journal.read(0), std::vector<JournalEntry>(appended.begin() + 6, appended.end()));
+}
+
+TEST(JournalStore, AHeldEntryStaysInMemoryUntilItIsAnswered) {
+  const TempDir dir;
+  JournalStore journal({.in_memory = 2, .spill_file = (dir.path() / "j.jsonl").string()});
+  journal.append(answered(1));
+  JournalEntry held = answered(2);
+  held.answered_at.reset();
+  journal.append(held);
+  append(journal, 3);
+  EXPECT_EQ(journal.spilled(), 1U) << "only the entry before the held one may move out";
+  ASSERT_NE(journal.in_memory(2), nullptr);
+  journal.in_memory(2)->answered_at = Millis(99);
+  append(journal, 1);
+  EXPECT_EQ(journal.spilled(), 5U);  // 6 entries, 1 (half the limit) stays
+  EXPECT_EQ(journal.read(1, 1).at(0).answered_at, Millis(99));
+}
+
+TEST(JournalStore, ClearEmptiesTheFileAndStartsFromSeqOne) {
+  const TempDir dir;
+  const auto file = dir.path() / "j.jsonl";
+  JournalStore journal({.in_memory = 2, .spill_file = file.string()});
+  append(journal, 6);
+  journal.clear();
+  EXPECT_EQ(lines_in(file), 0U);
+  EXPECT_EQ(journal.next_seq(), 1U);
+  append(journal, 3);
+  EXPECT_EQ(journal.read(0).front().seq, 1U);
+  EXPECT_EQ(lines_in(file), 2U);
+}
+
+}  // namespace
+}  // namespace retryproof::provider
