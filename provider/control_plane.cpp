@@ -32,8 +32,7 @@ Decision ProviderCore::control(const HttpRequest& request) {
     if (method == "GET" || method == "HEAD") return json_response(200, plan_.to_json());
     return method_not_allowed("GET, POST", errors_);
   }
-  if (path == "/_test/jobs")
-    return only("GET", [&] { return json_response(200, jobs_json_locked()); });
+  if (path == "/_test/jobs") return only("GET", [&] { return read_jobs(); });
   if (path == "/_test/journal") return only("GET", [&] { return read_journal(request.query); });
   if (path == "/_test/reset") return only("POST", [&] { return reset(request.body); });
   if (path == "/_test/clock") return only("POST", [&] { return advance_clock(request.body); });
@@ -151,6 +150,49 @@ Decision ProviderCore::read_journal(std::string_view query) {
         } catch (const std::exception&) {  // the spill file was changed under us: end here
           chunk.clear();
         }
+      }
+    }
+    closed = true;
+    return chunk + "]}";
+  };
+  return decision;
+}
+
+// GET /_test/jobs: every job, streamed like the journal, a chunk of jobs at a time under the
+// lock, so that a large store is never copied whole while requests wait. A job freed for
+// room (--max-keys) before its chunk is read is left out; a reset ends the stream early.
+Decision ProviderCore::read_jobs() {
+  const std::uint64_t freed = store_.freed_jobs();  // the index of the first job held
+  const std::uint64_t end = freed + store_.jobs().size();
+  std::string opening = "{\"count\":" + std::to_string(store_.jobs().size()) + ",";
+  if (freed > 0) opening += "\"freed\":" + std::to_string(freed) + ",";
+  opening += "\"jobs\":[";
+  Decision decision;
+  decision.status = 200;
+  decision.body_chunks = [this, end, resets = resets_, opening = std::move(opening), next = freed,
+                          opened = false, wrote = false,
+                          closed = false]() mutable -> std::optional<std::string> {
+    if (closed) return std::nullopt;
+    if (!opened) {
+      opened = true;
+      return std::move(opening);
+    }
+    std::string chunk;
+    {
+      std::lock_guard lock(mutex_);
+      const std::uint64_t first = store_.freed_jobs();
+      next = std::max(next, first);
+      const std::uint64_t stop =
+          std::min({end, first + store_.jobs().size(), next + kEntriesPerChunk});
+      if (resets == resets_ && next < stop) {
+        for (; next < stop; ++next) {
+          const StoredJob& stored = store_.jobs()[static_cast<std::size_t>(next - first)];
+          if (wrote) chunk += ',';
+          wrote = true;
+          chunk += compact_json(
+              nlohmann::json(JobRecord{stored.id, stored.key, nlohmann::json::parse(stored.body)}));
+        }
+        return chunk;
       }
     }
     closed = true;

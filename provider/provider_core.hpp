@@ -156,6 +156,7 @@ class ProviderCore {
   Decision lookup_job(const std::string& key, JournalEntry& entry, Millis now);
   Decision control(const HttpRequest& request);
   Decision read_journal(std::string_view query);
+  Decision read_jobs();
   Decision install_plan(const std::string& body);
   Decision reset(const std::string& body);
   Decision advance_clock(const std::string& body);

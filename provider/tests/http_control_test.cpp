@@ -1,11 +1,12 @@
-// The control plane over a real socket: the token, the profiles' wire formats, and a long
-// journal read.
+// The control plane over a real socket: the token, the profiles' wire formats, and long
+// journal and jobs reads.
 #include <gtest/gtest.h>
 #include <httplib.h>
 
 #include <chrono>
 #include <nlohmann/json.hpp>
 
+#include "common/json_text.hpp"
 #include "provider/provider_server.hpp"
 #include "provider/tests/raw_http.hpp"
 
@@ -98,6 +99,48 @@ TEST(JournalOverHttp, AFullReadIsStreamedAndACreateIsAnsweredBeforeItIsRead) {
   EXPECT_NE(raw.find("{\"count\":300"), std::string::npos);
   EXPECT_TRUE(raw.ends_with("]}\r\n0\r\n\r\n"))
       << raw.substr(raw.size() - std::min<std::size_t>(raw.size(), 100));
+}
+
+// Defect 4 for the jobs: /_test/jobs was built whole under the lock too. It is streamed
+// like the journal, and a create is answered while its reader reads nothing.
+TEST(JobsOverHttp, AFullReadIsStreamedAndACreateIsAnsweredBeforeItIsRead) {
+  ProviderServer server({}, {.port = 0});
+  const int port = server.port();
+  for (int i = 0; i < 3000; ++i) {
+    HttpRequest create{"POST", "/jobs", {{"Idempotency-Key", "k-" + std::to_string(i)}}, "{}"};
+    ASSERT_EQ(server.core().handle(create, Millis(0)).status, 201);
+  }
+  testing::RawConnection stalled(port);
+  ASSERT_TRUE(stalled.send(testing::raw_control_request(port, "GET", "/_test/jobs")));
+  const auto created = testing::raw_exchange(port, testing::raw_post_jobs("during", "{}"),
+                                             testing::ReadUntil::response);
+  EXPECT_EQ(testing::status_of(created.received), 201) << created.received;
+
+  const std::string raw = stalled.read_until_closed(30s).received;
+  const std::size_t head_end = raw.find("\r\n\r\n");
+  ASSERT_NE(head_end, std::string::npos) << raw.substr(0, 300);
+  EXPECT_NE(raw.substr(0, head_end).find("Transfer-Encoding: chunked"), std::string::npos)
+      << raw.substr(0, head_end);
+  EXPECT_NE(raw.find("{\"count\":300"), std::string::npos);
+  EXPECT_TRUE(raw.ends_with("]}\r\n0\r\n\r\n"))
+      << raw.substr(raw.size() - std::min<std::size_t>(raw.size(), 100));
+}
+
+// Streamed over several chunks, the jobs are byte for byte the document they always were,
+// a key that is not UTF-8 included.
+TEST(JobsOverHttp, TheStreamedReadIsTheWholeDocument) {
+  ProviderServer server({}, {.port = 0});
+  for (int i = 0; i < 1200; ++i) {
+    const std::string key = i == 700 ? std::string("k-\xFF") : "k-" + std::to_string(i);
+    HttpRequest create{"POST", "/jobs", {{"Idempotency-Key", key}}, R"({"orderId":"o"})"};
+    ASSERT_EQ(server.core().handle(create, Millis(0)).status, 201);
+  }
+  httplib::Client client(server.base_url());
+  const auto read = client.Get("/_test/jobs");
+  ASSERT_TRUE(read);
+  EXPECT_EQ(read->status, 200);
+  EXPECT_EQ(read->body, compact_json(server.core().jobs_json()));
+  EXPECT_EQ(json::parse(read->body)["jobs"].size(), 1200u);
 }
 
 }  // namespace
