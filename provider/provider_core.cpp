@@ -89,7 +89,9 @@ ProviderCore::ProviderCore(ProviderConfig config)
       store_(config_.key_ttl, config_.max_keys),
       plan_(config_.initial_plan),
       job_ids_(config_.seed),
-      journal_(config_.journal) {}
+      journal_(config_.journal),
+      creates_by_key_(config_.max_keys),
+      lookups_by_key_(config_.max_keys) {}
 
 Decision ProviderCore::handle(const HttpRequest& request, Millis now) {
   std::lock_guard lock(mutex_);
@@ -210,8 +212,8 @@ Decision ProviderCore::create_job(const HttpRequest& request, JournalEntry& entr
   // Refused before a fault is drawn: a refusal consumes no part of the plan.
   // A freed job's key takes its attempt counts along: nothing per key outlives its job.
   const auto forget_counts = [this](const std::string& freed) {
-    creates_by_key_.erase(freed);
-    lookups_by_key_.erase(freed);
+    creates_by_key_.forget(freed);
+    lookups_by_key_.forget(freed);
   };
   if (!store_.has_room(in_flight_.size(), now, forget_counts)) {
     entry.outcome = Outcome::capacity_exhausted;
@@ -237,9 +239,9 @@ Decision ProviderCore::create_job(const HttpRequest& request, JournalEntry& entr
                      entry);
 }
 
-std::uint64_t ProviderCore::nth_attempt(std::unordered_map<std::string, std::uint64_t>& counts,
-                                        const std::string& key, bool for_lookup) {
-  return plan_.draws_chaos(for_lookup) ? counts[key]++ : 0;
+std::uint64_t ProviderCore::nth_attempt(AttemptCounts& counts, const std::string& key,
+                                        bool for_lookup) {
+  return plan_.draws_chaos(for_lookup) ? counts.next(key) : 0;
 }
 
 Decision ProviderCore::answer_of(const FaultRow& row, const Fault& fault,
@@ -294,7 +296,8 @@ Decision ProviderCore::complete(std::uint64_t pending_commit, Millis now) {
   progressed_.notify_all();
   const Decision created{.status = 201, .body = stored.body};
   if (JournalEntry* entry = journal_.in_memory(seq)) record_answer(*entry, created, now);
-  log("[provider] key=" + quoted_text(stored.key) + " COMMITTED job=" + stored.id + " (after delay)");
+  log("[provider] key=" + quoted_text(stored.key) + " COMMITTED job=" + stored.id +
+      " (after delay)");
   return created;
 }
 

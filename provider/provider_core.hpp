@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "provider/api_shape.hpp"
+#include "provider/attempt_counts.hpp"
 #include "provider/fault_plan.hpp"
 #include "provider/http_types.hpp"
 #include "provider/idempotency_store.hpp"
@@ -184,11 +185,11 @@ class ProviderCore {
   // Never restarts, not even on reset: a hold from before a reset must not match one after.
   std::uint64_t next_hold_ = 1;
   // For chaos, the n-th create and lookup of a key, counted only while the plan draws chaos
-  // for them: without, a key (a missed lookup's above all) costs no memory here.
-  std::uint64_t nth_attempt(std::unordered_map<std::string, std::uint64_t>& counts,
-                            const std::string& key, bool for_lookup);
-  std::unordered_map<std::string, std::uint64_t> creates_by_key_;
-  std::unordered_map<std::string, std::uint64_t> lookups_by_key_;
+  // for them: without, a key (a missed lookup's above all) costs no memory here. With
+  // --max-keys, each keeps the counts of that many keys at most.
+  std::uint64_t nth_attempt(AttemptCounts& counts, const std::string& key, bool for_lookup);
+  AttemptCounts creates_by_key_;
+  AttemptCounts lookups_by_key_;
 };
 
 }  // namespace retryproof::provider

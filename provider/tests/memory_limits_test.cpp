@@ -7,6 +7,7 @@
 #include <string>
 
 #include "common/temp_dir.hpp"
+#include "provider/attempt_counts.hpp"
 #include "provider/provider_core.hpp"
 #include "provider/tests/core_test_support.hpp"
 
@@ -155,6 +156,38 @@ TEST(MemoryLimits, ADroppingJournalSaysHowManyItDropped) {
   EXPECT_EQ(page["entries"][0]["seq"], 7);
   EXPECT_EQ(page["next"], 8);
   EXPECT_EQ(page["dropped"], 6);
+}
+
+// Under chaos, a key that never stores a job (every create failed before commit) kept its
+// attempt count for the life of the process. With --max-keys, the counts are bounded too.
+TEST(MemoryLimits, ChaosAttemptCountsAreBoundedByMaxKeys) {
+  ProviderCore core(bounded(50));
+  const Decision chaos = call(core, "POST", "/_test/faults",
+                              R"({"chaos":{"seed":1,"rates":{"fail-before-commit":1.0}}})");
+  ASSERT_EQ(chaos.status, 200) << chaos.body;
+  for (int i = 0; i < 1000; ++i)
+    ASSERT_EQ(post(core, "k" + std::to_string(i), kOrder42).status, 503);
+  EXPECT_EQ(core.retention().counted_keys, 50U);
+  EXPECT_EQ(core.retention().indexed_keys, 0U);
+}
+
+TEST(AttemptCounts, CountEachKeyAndForgetTheOldestPastTheBound) {
+  AttemptCounts unbounded;
+  EXPECT_EQ(unbounded.next("a"), 0U);
+  EXPECT_EQ(unbounded.next("a"), 1U);
+  AttemptCounts counts(2);
+  counts.next("a");
+  counts.next("a");
+  counts.next("b");
+  counts.next("c");  // forgets a, counted first
+  EXPECT_EQ(counts.size(), 2U);
+  EXPECT_EQ(counts.next("b"), 1U);
+  EXPECT_EQ(counts.next("a"), 0U) << "a was forgotten: it draws as a first attempt";
+  counts.forget("b");
+  for (int i = 0; i < 100; ++i)
+    counts.next("n" + std::to_string(i));
+  EXPECT_EQ(counts.size(), 2U);
+  EXPECT_EQ(counts.next("n99"), 1U);
 }
 
 }  // namespace
