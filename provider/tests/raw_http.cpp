@@ -205,8 +205,20 @@ int status_of(std::string_view response) {
 
 std::string body_of(std::string_view response) {
   const auto head_end = response.find("\r\n\r\n");
-  return head_end == std::string_view::npos ? std::string()
-                                            : std::string(response.substr(head_end + 4));
+  if (head_end == std::string_view::npos) return {};
+  const std::string_view rest = response.substr(head_end + 4);
+  const auto encoding = header_value(response.substr(0, head_end + 2), "transfer-encoding:");
+  if (!encoding || *encoding != "chunked") return std::string(rest);
+  std::string body;  // the chunks' data, joined, as an HTTP client reads it
+  for (std::size_t at = 0;;) {
+    const std::size_t line_end = rest.find("\r\n", at);
+    if (line_end == std::string_view::npos) return body;
+    std::size_t size = 0;
+    std::from_chars(rest.data() + at, rest.data() + line_end, size, 16);
+    if (size == 0 || line_end + 2 + size > rest.size()) return body;
+    body.append(rest.substr(line_end + 2, size));
+    at = line_end + 2 + size + 2;
+  }
 }
 
 }  // namespace retryproof::provider::testing

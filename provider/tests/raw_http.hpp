@@ -74,7 +74,7 @@ std::string raw_control_request(int port, const std::string& method, const std::
 
 // The status code of a raw response ("HTTP/1.1 201 Created..." is 201), or 0.
 int status_of(std::string_view response);
-// The body of a raw response with a Content-Length: everything after the head.
+// The body of a raw response: everything after the head, or a chunked body's data joined.
 std::string body_of(std::string_view response);
 
 }  // namespace retryproof::provider::testing
