@@ -2,6 +2,7 @@
 // Control calls are not journaled: the journal is the evidence of what clients did.
 #include <algorithm>
 #include <charconv>
+#include <functional>
 #include <stdexcept>
 
 #include "common/form_body.hpp"
@@ -84,6 +85,32 @@ std::uint64_t query_number(const nlohmann::json& parameters, const std::string& 
   return value;
 }
 
+// A 200 whose body is `opening`, then each run of comma-joined items `next_items` returns
+// (it locks what it reads; nothing means the end), then "]}": a JSON array streamed a chunk
+// at a time, the journal's and the jobs' framing in one place.
+Decision streamed_array(std::string opening,
+                        std::function<std::optional<std::string>()> next_items) {
+  Decision decision;
+  decision.status = 200;
+  decision.body_chunks = [opening = std::move(opening), next_items = std::move(next_items),
+                          opened = false, wrote = false,
+                          closed = false]() mutable -> std::optional<std::string> {
+    if (closed) return std::nullopt;
+    if (!opened) {
+      opened = true;
+      return std::move(opening);
+    }
+    if (std::optional<std::string> items = next_items()) {
+      std::string chunk = wrote ? "," + *items : std::move(*items);
+      wrote = true;
+      return chunk;
+    }
+    closed = true;
+    return std::string("]}");
+  };
+  return decision;
+}
+
 }  // namespace
 
 // GET /_test/journal: the whole journal, streamed a chunk at a time so that no copy of it is
@@ -122,40 +149,26 @@ Decision ProviderCore::read_journal(std::string_view query) {
   }
   // Streamed: the entries as they stand when each chunk is read. A reset meanwhile ends the
   // stream early rather than mixing two journals.
-  Decision decision;
-  decision.status = 200;
   std::string opening = "{\"count\":" + std::to_string(total) + ",";
   if (dropped > 0) opening += "\"dropped\":" + std::to_string(dropped) + ",";
   opening += "\"entries\":[";
-  decision.body_chunks = [this, last_seq, resets = resets_, opening = std::move(opening),
-                          after = std::uint64_t{0}, opened = false, wrote = false,
-                          closed = false]() mutable -> std::optional<std::string> {
-    if (closed) return std::nullopt;
-    if (!opened) {
-      opened = true;
-      return std::move(opening);
-    }
-    std::string chunk;
-    {
-      std::lock_guard lock(mutex_);
-      const std::uint64_t from = std::max(after, journal_.dropped());
-      if (resets == resets_ && from < last_seq) {
+  return streamed_array(
+      std::move(opening),
+      [this, last_seq, resets = resets_,
+       after = std::uint64_t{0}]() mutable -> std::optional<std::string> {
+        std::lock_guard lock(mutex_);
+        const std::uint64_t from = std::max(after, journal_.dropped());
+        if (resets != resets_ || from >= last_seq) return std::nullopt;
         const auto count =
             static_cast<std::size_t>(std::min<std::uint64_t>(kEntriesPerChunk, last_seq - from));
         try {
-          chunk = (wrote ? "," : "") + journal_.text(from, count);
+          std::string items = journal_.text(from, count);
           after = from + count;
-          wrote = true;
-          return chunk;
+          return items;
         } catch (const std::exception&) {  // the spill file was changed under us: end here
-          chunk.clear();
+          return std::nullopt;
         }
-      }
-    }
-    closed = true;
-    return chunk + "]}";
-  };
-  return decision;
+      });
 }
 
 // GET /_test/jobs: every job, streamed like the journal, a chunk of jobs at a time under the
@@ -167,38 +180,24 @@ Decision ProviderCore::read_jobs() {
   std::string opening = "{\"count\":" + std::to_string(store_.jobs().size()) + ",";
   if (freed > 0) opening += "\"freed\":" + std::to_string(freed) + ",";
   opening += "\"jobs\":[";
-  Decision decision;
-  decision.status = 200;
-  decision.body_chunks = [this, end, resets = resets_, opening = std::move(opening), next = freed,
-                          opened = false, wrote = false,
-                          closed = false]() mutable -> std::optional<std::string> {
-    if (closed) return std::nullopt;
-    if (!opened) {
-      opened = true;
-      return std::move(opening);
-    }
-    std::string chunk;
-    {
-      std::lock_guard lock(mutex_);
-      const std::uint64_t first = store_.freed_jobs();
-      next = std::max(next, first);
-      const std::uint64_t stop =
-          std::min({end, first + store_.jobs().size(), next + kEntriesPerChunk});
-      if (resets == resets_ && next < stop) {
+  return streamed_array(
+      std::move(opening),
+      [this, end, resets = resets_, next = freed]() mutable -> std::optional<std::string> {
+        std::lock_guard lock(mutex_);
+        const std::uint64_t first = store_.freed_jobs();
+        next = std::max(next, first);
+        const std::uint64_t stop =
+            std::min({end, first + store_.jobs().size(), next + kEntriesPerChunk});
+        if (resets != resets_ || next >= stop) return std::nullopt;
+        std::string items;
         for (; next < stop; ++next) {
           const StoredJob& stored = store_.jobs()[static_cast<std::size_t>(next - first)];
-          if (wrote) chunk += ',';
-          wrote = true;
-          chunk += compact_json(
+          if (!items.empty()) items += ',';
+          items += compact_json(
               nlohmann::json(JobRecord{stored.id, stored.key, nlohmann::json::parse(stored.body)}));
         }
-        return chunk;
-      }
-    }
-    closed = true;
-    return chunk + "]}";
-  };
-  return decision;
+        return items;
+      });
 }
 
 Decision ProviderCore::install_plan(const std::string& body) {
