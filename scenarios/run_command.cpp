@@ -98,7 +98,7 @@ std::string pinned_note(const std::vector<std::string>& pinned, std::size_t cata
 // The reference client and every mutant over the catalog: the reference must meet every
 // expectation, and each mutant must miss at least one.
 int run_mutant_matrix(const std::vector<Scenario>& catalog, RunOptions options, int jobs,
-                      ReportFiles& reports) {
+                      MatrixReport matrix, ReportFiles& reports) {
   std::vector<Scenario> scenarios;
   std::vector<std::string> pinned;
   for (const auto& scenario : catalog) {
@@ -112,18 +112,27 @@ int run_mutant_matrix(const std::vector<Scenario>& catalog, RunOptions options, 
   for (const client::Mutant mutant : client::all_mutants()) {
     clients.push_back({ClientChoice::Kind::mutant, mutant, {}});
   }
-  std::vector<MatrixRow> rows;
   for (const auto& choice : clients) {
     options.client = choice;
     std::cerr << "running " << reports::count_of(scenarios.size(), "scenario") << " against "
               << choice.describe() << pinned_note(pinned, catalog.size()) << "\n";
-    rows.push_back(matrix_row(choice.describe(), run_all(scenarios, options, jobs)));
+    matrix.rows.push_back(
+        matrix_row(choice.describe(), run_all(scenarios, options, jobs), options.time_scale));
   }
-  write_mutant_matrix(std::cout, options.seed, rows, terminal_colour());
-  if (std::ofstream* markdown = reports.file("markdown")) {
-    write_mutant_matrix_markdown(*markdown, options.seed, rows);
-  }
-  return matrix_holds(rows) ? 0 : 1;
+  write_mutant_matrix(std::cout, matrix, terminal_colour());
+  reports.write(matrix);
+  return matrix_holds(matrix.rows) ? 0 : 1;
+}
+
+// The command that runs the same matrix again.
+std::string mutant_replay(const RunCommandOptions& command) {
+  std::string replay = "retryproof run";
+  for (const auto& path : command.paths)
+    replay += " " + reports::shell_quote(path);
+  replay += " --mutants --seed " + std::to_string(command.seed);
+  if (!command.filter.empty()) replay += " --filter " + reports::shell_quote(command.filter);
+  if (command.time_scale > 1) replay += " --time-scale " + std::to_string(command.time_scale);
+  return replay;
 }
 
 // The paths given, or else the catalog this program finds (installed beside it, or the
@@ -186,8 +195,9 @@ int run(const RunCommandOptions& command) {
 
   try {
     if (command.mutants) {
-      if (!time_scale.probe.empty()) std::cout << time_scale.probe << '\n';
-      return run_mutant_matrix(scenarios, options, command.jobs, *reports);
+      const MatrixReport matrix{
+          .seed = command.seed, .time_scale = time_scale, .replay = mutant_replay(command)};
+      return run_mutant_matrix(scenarios, options, command.jobs, matrix, *reports);
     }
     const RunSummary summary{.seed = command.seed,
                              .client = options.client.describe(),
@@ -260,7 +270,8 @@ void add_run_command(CLI::App& app, int& exit_code) {
   command->add_flag(
       "--mutants", options->mutants,
       "Run the reference client and every mutant, and print the matrix of what "
-      "caught each mutant (exit 0 when the reference is clean and every mutant caught)");
+      "caught each mutant (exit 0 when the reference is clean and every mutant caught); "
+      "--json, --junit and --markdown then write the matrix");
   command->callback([options, &exit_code] { exit_code = run(*options); });
 }
 

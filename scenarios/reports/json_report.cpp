@@ -84,19 +84,22 @@ json scenario_json(const ScenarioResult& result) {
           {"jobs", clean_json(json(result.jobs))}};
 }
 
-// {"asked": 10, "used": 10, "clockProbe": {"finding", "text"} or null, "judgedAtRealTime":
-// [names]}: used is 1 when the probe found the client not following the scale.
+// time_scale_json's, and "judgedAtRealTime": [names].
 json time_scale_json(const RunSummary& run) {
-  const RunTimeScale& scale = run.time_scale;
+  json scale = reports::time_scale_json(run.time_scale);
+  scale["judgedAtRealTime"] = strings_json(judged_at_real_time(run));
+  return scale;
+}
+
+}  // namespace
+
+json reports::time_scale_json(const RunTimeScale& scale) {
   return {{"asked", scale.asked},
           {"used", scale.used},
           {"clockProbe", scale.probe_finding.empty() ? json(nullptr)
                                                      : json{{"finding", scale.probe_finding},
-                                                            {"text", valid_utf8(scale.probe)}}},
-          {"judgedAtRealTime", strings_json(judged_at_real_time(run))}};
+                                                            {"text", valid_utf8(scale.probe)}}}};
 }
-
-}  // namespace
 
 json to_json(const RunSummary& run) {
   json scenarios = json::array();

@@ -149,7 +149,7 @@ void write_details(std::ostream& out, const RunSummary& run, const ScenarioResul
 void write_markdown(std::ostream& out, const RunSummary& run) {
   if (run.subject.empty()) {
     out << "## retryproof: seed " << run.seed << ", client " << code_span(run.client)
-        << markdown_text(time_scale_subject(run)) << "\n\n";
+        << markdown_text(time_scale_subject(run.time_scale)) << "\n\n";
   } else {
     out << "## retryproof " << markdown_text(run_subject(run)) << "\n\n";
   }

@@ -16,13 +16,23 @@ ReportFiles::ReportFiles(const std::map<std::string, std::string>& paths) {
 
 void ReportFiles::write(const RunSummary& summary) {
   for (const ReportFormat& format : report_formats()) {
-    std::ofstream* out = file(format.option);
-    if (out == nullptr) continue;
-    format.write(*out, summary);
-    if (!out->flush()) {
-      throw std::runtime_error("--" + std::string(format.option) + " " +
-                               paths_.find(format.option)->second + ": writing failed");
-    }
+    if (std::ofstream* out = file(format.option)) format.write(*out, summary);
+    finish(format.option);
+  }
+}
+
+void ReportFiles::write(const MatrixReport& matrix) {
+  for (const MatrixFormat& format : matrix_formats()) {
+    if (std::ofstream* out = file(format.option)) format.write(*out, matrix);
+    finish(format.option);
+  }
+}
+
+void ReportFiles::finish(std::string_view option) {
+  std::ofstream* out = file(option);
+  if (out != nullptr && !out->flush()) {
+    throw std::runtime_error("--" + std::string(option) + " " + paths_.find(option)->second +
+                             ": writing failed");
   }
 }
 

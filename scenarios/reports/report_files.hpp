@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "scenarios/reports/matrix.hpp"
 #include "scenarios/reports/reports.hpp"
 
 namespace retryproof::scenarios {
@@ -21,11 +22,17 @@ class ReportFiles {
   // Writes the summary to every file asked for, in its format. Throws std::runtime_error
   // naming the option and file when writing fails.
   void write(const RunSummary& summary);
+  // The same for the mutant matrix (run --mutants).
+  void write(const MatrixReport& matrix);
 
   // The open file of one format, or null when it was not asked for.
   std::ofstream* file(std::string_view option);
 
  private:
+  // Flushes the format's file, if it was asked for. Throws std::runtime_error naming the
+  // option and file when writing failed.
+  void finish(std::string_view option);
+
   std::map<std::string, std::string, std::less<>> paths_;
   std::map<std::string, std::ofstream, std::less<>> files_;
 };

@@ -87,13 +87,12 @@ std::string replay_command(const RunSummary& run, const ScenarioResult& result) 
 }
 
 std::string run_subject(const RunSummary& run) {
-  if (!run.subject.empty()) return run.subject + time_scale_subject(run);
+  if (!run.subject.empty()) return run.subject + time_scale_subject(run.time_scale);
   return "run: seed " + std::to_string(run.seed) + ", client " + run.client +
-         time_scale_subject(run);
+         time_scale_subject(run.time_scale);
 }
 
-std::string time_scale_subject(const RunSummary& run) {
-  const RunTimeScale& scale = run.time_scale;
+std::string time_scale_subject(const RunTimeScale& scale) {
   if (!scale.scaled()) return "";
   const std::string asked = ", time scale " + std::to_string(scale.asked);
   if (scale.used == scale.asked) return asked;

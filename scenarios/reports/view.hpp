@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <string>
@@ -45,7 +46,10 @@ std::string replay_command(const RunSummary& run, const ScenarioResult& result);
 // asked, judged at real time" when the clock probe found the client not following it.
 std::string run_subject(const RunSummary& run);
 // That tail alone: "", ", time scale 10", ", time scale 10 asked, judged at real time".
-std::string time_scale_subject(const RunSummary& run);
+std::string time_scale_subject(const RunTimeScale& scale);
+// {"asked": 10, "used": 10, "clockProbe": {"finding", "text"} or null}: used is 1 when the
+// probe found the client not following the scale.
+nlohmann::json time_scale_json(const RunTimeScale& scale);
 // What a reader of the report must know about the time scale, a sentence each: the clock
 // probe's finding, and which scenarios the scale guard judged at real time instead (the
 // line scale_guard.hpp's real_time_summary writes). None at real time.

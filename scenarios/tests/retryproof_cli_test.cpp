@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
@@ -327,6 +328,46 @@ TEST(RunCommand, MutantsSaysWhyItRunsFewerScenariosThanTheCatalogHas) {
                                         "is pinned to its own client)\n"),
             std::string::npos)
       << child.standard_error();
+}
+
+// The matrix's report files hold the matrix, not empty files (a CI job reads them).
+TEST(RunCommand, MutantsWritesTheMatrixToEveryReportFileAskedFor) {
+  TempDir catalog;
+  catalog.write("a.json", R"({"name": "commit-then-drop", "plan": {"faults": ["commit-then-drop"]},
+    "operations": [{"id": "op-1", "payload": {"orderId": "o-1"}}], "expect": {"jobs": 1}})");
+  TempDir out;
+  const std::string json_path = (out.path() / "m.json").string();
+  const std::string junit_path = (out.path() / "m.xml").string();
+  const std::string markdown_path = (out.path() / "m.md").string();
+  ChildProcess child({kBinary, "run", "--mutants", catalog.path().string(), "--seed", "4",
+                      "--time-scale", "10", "--json", json_path, "--junit", junit_path,
+                      "--markdown", markdown_path});
+  // One scenario catches some mutants only: the matrix does not hold, exit 1.
+  EXPECT_EQ(run_to_end(child).code, 1) << child.standard_error();
+  const auto read = [](const std::string& path) {
+    std::ifstream file(path);
+    return std::string(std::istreambuf_iterator<char>(file), {});
+  };
+  const auto matrix = nlohmann::json::parse(read(json_path), nullptr, false);
+  ASSERT_TRUE(matrix.is_object()) << read(json_path);
+  EXPECT_EQ(matrix["seed"], 4);
+  EXPECT_EQ(matrix["timeScale"]["asked"], 10);
+  EXPECT_EQ(matrix["holds"], false);
+  ASSERT_EQ(matrix["clients"].size(), 11u);
+  EXPECT_EQ(matrix["clients"][0]["client"], "reference");
+  EXPECT_EQ(matrix["clients"][0]["result"], "clean");
+  EXPECT_EQ(matrix["replay"], "retryproof run " + catalog.path().string() +
+                                  " --mutants --seed 4 --time-scale 10");
+  const std::string junit = read(junit_path);
+  EXPECT_NE(junit.find(R"(<testsuite name="retryproof: mutant matrix" tests="11")"),
+            std::string::npos)
+      << junit;
+  const std::string markdown = read(markdown_path);
+  EXPECT_TRUE(markdown.starts_with("## retryproof mutant matrix (seed 4, time scale 10)\n"))
+      << markdown;
+  EXPECT_NE(child.standard_output().find("mutant matrix (seed 4, time scale 10): "),
+            std::string::npos)
+      << child.standard_output();
 }
 
 TEST(ExploreCommand, KeepsTheDefaultSettingsForAClientThatDoesNotFollowThem) {

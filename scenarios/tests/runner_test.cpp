@@ -313,7 +313,8 @@ TEST(MutantMatrix, ReferenceIsCleanAndEveryMutantIsCaught) {
   for (const client::Mutant mutant : client::all_mutants())
     clients.push_back({ClientChoice::Kind::mutant, mutant, {}});
 
-  std::vector<MatrixRow> rows;
+  MatrixReport matrix_report;
+  std::vector<MatrixRow>& rows = matrix_report.rows;
   std::map<std::string, std::vector<ScenarioResult>> results_by_client;
   for (const auto& choice : clients) {
     const RunOptions options{.client = choice, .seed = 0, .executable = RETRYPROOF_BINARY};
@@ -322,7 +323,7 @@ TEST(MutantMatrix, ReferenceIsCleanAndEveryMutantIsCaught) {
     results_by_client[choice.describe()] = std::move(results);
   }
   std::ostringstream matrix;
-  write_mutant_matrix(matrix, 0, rows, Colour::off);
+  write_mutant_matrix(matrix, matrix_report, Colour::off);
   std::cout << matrix.str();
 
   const MatrixRow& reference = rows.front();
