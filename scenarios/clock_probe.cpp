@@ -1,8 +1,10 @@
 #include "scenarios/clock_probe.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "common/duration.hpp"
+#include "scenarios/retry_overhead.hpp"
 
 namespace retryproof::scenarios {
 namespace {
@@ -111,12 +113,22 @@ ClockProbe probe_client_clock(const RunOptions& options, Millis timeout) {
 
 SettledScale settle_time_scale(const RunOptions& options, Millis tightest_timeout) {
   SettledScale settled{.asked = options.time_scale, .used = options.time_scale};
+  if (options.time_scale.is_real_time()) return settled;
+  std::optional<Millis> overhead;
   // The reference client and the mutants follow it by construction: their clock is injected.
-  if (options.time_scale.is_real_time() || options.client.kind != ClientChoice::Kind::command) {
-    return settled;
+  if (options.client.kind == ClientChoice::Kind::command) {
+    settled.probe = probe_client_clock(options, tightest_timeout);
+    if (settled.probe->finding != ClockProbe::Finding::follows) {
+      settled.used = TimeScale();
+      return settled;  // judged at real time, where overhead counts once
+    }
+    overhead = probed_overhead(*settled.probe);
   }
-  settled.probe = probe_client_clock(options, tightest_timeout);
-  if (settled.probe->finding != ClockProbe::Finding::follows) settled.used = TimeScale();
+  if (const auto measured = measure_no_wait_retry(options)) {
+    overhead = std::max(overhead.value_or(*measured), *measured);
+  }
+  settled.retry_overhead = allowed_overhead(overhead);
+  settled.overhead_note = describe_overhead(options.time_scale, overhead, settled.retry_overhead);
   return settled;
 }
 

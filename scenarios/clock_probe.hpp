@@ -61,9 +61,15 @@ struct SettledScale {
   TimeScale asked;
   TimeScale used;
   std::optional<ClockProbe> probe;  // when the client was probed: an external one, scaled
+  // What the scale guard allows a retry that does not wait at all (RunOptions::retry_overhead),
+  // measured before the run at the scale (retry_overhead.hpp), and the sentence that says
+  // so; the least allowance and no sentence at real time.
+  Millis retry_overhead = kLeastRetryOverhead;
+  std::string overhead_note = {};
 };
 
-// Settles it for options.client at options.time_scale. `tightest_timeout` is the shortest
+// Settles it for options.client at options.time_scale, and measures the overhead of a retry
+// that does not wait at all when the run is scaled. `tightest_timeout` is the shortest
 // request timeout the run gives its client. Throws std::runtime_error when the probe cannot
 // run (libfaketime missing).
 SettledScale settle_time_scale(const RunOptions& options, Millis tightest_timeout);

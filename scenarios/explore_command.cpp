@@ -70,12 +70,13 @@ int explore(const ExploreOptions& options) {
                    .time_scale = TimeScale(options.time_scale)};
     // A client is judged only by settings it says it follows: the others get the defaults.
     follows = declared.over(implicit_policy(client)).follows_settings.value_or(false);
-    const SettledScale settled = settle_time_scale(
+    // The counterexample's reports say how time ran; the probe's and the overhead's
+    // sentences are printed here, before the first schedule.
+    time_scale = settle_for_run(
         run_options, shortest_timeout(follows ? Settings::varied : Settings::defaults));
-    if (settled.probe) std::cout << settled.probe->describe() << '\n';
-    run_options.time_scale = settled.used;
-    // The counterexample's reports say how time ran; the probe's sentence is printed above.
-    time_scale = {.asked = settled.asked.factor(), .used = settled.used.factor()};
+    for (const auto& sentence : {time_scale.probe, time_scale.overhead}) {
+      if (!sentence.empty()) std::cout << sentence << '\n';
+    }
   } catch (const std::exception& error) {
     std::cerr << "retryproof explore: " << error.what() << '\n';
     return 2;

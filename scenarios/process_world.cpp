@@ -163,7 +163,7 @@ ScenarioResult run_scenario_once(const Scenario& scenario, const RunOptions& opt
 ScenarioResult run_scenario(const Scenario& scenario, const RunOptions& options) {
   ScenarioResult result = run_scenario_once(scenario, options);
   // A verdict the scale cannot decide is decided where real overhead counts once.
-  if (auto why = undecided_at_scale(scenario, result, options.time_scale)) {
+  if (auto why = undecided_at_scale(scenario, result, options.time_scale, options.retry_overhead)) {
     RunOptions real_time = options;
     real_time.time_scale = TimeScale();
     result = run_scenario(scenario, real_time);

@@ -11,6 +11,7 @@
 #include "common/time_scale.hpp"
 #include "provider/provider_server.hpp"
 #include "scenarios/driver.hpp"
+#include "scenarios/scale_guard.hpp"
 
 namespace retryproof::scenarios {
 
@@ -20,6 +21,9 @@ struct RunOptions {
   std::filesystem::path executable;  // this program, to run `client` for reference and mutants
   ClientPolicy declared;             // --client-policy: what the client under test promises
   TimeScale time_scale;              // --time-scale: the provider, the limits and the client
+  // The real time a retry that does not wait at all may take here, which the scale guard
+  // allows for (measured by settle_time_scale, retry_overhead.hpp).
+  Millis retry_overhead = kLeastRetryOverhead;
 };
 
 class ProcessWorld final : public World {

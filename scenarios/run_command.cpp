@@ -181,13 +181,7 @@ int run(const RunCommandOptions& command) {
     Millis tightest = client::kDefaultSettings.timeout;
     for (const auto& scenario : scenarios)
       tightest = std::min(tightest, scenario.settings.timeout);
-    const SettledScale settled = settle_time_scale(options, tightest);
-    options.time_scale = settled.used;
-    time_scale = {.asked = settled.asked.factor(), .used = settled.used.factor()};
-    if (settled.probe) {
-      time_scale.probe_finding = to_string(settled.probe->finding);
-      time_scale.probe = settled.probe->describe();
-    }
+    time_scale = settle_for_run(options, tightest);
   } catch (const std::exception& error) {
     std::cerr << "retryproof run: " << error.what() << '\n';
     return 2;

@@ -8,10 +8,11 @@
 namespace retryproof::scenarios {
 
 std::optional<std::string> undecided_at_scale(const Scenario& scenario,
-                                              const ScenarioResult& result, TimeScale scale) {
+                                              const ScenarioResult& result, TimeScale scale,
+                                              Millis overhead) {
   if (scale.is_real_time()) return std::nullopt;
   // What a retry without any wait may measure here.
-  const Millis reach = kRetryOverhead * scale.factor();
+  const Millis reach = overhead * scale.factor();
   const Evidence evidence(scenario, result.policy, result.invocations, result.journal, result.jobs);
   for (const auto& invocation : evidence.invocations()) {
     const auto creates = evidence.creates_of(invocation);

@@ -30,4 +30,20 @@ void add_time_scale_option(CLI::App& command, int& factor) {
       ->check(whole_factor);
 }
 
+RunTimeScale settle_for_run(RunOptions& options, Millis tightest_timeout) {
+  const SettledScale settled = settle_time_scale(options, tightest_timeout);
+  options.time_scale = settled.used;
+  options.retry_overhead = settled.retry_overhead;
+  RunTimeScale reported{.asked = settled.asked.factor(), .used = settled.used.factor()};
+  if (settled.probe) {
+    reported.probe_finding = to_string(settled.probe->finding);
+    reported.probe = settled.probe->describe();
+  }
+  if (!settled.overhead_note.empty()) {
+    reported.overhead_allowed_ms = static_cast<int>(settled.retry_overhead.count());
+    reported.overhead = settled.overhead_note;
+  }
+  return reported;
+}
+
 }  // namespace retryproof::scenarios

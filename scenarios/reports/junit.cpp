@@ -213,6 +213,7 @@ void write_junit(std::ostream& out, const RunSummary& run) {
     property("time-scale", std::to_string(run.time_scale.asked));
     property("time-scale-used", std::to_string(run.time_scale.used));
     if (!run.time_scale.probe.empty()) property("clock-probe", run.time_scale.probe);
+    if (!run.time_scale.overhead.empty()) property("retry-overhead", run.time_scale.overhead);
     const auto rejudged = judged_at_real_time(run);
     if (!rejudged.empty()) property("judged-at-real-time", join(rejudged, ", "));
   }

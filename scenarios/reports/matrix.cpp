@@ -49,6 +49,7 @@ std::string heading(const MatrixReport& matrix) {
 std::vector<std::string> time_scale_notes(const MatrixReport& matrix) {
   std::vector<std::string> notes;
   if (!matrix.time_scale.probe.empty()) notes.push_back(matrix.time_scale.probe);
+  if (!matrix.time_scale.overhead.empty()) notes.push_back(matrix.time_scale.overhead);
   for (const auto& row : matrix.rows) {
     if (!row.real_time_summary.empty()) notes.push_back(row.client + ": " + row.real_time_summary);
   }

@@ -24,6 +24,10 @@ struct RunTimeScale {
   int used = 1;
   std::string probe_finding = {};  // "follows", "ignores", ...; empty when nothing was probed
   std::string probe = {};          // the probe's sentence, "time scale 10: the client ..."
+  // What the scale guard allowed a retry that does not wait at all, as measured before the
+  // run, and the sentence that says so; 0 and empty when the run was not judged at a scale.
+  int overhead_allowed_ms = 0;
+  std::string overhead = {};
 
   bool scaled() const { return asked > 1; }
 };

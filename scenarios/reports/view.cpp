@@ -112,6 +112,7 @@ std::vector<std::string> time_scale_notes(const RunSummary& run) {
   std::vector<std::string> notes;
   if (!run.time_scale.scaled()) return notes;
   if (!run.time_scale.probe.empty()) notes.push_back(run.time_scale.probe);
+  if (!run.time_scale.overhead.empty()) notes.push_back(run.time_scale.overhead);
   if (std::string rejudged = real_time_summary(run.results, TimeScale(run.time_scale.used));
       !rejudged.empty()) {
     notes.push_back(std::move(rejudged));

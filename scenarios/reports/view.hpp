@@ -47,12 +47,14 @@ std::string replay_command(const RunSummary& run, const ScenarioResult& result);
 std::string run_subject(const RunSummary& run);
 // That tail alone: "", ", time scale 10", ", time scale 10 asked, judged at real time".
 std::string time_scale_subject(const RunTimeScale& scale);
-// {"asked": 10, "used": 10, "clockProbe": {"finding", "text"} or null}: used is 1 when the
-// probe found the client not following the scale.
+// {"asked": 10, "used": 10, "clockProbe": {"finding", "text"} or null, "retryOverhead":
+// {"allowedMs", "text"} or null}: used is 1 when the probe found the client not following
+// the scale.
 nlohmann::json time_scale_json(const RunTimeScale& scale);
 // What a reader of the report must know about the time scale, a sentence each: the clock
-// probe's finding, and which scenarios the scale guard judged at real time instead (the
-// line scale_guard.hpp's real_time_summary writes). None at real time.
+// probe's finding, what the scale guard allowed a no-wait retry, and which scenarios it
+// judged at real time instead (the line scale_guard.hpp's real_time_summary writes). None at
+// real time.
 std::vector<std::string> time_scale_notes(const RunSummary& run);
 // The scenarios of the run judged at real time instead of the scale asked for.
 std::vector<std::string> judged_at_real_time(const RunSummary& run);

@@ -45,7 +45,7 @@ TEST(ScaleGuard, AtRealTimeEverythingIsDecided) {
 
 TEST(ScaleGuard, ARetryThatMayNotHaveWaitedAtAllIsJudgedAtRealTime) {
   // 60 ms meets the 50 ms floor, but at scale 10 a retry without any wait may measure
-  // 10 × kRetryOverhead = 100 ms.
+  // 10 × kLeastRetryOverhead = 100 ms.
   const auto why = undecided_at_scale(kScenario, retried(60), TimeScale(10));
   ASSERT_TRUE(why);
   EXPECT_EQ(*why,

@@ -11,6 +11,9 @@ using namespace report_fixture;
 const std::string kProbeFollows =
     "time scale 10: the client follows the scaled clock (after two 503s it waited 345 ms of "
     "scenario time at scale 10, 275 ms at real time)";
+const std::string kOverhead =
+    "time scale 10: a retry that does not wait at all took up to 6 ms here; the scale guard "
+    "allows 12 ms for one (10 at least, 2 times the longest measured)";
 const std::string kGuardWhy =
     "seq 2 came 82 ms after the previous attempt ended, which needs 50 ms; at scale 10 a retry "
     "that does not wait at all may measure 100 ms";
@@ -20,7 +23,12 @@ const std::string kGuardWhy =
 RunSummary scaled_summary() {
   RunSummary run = summary();
   run.client = "cmd:python3 my_client.py";
-  run.time_scale = {.asked = 10, .used = 10, .probe_finding = "follows", .probe = kProbeFollows};
+  run.time_scale = {.asked = 10,
+                    .used = 10,
+                    .probe_finding = "follows",
+                    .probe = kProbeFollows,
+                    .overhead_allowed_ms = 12,
+                    .overhead = kOverhead};
   run.results[1].judged_at_real_time = kGuardWhy;
   return run;
 }
@@ -49,6 +57,7 @@ TEST(TimeScaleInReports, TerminalHeadingProbeBlockGuardLineAndReplay) {
       contains(text, "  judged at real time instead of the time scale: " + kGuardWhy + "\n"))
       << text;
   EXPECT_EQ(occurrences(text, "judged at real time instead of the time scale"), 1u) << text;
+  EXPECT_TRUE(contains(text, "\n" + kOverhead + "\n")) << text;
   EXPECT_TRUE(has_line(text, {"time scale 10: 1 of 2 scenarios judged at real time instead",
                               "(C-commit-then-drop; C-commit-then-drop: " + kGuardWhy + ")"}))
       << text;
@@ -90,6 +99,7 @@ TEST(TimeScaleInReports, RealTimeReportsSayNothingOfIt) {
   EXPECT_EQ(parsed["timeScale"], json({{"asked", 1},
                                        {"used", 1},
                                        {"clockProbe", nullptr},
+                                       {"retryOverhead", nullptr},
                                        {"judgedAtRealTime", json::array()}}));
   EXPECT_TRUE(parsed["scenarios"][1]["judgedAtRealTime"].is_null());
 }
@@ -100,6 +110,7 @@ TEST(TimeScaleInReports, JsonHasTheScaleTheProbeAndTheScenariosJudgedAtRealTime)
             json({{"asked", 10},
                   {"used", 10},
                   {"clockProbe", {{"finding", "follows"}, {"text", kProbeFollows}}},
+                  {"retryOverhead", {{"allowedMs", 12}, {"text", kOverhead}}},
                   {"judgedAtRealTime", {"C-commit-then-drop"}}}));
   EXPECT_TRUE(parsed["scenarios"][0]["judgedAtRealTime"].is_null());
   EXPECT_EQ(parsed["scenarios"][1]["judgedAtRealTime"], kGuardWhy);
@@ -124,6 +135,8 @@ TEST(TimeScaleInReports, JunitHasPropertiesAndTheScenariosNote) {
   EXPECT_TRUE(
       contains(xml, "<property name=\"judged-at-real-time\" value=\"C-commit-then-drop\"/>"))
       << xml;
+  EXPECT_TRUE(contains(xml, "<property name=\"retry-overhead\" value=\"" + kOverhead + "\"/>"))
+      << xml;
   EXPECT_TRUE(contains(xml, "--time-scale 10\"/>")) << xml;  // the replay property
   EXPECT_TRUE(contains(test_case(xml, "C-commit-then-drop", "expectations"),
                        "judged at real time instead of the time scale: seq 2 came 82 ms"))
@@ -145,6 +158,7 @@ TEST(TimeScaleInReports, MarkdownHeadingNotesAndDetails) {
       "## retryproof: seed 42, client `cmd:python3 my_client.py`, time scale 10\n"))
       << text;
   EXPECT_TRUE(contains(text, "> time scale 10: the client follows the scaled clock")) << text;
+  EXPECT_TRUE(contains(text, "> " + kOverhead + "\n")) << text;
   EXPECT_TRUE(contains(text, "> time scale 10: 1 of 2 scenarios judged at real time instead"))
       << text;
   EXPECT_TRUE(contains(text, "judged at real time instead of the time scale: seq 2 came 82 ms"))
