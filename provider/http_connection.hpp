@@ -12,6 +12,7 @@
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/string_body.hpp>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -91,9 +92,18 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   void close_socket();
   void on_stop();
 
+  // The connection has one deadline at a time; re-arming it only moves deadline_at_. The
+  // timer waits for the earliest deadline set since it last fired and, when a later one
+  // replaced it meanwhile, waits again: a request costs no timer cancellation.
   void arm_deadline(Millis timeout);
   void disarm_deadline();
+  void wait_for_deadline(std::chrono::steady_clock::time_point at);
   void on_deadline();
+  // Feeds the body bytes already read (usually all of it) to the parser, so that a request
+  // that came whole is served without another read. Continues with dispatch() when the
+  // body is complete; false when more must be read.
+  bool parse_buffered_body();
+  void on_body_error(const boost::system::error_code& error);
   bool closes_after_response() const;
   // Puts the handler's answer in decision_ and continues with `then`, on this
   // connection's strand (at once when the handler answers at once); a 500 if the handler
@@ -110,7 +120,10 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   boost::beast::flat_buffer buffer_;
   std::optional<boost::beast::http::request_parser<boost::beast::http::string_body>> parser_;
   Phase phase_ = Phase::idle;
-  std::uint64_t deadline_generation_ = 0;
+  std::chrono::steady_clock::time_point deadline_at_ = std::chrono::steady_clock::time_point::max();
+  std::chrono::steady_clock::time_point timer_at_;  // when the pending wait ends
+  bool timer_waiting_ = false;
+  std::uint64_t deadline_generation_ = 0;  // of the pending wait; older ones are stale
   bool deadline_passed_ = false;
   bool stopping_ = false;
   // About the request being served.
