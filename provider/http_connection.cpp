@@ -88,7 +88,7 @@ std::vector<std::shared_ptr<HttpConnection>> ConnectionRegistry::live() const {
   return live;
 }
 
-HttpConnection::HttpConnection(net::ip::tcp::socket socket, ConnectionContext& context,
+HttpConnection::HttpConnection(ConnectionSocket socket, ConnectionContext& context,
                                ConnectionBudget::Slot slot)
     : socket_(std::move(socket)),
       context_(context),
@@ -472,7 +472,7 @@ void HttpConnection::close_gracefully() {
   if (stopping_) return close_socket();
   phase_ = Phase::closing;
   error_code ignored;
-  socket_.shutdown(net::ip::tcp::socket::shutdown_send, ignored);  // FIN
+  socket_.shutdown(net::socket_base::shutdown_send, ignored);  // FIN
   arm_deadline(kLingerTimeout);
   drained_ = 0;
   drain();

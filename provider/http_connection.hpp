@@ -7,8 +7,11 @@
 
 #include <array>
 #include <atomic>
+#include <boost/asio/basic_stream_socket.hpp>
+#include <boost/asio/basic_waitable_timer.hpp>
+#include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/string_body.hpp>
@@ -28,6 +31,16 @@
 namespace retryproof::provider {
 
 struct UnreadableRequestLine;
+
+// A connection's executor: its strand, as a concrete type. Held type-erased (Asio's
+// any_io_executor, the default of tcp::socket), every operation copied it into a heap
+// allocation, since a strand does not fit the erasure's small buffer.
+using ConnectionExecutor = boost::asio::strand<boost::asio::io_context::executor_type>;
+using ConnectionSocket = boost::asio::basic_stream_socket<boost::asio::ip::tcp, ConnectionExecutor>;
+using ConnectionTimer =
+    boost::asio::basic_waitable_timer<std::chrono::steady_clock,
+                                      boost::asio::wait_traits<std::chrono::steady_clock>,
+                                      ConnectionExecutor>;
 
 class HttpConnection;
 
@@ -54,8 +67,7 @@ struct ConnectionContext {
 
 class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
  public:
-  HttpConnection(boost::asio::ip::tcp::socket socket, ConnectionContext& context,
-                 ConnectionBudget::Slot slot);
+  HttpConnection(ConnectionSocket socket, ConnectionContext& context, ConnectionBudget::Slot slot);
   ~HttpConnection();
   HttpConnection(const HttpConnection&) = delete;
   HttpConnection& operator=(const HttpConnection&) = delete;
@@ -111,12 +123,12 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   void ask(const std::function<void(RequestHandler::Answer)>& question,
            void (HttpConnection::*then)());
 
-  boost::asio::ip::tcp::socket socket_;
+  ConnectionSocket socket_;
   ConnectionContext& context_;
   ConnectionBudget::Slot slot_;
   std::uint64_t registry_id_ = 0;
-  boost::asio::steady_timer deadline_;
-  boost::asio::steady_timer hold_;
+  ConnectionTimer deadline_;
+  ConnectionTimer hold_;
   boost::beast::flat_buffer buffer_;
   std::optional<boost::beast::http::request_parser<boost::beast::http::string_body>> parser_;
   Phase phase_ = Phase::idle;
