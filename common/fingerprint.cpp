@@ -52,11 +52,15 @@ std::string canonical_json(const nlohmann::json& payload) {
 }
 
 std::string sha256_hex(std::string_view bytes) {
+  // Fetched once: EVP_sha256() makes every EVP_DigestInit fetch the implementation again
+  // (a lookup under OpenSSL's locks), which cost more than hashing a request's payload.
+  // Kept for the life of the process; the context is each thread's, reused.
+  static EVP_MD* const kSha256 = EVP_MD_fetch(nullptr, "SHA256", nullptr);
   using Context = std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)>;
-  Context context(EVP_MD_CTX_new(), &EVP_MD_CTX_free);
+  thread_local const Context context(EVP_MD_CTX_new(), &EVP_MD_CTX_free);
   std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
   unsigned int length = 0;
-  if (!context || EVP_DigestInit_ex(context.get(), EVP_sha256(), nullptr) != 1 ||
+  if (kSha256 == nullptr || !context || EVP_DigestInit_ex2(context.get(), kSha256, nullptr) != 1 ||
       EVP_DigestUpdate(context.get(), bytes.data(), bytes.size()) != 1 ||
       EVP_DigestFinal_ex(context.get(), digest.data(), &length) != 1) {
     throw std::runtime_error("OpenSSL could not compute SHA-256");

@@ -17,16 +17,28 @@ namespace {
 
 using nlohmann::json;
 
-std::vector<std::string_view> segments_of(std::string_view path) {
-  std::vector<std::string_view> segments;
-  std::size_t start = path.starts_with('/') ? 1 : 0;
-  while (start <= path.size()) {
-    const std::size_t slash = std::min(path.find('/', start), path.size());
-    segments.push_back(path.substr(start, slash - start));
-    start = slash + 1;
+// A path's segments one by one, without a leading slash: "/a/b" is "a", "b"; "/a/" is
+// "a", "". Read in place: matching a route allocates nothing, on every request.
+class Segments {
+ public:
+  explicit Segments(std::string_view path) : path_(path), start_(path.starts_with('/') ? 1 : 0) {}
+  bool done() const { return start_ > path_.size(); }
+  std::string_view next() {
+    const std::size_t slash = std::min(path_.find('/', start_), path_.size());
+    const std::string_view segment = path_.substr(start_, slash - start_);
+    start_ = slash + 1;
+    return segment;
   }
-  return segments;
-}
+  std::string_view rest() {  // the next segment and all after it, slashes included
+    const std::string_view rest = path_.substr(start_);
+    start_ = path_.size() + 1;
+    return rest;
+  }
+
+ private:
+  std::string_view path_;
+  std::size_t start_;
+};
 
 bool is_capture(std::string_view segment) {
   return segment.size() > 2 && segment.front() == '{' && segment.back() == '}';
@@ -160,24 +172,23 @@ constexpr std::string_view kStripe = R"({
 
 std::optional<std::map<std::string, std::string>> Route::match(
     std::string_view request_path) const {
-  const auto pattern = segments_of(path);
-  auto actual = segments_of(request_path);
-  // A trailing {key} takes the rest of the path: "/jobs/by-idempotency-key/order/42".
-  if (pattern.back() == "{key}" && actual.size() > pattern.size()) {
-    const std::size_t rest = actual[pattern.size() - 1].data() - request_path.data();
-    actual.resize(pattern.size());
-    actual.back() = request_path.substr(rest);
-  }
-  if (pattern.size() != actual.size()) return std::nullopt;
+  Segments pattern(path);
+  Segments actual(request_path);
   std::map<std::string, std::string> captures;
-  for (std::size_t i = 0; i < pattern.size(); ++i) {
-    if (is_capture(pattern[i])) {
-      if (actual[i].empty()) return std::nullopt;
-      captures[std::string(pattern[i].substr(1, pattern[i].size() - 2))] = std::string(actual[i]);
-    } else if (pattern[i] != actual[i]) {
+  while (!pattern.done()) {
+    if (actual.done()) return std::nullopt;
+    const std::string_view wanted = pattern.next();
+    // A trailing {key} takes the rest of the path: "/jobs/by-idempotency-key/order/42".
+    const std::string_view given =
+        wanted == "{key}" && pattern.done() ? actual.rest() : actual.next();
+    if (is_capture(wanted)) {
+      if (given.empty()) return std::nullopt;
+      captures[std::string(wanted.substr(1, wanted.size() - 2))] = std::string(given);
+    } else if (wanted != given) {
       return std::nullopt;
     }
   }
+  if (!actual.done()) return std::nullopt;
   return captures;
 }
 

@@ -88,7 +88,7 @@ std::vector<std::shared_ptr<HttpConnection>> ConnectionRegistry::live() const {
   return live;
 }
 
-HttpConnection::HttpConnection(net::ip::tcp::socket socket, ConnectionContext& context,
+HttpConnection::HttpConnection(ConnectionSocket socket, ConnectionContext& context,
                                ConnectionBudget::Slot slot)
     : socket_(std::move(socket)),
       context_(context),
@@ -159,7 +159,9 @@ void HttpConnection::await_request() {
   }
   phase_ = Phase::idle;
   parser_.reset();
-  if (buffer_.size() == 0) buffer_.shrink_to_fit();  // an idle connection holds little
+  // An idle connection holds little: at most one read's room, kept so that the next
+  // request does not allocate it again; a buffer that grew for a large head is freed.
+  if (buffer_.size() == 0 && buffer_.capacity() > kReadChunk) buffer_.shrink_to_fit();
   const Millis idle = context_.settings.options.idle_timeout;
   arm_deadline(slot_.admission() == Admission::control_only ? std::min(idle, kReservedIdleTimeout)
                                                             : idle);
@@ -177,7 +179,8 @@ void HttpConnection::scan_buffered() {
   }
   if (phase_ == Phase::idle && buffer_.size() > 0) {
     phase_ = Phase::head;  // the request has begun: now its head has a deadline
-    arm_deadline(options.header_timeout);
+    // A head that is here already needs none: what follows arms its own.
+    if (scan.status == HeadStatus::incomplete) arm_deadline(options.header_timeout);
   }
   const std::string limit = std::to_string(options.max_header_bytes);
   switch (scan.status) {
@@ -258,11 +261,14 @@ void HttpConnection::on_head(std::size_t head_size) {
   head_request_ = message.method() == http::verb::head;
   http10_ = message.version() < 11;
   if (parser_->is_done()) return dispatch();
+  // A client that expects 100 Continue is told to go on before its body is looked at.
+  const bool expects_continue = is_expect_continue(message);
+  if (!expects_continue && parse_buffered_body()) return;
 
   phase_ = Phase::body;
   arm_deadline(context_.settings.options.body_timeout);
   acknowledge_now();
-  if (is_expect_continue(message)) {
+  if (expects_continue) {
     out_ = std::string(kContinue);
     net::async_write(socket_, net::buffer(out_),
                      [self = shared_from_this()](error_code e, std::size_t) {
@@ -275,19 +281,40 @@ void HttpConnection::on_head(std::size_t head_size) {
   read_body();
 }
 
+bool HttpConnection::parse_buffered_body() {
+  error_code error;
+  while (!parser_->is_done() && buffer_.size() > 0) {
+    const std::size_t used = parser_->put(buffer_.data(), error);
+    buffer_.consume(used);
+    if (error == http::error::need_more) return false;  // the rest is still on its way
+    if (error) {
+      on_body_error(error);
+      return true;
+    }
+    if (used == 0) return false;
+  }
+  if (!parser_->is_done()) return false;
+  dispatch();
+  return true;
+}
+
+void HttpConnection::on_body_error(const error_code& error) {
+  if (error == http::error::body_limit) {
+    return refuse(413, "payload_too_large", "");
+  }
+  if (error == http::error::bad_chunk || error == http::error::bad_chunk_extension) {
+    return refuse(400, "bad_request", describe_parse_error(error));
+  }
+  close_socket();
+}
+
 void HttpConnection::read_body() {
-  http::async_read(
-      socket_, buffer_, *parser_, [self = shared_from_this()](error_code error, std::size_t) {
-        if (self->deadline_passed_) return self->on_deadline();
-        if (error == http::error::body_limit) {
-          return self->refuse(413, "payload_too_large", "");
-        }
-        if (error == http::error::bad_chunk || error == http::error::bad_chunk_extension) {
-          return self->refuse(400, "bad_request", describe_parse_error(error));
-        }
-        if (error) return self->close_socket();
-        self->dispatch();
-      });
+  http::async_read(socket_, buffer_, *parser_,
+                   [self = shared_from_this()](error_code error, std::size_t) {
+                     if (self->deadline_passed_) return self->on_deadline();
+                     if (error) return self->on_body_error(error);
+                     self->dispatch();
+                   });
 }
 
 void HttpConnection::ask(const std::function<void(RequestHandler::Answer)>& question,
@@ -445,7 +472,7 @@ void HttpConnection::close_gracefully() {
   if (stopping_) return close_socket();
   phase_ = Phase::closing;
   error_code ignored;
-  socket_.shutdown(net::ip::tcp::socket::shutdown_send, ignored);  // FIN
+  socket_.shutdown(net::socket_base::shutdown_send, ignored);  // FIN
   arm_deadline(kLingerTimeout);
   drained_ = 0;
   drain();
@@ -464,6 +491,7 @@ void HttpConnection::drain() {
 
 void HttpConnection::close_socket() {
   disarm_deadline();
+  deadline_.cancel();  // the pending wait would keep this connection alive until it ends
   hold_.cancel();
   error_code ignored;
   socket_.close(ignored);
@@ -472,20 +500,34 @@ void HttpConnection::close_socket() {
 
 void HttpConnection::arm_deadline(Millis timeout) {
   deadline_passed_ = false;
-  deadline_.expires_after(timeout);
+  deadline_at_ = std::chrono::steady_clock::now() + timeout;
+  // A wait that ends sooner finds the later deadline and waits again; only a sooner
+  // deadline needs a new wait.
+  if (!timer_waiting_ || deadline_at_ < timer_at_) wait_for_deadline(deadline_at_);
+}
+
+void HttpConnection::disarm_deadline() {
+  deadline_passed_ = false;
+  deadline_at_ = std::chrono::steady_clock::time_point::max();  // the pending wait finds none
+}
+
+void HttpConnection::wait_for_deadline(std::chrono::steady_clock::time_point at) {
+  timer_at_ = at;
+  timer_waiting_ = true;
+  deadline_.expires_at(at);  // a pending wait ends with operation_aborted, and is stale
   deadline_.async_wait(
       [self = shared_from_this(), generation = ++deadline_generation_](error_code error) {
-        if (error || generation != self->deadline_generation_) return;  // re-armed meanwhile
+        if (generation != self->deadline_generation_) return;  // a sooner wait replaced it
+        self->timer_waiting_ = false;
+        if (error || self->phase_ == Phase::closed) return;  // closed meanwhile
+        if (self->deadline_at_ == std::chrono::steady_clock::time_point::max()) return;
+        if (std::chrono::steady_clock::now() < self->deadline_at_) {
+          return self->wait_for_deadline(self->deadline_at_);  // moved later meanwhile
+        }
         self->deadline_passed_ = true;
         error_code ignored;
         self->socket_.cancel(ignored);  // the pending operation ends, and sees the flag
       });
-}
-
-void HttpConnection::disarm_deadline() {
-  ++deadline_generation_;
-  deadline_passed_ = false;
-  deadline_.cancel();
 }
 
 void HttpConnection::on_deadline() {

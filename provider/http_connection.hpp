@@ -7,11 +7,15 @@
 
 #include <array>
 #include <atomic>
+#include <boost/asio/basic_stream_socket.hpp>
+#include <boost/asio/basic_waitable_timer.hpp>
+#include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/string_body.hpp>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -27,6 +31,16 @@
 namespace retryproof::provider {
 
 struct UnreadableRequestLine;
+
+// A connection's executor: its strand, as a concrete type. Held type-erased (Asio's
+// any_io_executor, the default of tcp::socket), every operation copied it into a heap
+// allocation, since a strand does not fit the erasure's small buffer.
+using ConnectionExecutor = boost::asio::strand<boost::asio::io_context::executor_type>;
+using ConnectionSocket = boost::asio::basic_stream_socket<boost::asio::ip::tcp, ConnectionExecutor>;
+using ConnectionTimer =
+    boost::asio::basic_waitable_timer<std::chrono::steady_clock,
+                                      boost::asio::wait_traits<std::chrono::steady_clock>,
+                                      ConnectionExecutor>;
 
 class HttpConnection;
 
@@ -53,8 +67,7 @@ struct ConnectionContext {
 
 class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
  public:
-  HttpConnection(boost::asio::ip::tcp::socket socket, ConnectionContext& context,
-                 ConnectionBudget::Slot slot);
+  HttpConnection(ConnectionSocket socket, ConnectionContext& context, ConnectionBudget::Slot slot);
   ~HttpConnection();
   HttpConnection(const HttpConnection&) = delete;
   HttpConnection& operator=(const HttpConnection&) = delete;
@@ -91,9 +104,18 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   void close_socket();
   void on_stop();
 
+  // The connection has one deadline at a time; re-arming it only moves deadline_at_. The
+  // timer waits for the earliest deadline set since it last fired and, when a later one
+  // replaced it meanwhile, waits again: a request costs no timer cancellation.
   void arm_deadline(Millis timeout);
   void disarm_deadline();
+  void wait_for_deadline(std::chrono::steady_clock::time_point at);
   void on_deadline();
+  // Feeds the body bytes already read (usually all of it) to the parser, so that a request
+  // that came whole is served without another read. Continues with dispatch() when the
+  // body is complete; false when more must be read.
+  bool parse_buffered_body();
+  void on_body_error(const boost::system::error_code& error);
   bool closes_after_response() const;
   // Puts the handler's answer in decision_ and continues with `then`, on this
   // connection's strand (at once when the handler answers at once); a 500 if the handler
@@ -101,16 +123,19 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   void ask(const std::function<void(RequestHandler::Answer)>& question,
            void (HttpConnection::*then)());
 
-  boost::asio::ip::tcp::socket socket_;
+  ConnectionSocket socket_;
   ConnectionContext& context_;
   ConnectionBudget::Slot slot_;
   std::uint64_t registry_id_ = 0;
-  boost::asio::steady_timer deadline_;
-  boost::asio::steady_timer hold_;
+  ConnectionTimer deadline_;
+  ConnectionTimer hold_;
   boost::beast::flat_buffer buffer_;
   std::optional<boost::beast::http::request_parser<boost::beast::http::string_body>> parser_;
   Phase phase_ = Phase::idle;
-  std::uint64_t deadline_generation_ = 0;
+  std::chrono::steady_clock::time_point deadline_at_ = std::chrono::steady_clock::time_point::max();
+  std::chrono::steady_clock::time_point timer_at_;  // when the pending wait ends
+  bool timer_waiting_ = false;
+  std::uint64_t deadline_generation_ = 0;  // of the pending wait; older ones are stale
   bool deadline_passed_ = false;
   bool stopping_ = false;
   // About the request being served.

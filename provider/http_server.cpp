@@ -47,7 +47,7 @@ struct HttpServer::Impl {
 
   void bind();
   void accept();
-  void on_accept(const error_code& error, tcp::socket socket);
+  void on_accept(const error_code& error, ConnectionSocket socket);
 
   // Declared in the order they may be destroyed: the io_context goes first (and with
   // it every connection), while the budget and the registry they report to still exist.
@@ -95,12 +95,12 @@ void HttpServer::Impl::bind() {
 
 void HttpServer::Impl::accept() {
   // Each connection gets a strand of its own: its handlers never run concurrently.
-  acceptor.async_accept(net::make_strand(io), [this](error_code error, tcp::socket socket) {
+  acceptor.async_accept(net::make_strand(io), [this](error_code error, ConnectionSocket socket) {
     on_accept(error, std::move(socket));
   });
 }
 
-void HttpServer::Impl::on_accept(const error_code& error, tcp::socket socket) {
+void HttpServer::Impl::on_accept(const error_code& error, ConnectionSocket socket) {
   if (stopping || error == net::error::operation_aborted) return;
   if (error) {
     if (!is_resource_shortage(error)) return accept();  // ECONNABORTED and the like

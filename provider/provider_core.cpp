@@ -139,9 +139,9 @@ Decision ProviderCore::route(const HttpRequest& request, JournalEntry& entry, Mi
 Decision ProviderCore::create_job(const HttpRequest& request, JournalEntry& entry, Millis now) {
   const KeyPlace& place = config_.api.key;
   const bool key_in_header = place.where == KeyPlace::Where::header;
-  const std::string key_words =
-      key_in_header ? "an " + place.name + " header" : "a \"" + place.name + "\" field";
-  const auto missing_key = [&] {
+  const auto missing_key = [&] {  // the words are built only for a request that needs them
+    const std::string key_words =
+        key_in_header ? "an " + place.name + " header" : "a \"" + place.name + "\" field";
     entry.outcome = Outcome::missing_key;
     log("[provider] REJECTED (missing " + place.name + ")");
     return error(400, "idempotency_key_required",
@@ -161,11 +161,12 @@ Decision ProviderCore::create_job(const HttpRequest& request, JournalEntry& entr
     if (!reading.problem.empty()) return invalid_key(reading.problem);
     entry.key = reading.key;
   }
-  const std::string key_for_log =
-      entry.key ? "key=" + quoted_text(*entry.key) + " " : std::string();
+  const auto key_for_log = [&] {
+    return entry.key ? "key=" + quoted_text(*entry.key) + " " : std::string();
+  };
 
   if (request.body.size() > config_.max_body_bytes) {
-    log("[provider] " + key_for_log + "REJECTED (payload too large)");
+    log("[provider] " + key_for_log() + "REJECTED (payload too large)");
     return error(413, "payload_too_large",
                  "the body has " + std::to_string(request.body.size()) + " bytes; the limit is " +
                      std::to_string(config_.max_body_bytes));
@@ -175,7 +176,7 @@ Decision ProviderCore::create_job(const HttpRequest& request, JournalEntry& entr
     payload = config_.api.decode_body(request);
   } catch (const std::invalid_argument& problem) {
     const bool form = config_.api.encoding_of(request) == BodyEncoding::form;
-    log("[provider] " + key_for_log + "REJECTED (invalid " + (form ? "form body" : "JSON") + ")");
+    log("[provider] " + key_for_log() + "REJECTED (invalid " + (form ? "form body" : "JSON") + ")");
     return error(400, form ? "invalid_form_body" : "invalid_json", problem.what());
   }
   if (!key_in_header) {

@@ -26,30 +26,46 @@ bool breaks_the_head(std::string_view text) {
 }  // namespace
 
 std::string response_head(const Decision& decision, BodyFraming framing, AfterResponse after) {
+  // Appended piece by piece into one string sized for a usual head and the body that
+  // follows it (a content-length body is sent right after): one allocation.
   const auto reason =
       boost::beast::http::obsolete_reason(static_cast<boost::beast::http::status>(decision.status));
-  std::string head = "HTTP/1.1 " + std::to_string(decision.status) + " " +
-                     std::string(reason.data(), reason.size()) + "\r\n";
+  std::string head;
+  head.reserve(160 + decision.content_type.size() +
+               (framing == BodyFraming::content_length ? decision.body.size() : 0));
+  const auto append_number = [&head](auto number) {
+    std::array<char, 24> digits{};
+    const auto end = std::to_chars(digits.data(), digits.data() + digits.size(), number).ptr;
+    head.append(digits.data(), end);
+  };
+  head.append("HTTP/1.1 ");
+  append_number(decision.status);
+  head.push_back(' ');
+  head.append(reason.data(), reason.size());
+  head.append("\r\n");
   for (const auto& [name, value] : decision.headers) {
     if (is_framing_header(name) || breaks_the_head(name) || breaks_the_head(value)) continue;
-    head += name + ": " + value + "\r\n";
+    head.append(name).append(": ").append(value).append("\r\n");
   }
   if (!decision.content_type.empty() && !breaks_the_head(decision.content_type)) {
-    head += "Content-Type: " + decision.content_type + "\r\n";
+    head.append("Content-Type: ").append(decision.content_type).append("\r\n");
   }
   switch (framing) {
     case BodyFraming::content_length:
-      head += "Content-Length: " + std::to_string(decision.body.size()) + "\r\n";
+      head.append("Content-Length: ");
+      append_number(decision.body.size());
+      head.append("\r\n");
       break;
     case BodyFraming::chunked:
-      head += "Transfer-Encoding: chunked\r\n";
+      head.append("Transfer-Encoding: chunked\r\n");
       break;
     case BodyFraming::until_close:
       break;
   }
-  if (after == AfterResponse::closes) head += "Connection: close\r\n";
-  if (after == AfterResponse::stays_open_for_http10) head += "Connection: keep-alive\r\n";
-  return head + "\r\n";
+  if (after == AfterResponse::closes) head.append("Connection: close\r\n");
+  if (after == AfterResponse::stays_open_for_http10) head.append("Connection: keep-alive\r\n");
+  head.append("\r\n");
+  return head;
 }
 
 std::string chunk(std::string_view data) {

@@ -10,6 +10,8 @@
 #include <chrono>
 #include <string>
 
+#include "provider/tests/eventually.hpp"
+
 namespace retryproof::provider {
 namespace {
 
@@ -46,6 +48,29 @@ TEST(LogSink, WritesEveryLineInOrderWhenTheReaderKeepsUp) {
     EXPECT_EQ(sink.dropped(), 0u);
   }
   EXPECT_EQ(pipe.drain(), "one\ntwo\n");
+}
+
+TEST(LogSink, EachLineIsWrittenWithoutStopWhetherTheWriterWasIdleOrGathering) {
+  // write() wakes the writer only from its idle wait; a line that comes while the writer
+  // writes or gathers the next batch waits for that, never for another line or for stop.
+  Pipe pipe;
+  LogSink sink(pipe.ends[1]);
+  std::string written;
+  for (const std::string line : {"one", "two", "three"}) {
+    sink.write(line);
+    EXPECT_TRUE(testing::eventually([&] {
+      written += pipe.drain();
+      return written.ends_with(line + "\n");
+    })) << "never written: "
+        << line;
+  }
+  for (int i = 0; i < 1000; ++i)  // a burst: batches, each gathered while one is written
+    sink.write("burst " + std::to_string(i));
+  EXPECT_TRUE(testing::eventually([&] {
+    written += pipe.drain();
+    return written.ends_with("burst 999\n");
+  }));
+  EXPECT_EQ(sink.dropped(), 0u);
 }
 
 TEST(LogSink, AReaderThatNeverReadsCostsLinesNotTime) {

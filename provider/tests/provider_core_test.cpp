@@ -770,5 +770,19 @@ TEST_F(ProviderCoreTest, NestingUpToTheLimitIsAccepted) {
   EXPECT_EQ(post(core_, "key-A", payload).status, 201);
 }
 
+TEST_F(ProviderCoreTest, TheNestingLimitFallsAtTheSameValueWhicheverWayTheBodyIsParsed) {
+  // A body that opens at most 128 containers skips the depth check's parser; one more
+  // takes it. A value in the 128th container is accepted, one in the 129th refused.
+  const auto nested = [](std::size_t arrays) {
+    return R"({"a":)" + std::string(arrays, '[') + "1" + std::string(arrays, ']') + "}";
+  };
+  EXPECT_EQ(post(core_, "key-A", nested(127)).status, 201);
+  const Decision deeper = post(core_, "key-B", nested(128));
+  EXPECT_EQ(deeper.status, 400);
+  EXPECT_EQ(json::parse(deeper.body)["detail"], "the body nests deeper than 128 levels");
+  // Brackets in a string are text, not nesting; an escaped quote does not end the string.
+  EXPECT_EQ(post(core_, "key-C", R"({"a":"\")" + std::string(300, '[') + R"("})").status, 201);
+}
+
 }  // namespace
 }  // namespace retryproof::provider
