@@ -3,7 +3,6 @@
 // the job as the compact JSON clients were sent, the first response only when it differs.
 #pragma once
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -13,18 +12,10 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "provider/digest.hpp"
 #include "provider/http_types.hpp"
 
 namespace retryproof::provider {
-
-// A payload fingerprint (lower-case hex SHA-256) held as its 32 bytes.
-struct Digest {
-  std::array<unsigned char, 32> bytes{};
-
-  // Text that is not 64 hex digits gives the zero digest, which no payload has.
-  static Digest from_hex(std::string_view hex);
-  friend bool operator==(const Digest&, const Digest&) = default;
-};
 
 struct StoredJob {
   std::string key;
