@@ -89,7 +89,7 @@ ProviderCore::ProviderCore(ProviderConfig config)
       store_(config_.key_ttl, config_.max_keys),
       plan_(config_.initial_plan),
       job_ids_(config_.seed),
-      journal_(config_.journal),
+      journal_(config_.journal, {}, config_.api.created.id_prefix),
       creates_by_key_(config_.max_keys),
       lookups_by_key_(config_.max_keys) {}
 
@@ -295,7 +295,7 @@ Decision ProviderCore::complete(std::uint64_t pending_commit, Millis now) {
   const StoredJob& stored = store_.insert(std::move(job));
   progressed_.notify_all();
   const Decision created{.status = 201, .body = stored.body};
-  if (JournalEntry* entry = journal_.in_memory(seq)) record_answer(*entry, created, now);
+  journal_.answer(seq, created, now);
   log("[provider] key=" + quoted_text(stored.key) + " COMMITTED job=" + stored.id +
       " (after delay)");
   return created;
@@ -308,8 +308,7 @@ bool ProviderCore::in_flight(const std::string& key) const {
 
 void ProviderCore::abandoned(std::uint64_t seq, Millis now) {
   std::lock_guard lock(mutex_);
-  JournalEntry* entry = journal_.in_memory(seq);  // a spilled entry was answered long ago
-  if (entry != nullptr && !entry->abandoned_at) entry->abandoned_at = now + clock_offset_;
+  journal_.abandon(seq, now + clock_offset_);
 }
 
 void ProviderCore::advance_clock(Millis by) {
