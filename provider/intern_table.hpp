@@ -6,6 +6,7 @@
 // where a node-based set spends about 40 bytes a value. Not thread-safe.
 #pragma once
 
+#include <cassert>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -78,7 +79,9 @@ class InternTable {
 
   // One holder fewer; the last one frees the value. kNone is no reference and is ignored.
   void release(std::uint32_t ref) {
-    if (ref == kNone || --slots_[ref].holders > 0) return;
+    if (ref == kNone) return;
+    assert(slots_[ref].holders > 0 && "released more often than acquired");
+    if (--slots_[ref].holders > 0) return;
     unplace(ref);
     slots_[ref] = Slot{};
     free_.push_back(ref);
