@@ -7,7 +7,8 @@
 //   keys       N creates with new keys: a job stored and a journal entry each
 //   spilled    the same, with --journal-limit 10000 and a --journal-file: the store alone
 //   replays    N replays of one key: a journal entry each
-//   misses     N lookups of N keys never stored: a journal entry each, and nothing per key
+//   lookups    N lookups of one stored key: a journal entry each
+//   misses     N lookups of N keys never stored: a journal entry each, and its key held
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -47,7 +48,7 @@ void report(const char* mode, long n, long before) {
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: memory_per_key yardstick|keys|spilled|replays|misses N [FILE]\n");
+    std::fprintf(stderr, "usage: memory_per_key yardstick|keys|spilled|replays|lookups|misses N [FILE]\n");
     return 2;
   }
   const std::string mode = argv[1];
@@ -68,15 +69,16 @@ int main(int argc, char** argv) {
     config.journal = {.in_memory = 10'000, .spill_file = argv[3]};
   }
   provider::ProviderCore core(std::move(config));
-  if (mode == "replays") core.handle(create(0), Millis(0));
+  if (mode == "replays" || mode == "lookups") core.handle(create(0), Millis(0));
   const long before = rss_kib();
   for (long i = 0; i < n; ++i) {
     if (mode == "keys" || mode == "spilled") {
       core.handle(create(i), Millis(0));
     } else if (mode == "replays") {
       core.handle(create(0), Millis(0));
-    } else if (mode == "misses") {
-      core.handle({"GET", "/jobs/by-idempotency-key/" + key_of(i), {}, {}}, Millis(0));
+    } else if (mode == "lookups" || mode == "misses") {
+      const std::string key = key_of(mode == "lookups" ? 0 : i);
+      core.handle({"GET", "/jobs/by-idempotency-key/" + key, {}, {}}, Millis(0));
     } else {
       std::fprintf(stderr, "memory_per_key: unknown mode %s\n", mode.c_str());
       return 2;

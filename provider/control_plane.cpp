@@ -176,8 +176,8 @@ Decision ProviderCore::read_journal(std::string_view query) {
 // room (--max-keys) before its chunk is read is left out; a reset ends the stream early.
 Decision ProviderCore::read_jobs() {
   const std::uint64_t freed = store_.freed_jobs();  // the index of the first job held
-  const std::uint64_t end = freed + store_.jobs().size();
-  std::string opening = "{\"count\":" + std::to_string(store_.jobs().size()) + ",";
+  const std::uint64_t end = freed + store_.size();
+  std::string opening = "{\"count\":" + std::to_string(store_.size()) + ",";
   if (freed > 0) opening += "\"freed\":" + std::to_string(freed) + ",";
   opening += "\"jobs\":[";
   return streamed_array(
@@ -187,11 +187,11 @@ Decision ProviderCore::read_jobs() {
         const std::uint64_t first = store_.freed_jobs();
         next = std::max(next, first);
         const std::uint64_t stop =
-            std::min({end, first + store_.jobs().size(), next + kEntriesPerChunk});
+            std::min({end, first + store_.size(), next + kEntriesPerChunk});
         if (resets != resets_ || next >= stop) return std::nullopt;
         std::string items;
         for (; next < stop; ++next) {
-          const StoredJob& stored = store_.jobs()[static_cast<std::size_t>(next - first)];
+          const StoredJob stored = store_.at(static_cast<std::size_t>(next - first));
           if (!items.empty()) items += ',';
           items += compact_json(
               nlohmann::json(JobRecord{stored.id, stored.key, nlohmann::json::parse(stored.body)}));

@@ -1,39 +1,29 @@
 #include "provider/idempotency_store.hpp"
 
+#include <stdexcept>
+
+#include "provider/job_ids.hpp"
+
 namespace retryproof::provider {
-namespace {
 
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
+IdempotencyStore::IdempotencyStore(std::optional<Millis> key_ttl,
+                                   std::optional<std::size_t> max_jobs,
+                                   std::shared_ptr<KeyTables> shared, std::string id_prefix)
+    : key_ttl_(key_ttl),
+      max_jobs_(max_jobs),
+      shared_(shared ? std::move(shared) : std::make_shared<KeyTables>()),
+      id_prefix_(std::move(id_prefix)) {}
 
-}  // namespace
-
-Digest Digest::from_hex(std::string_view hex) {
-  Digest digest;
-  if (hex.size() != 2 * digest.bytes.size()) return {};
-  for (std::size_t i = 0; i < digest.bytes.size(); ++i) {
-    const int high = hex_value(hex[2 * i]);
-    const int low = hex_value(hex[2 * i + 1]);
-    if (high < 0 || low < 0) return {};
-    digest.bytes[i] = static_cast<unsigned char>(high * 16 + low);
-  }
-  return digest;
-}
-
-const StoredJob* IdempotencyStore::find(std::string_view key, Millis now) {
+std::optional<StoredJob> IdempotencyStore::find(std::string_view key, Millis now) {
   expire(now);
-  const auto found = by_key_.find(key);
-  if (found == by_key_.end()) return nullptr;
-  const StoredJob& stored = jobs_[found->second - first_index_];
-  if (expired(stored, now)) {  // committed out of order, behind a younger job: judged alone
-    by_key_.erase(found);
-    return nullptr;
+  const std::optional<std::uint32_t> ref = shared_->keys.find(key);
+  if (!ref || *ref >= job_of_key_.size() || job_of_key_[*ref] == kNoJob) return std::nullopt;
+  const std::uint64_t number = job_of_key_[*ref];
+  if (expired(jobs_[number - first_index_], now)) {
+    unindex(*ref, number);  // committed out of order, behind a younger job: judged alone
+    return std::nullopt;
   }
-  return &stored;
+  return at(number - first_index_);
 }
 
 bool IdempotencyStore::has_room(std::size_t reserved, Millis now,
@@ -41,37 +31,95 @@ bool IdempotencyStore::has_room(std::size_t reserved, Millis now,
   if (!max_jobs_) return true;
   expire(now);
   while (jobs_.size() + reserved >= *max_jobs_ && first_index_ < expiry_cursor_) {
-    if (freeing) freeing(jobs_.front().key);
-    jobs_.pop_front();  // its key left the index when it expired
-    ++first_index_;
+    if (freeing) freeing(std::string(shared_->keys.view(jobs_.front().key)));
+    free_front();  // its key left the index when it expired
     ++freed_jobs_;
   }
   return jobs_.size() + reserved < *max_jobs_;
 }
 
-const StoredJob& IdempotencyStore::insert(StoredJob job) {
-  jobs_.push_back(std::move(job));
-  const StoredJob& stored = jobs_.back();
-  by_key_.emplace(stored.key, first_index_ + jobs_.size() - 1);  // no-op for a key indexed
-  return stored;
+StoredJob IdempotencyStore::insert(StoredJob job) {
+  if (job.first_status < 0 || job.first_status > UINT16_MAX)
+    throw std::invalid_argument("a response status is 3 digits");
+  const std::uint64_t number = first_index_ + jobs_.size();
+  HeldJob held{.body = CompactBytes(job.body),
+               .created_ms = job.created_at.count(),
+               .key = shared_->keys.acquire(job.key),
+               .digest = shared_->digests.acquire(job.fingerprint),
+               .first_status = static_cast<std::uint16_t>(job.first_status)};
+  SideEntry side{.first_body = job.first_body};
+  if (const auto value = job_id_value(job.id, id_prefix_)) {
+    held.id = *value;
+  } else {
+    side.id = job.id;
+  }
+  if (side.id || !side.first_body.empty()) {
+    held.in_side_table = true;
+    side_.emplace(number, std::move(side));
+  }
+  if (held.key >= job_of_key_.size()) job_of_key_.resize(held.key + 1, kNoJob);
+  if (job_of_key_[held.key] == kNoJob) {  // else the key keeps naming its first job
+    job_of_key_[held.key] = number;
+    ++indexed_;
+  }
+  jobs_.push_back(std::move(held));
+  return job;
+}
+
+StoredJob IdempotencyStore::at(std::size_t index) const {
+  const HeldJob& held = jobs_[index];
+  StoredJob job{.key = std::string(shared_->keys.view(held.key)),
+                .fingerprint = shared_->digests.view(held.digest),
+                .body = std::string(held.body.view()),
+                .created_at = Millis(held.created_ms),
+                .first_status = held.first_status};
+  const SideEntry* side = held.in_side_table ? &side_.at(first_index_ + index) : nullptr;
+  job.id = side && side->id ? *side->id : job_id_text(id_prefix_, held.id);
+  if (side) job.first_body = side->first_body;
+  return job;
+}
+
+void IdempotencyStore::unindex(std::uint32_t key, std::uint64_t number) {
+  if (job_of_key_[key] != number) return;
+  job_of_key_[key] = kNoJob;
+  --indexed_;
+}
+
+void IdempotencyStore::free_front() {
+  const HeldJob& held = jobs_.front();
+  unindex(held.key, first_index_);  // expired first, so already done but for clear()
+  if (held.in_side_table) side_.erase(first_index_);
+  shared_->keys.release(held.key);
+  shared_->digests.release(held.digest);
+  jobs_.pop_front();
+  ++first_index_;
 }
 
 void IdempotencyStore::expire(Millis now) {
   // Jobs are stored in commit order, so expired keys are a prefix: a sweep from the oldest
   // stops at the first young one.
   while (expiry_cursor_ < first_index_ + jobs_.size()) {
-    StoredJob& job = jobs_[expiry_cursor_ - first_index_];
+    HeldJob& job = jobs_[expiry_cursor_ - first_index_];
     if (!expired(job, now)) break;
-    const auto indexed = by_key_.find(job.key);
-    if (indexed != by_key_.end() && indexed->second == expiry_cursor_) by_key_.erase(indexed);
-    std::string().swap(job.first_body);  // never replayed again
+    unindex(job.key, expiry_cursor_);
+    if (job.in_side_table) {  // the first response is never replayed again
+      SideEntry& side = side_.at(expiry_cursor_);
+      std::string().swap(side.first_body);
+      if (!side.id) {
+        side_.erase(expiry_cursor_);
+        job.in_side_table = false;
+      }
+    }
     ++expiry_cursor_;
   }
 }
 
 void IdempotencyStore::clear() {
-  jobs_.clear();
-  by_key_.clear();
+  while (!jobs_.empty())
+    free_front();
+  side_.clear();
+  job_of_key_.clear();
+  indexed_ = 0;
   first_index_ = expiry_cursor_ = freed_jobs_ = 0;
 }
 

@@ -1,35 +1,35 @@
-// Jobs, and the idempotency keys that name them, in as little memory as a key allows: the
-// key is held once (the index refers to the job's copy), the fingerprint as its 32 bytes,
-// the job as the compact JSON clients were sent, the first response only when it differs.
+// Jobs, and the idempotency keys that name them, in as little memory as a key allows: 32
+// bytes a job plus its body. The key and the fingerprint are references into tables shared
+// with the journal (a key is held once however many entries and jobs name it), and the key
+// table is also the index (key -> job); the id is its 32-bit value, rendered on output; the
+// body is the compact JSON clients were sent, in one allocation; the first response and an
+// id of another form (a proxy's upstream's) sit in a side table, only for the jobs that
+// have them.
 #pragma once
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
+#include "provider/compact_bytes.hpp"
+#include "provider/digest.hpp"
 #include "provider/http_types.hpp"
+#include "provider/intern_table.hpp"
 
 namespace retryproof::provider {
 
-// A payload fingerprint (lower-case hex SHA-256) held as its 32 bytes.
-struct Digest {
-  std::array<unsigned char, 32> bytes{};
-
-  // Text that is not 64 hex digits gives the zero digest, which no payload has.
-  static Digest from_hex(std::string_view hex);
-  friend bool operator==(const Digest&, const Digest&) = default;
-};
-
+// A job as the store's callers give and get it.
 struct StoredJob {
   std::string key;
   Digest fingerprint;  // of the payload that created the job
-  std::string id;      // "job_1a2b3c4d": within the string's own bytes, no allocation
+  std::string id;      // "job_1a2b3c4d"
   std::string body;    // the job as compact JSON, exactly as sent to clients
   Millis created_at{0};
   // The first response to the key, replayed as it was under the stripe profile: its body
@@ -38,21 +38,26 @@ struct StoredJob {
   std::string first_body;
 
   const std::string& first_response() const { return first_body.empty() ? body : first_body; }
+  friend bool operator==(const StoredJob&, const StoredJob&) = default;
 };
 
 // Every job held, in creation order (the side effects), and an index from idempotency key to
 // job. A key older than the TTL is forgotten: it leaves the index and its job's replay state
 // is freed, as at providers that prune keys; the job itself stays as evidence until room is
 // needed under `max_jobs`, when the oldest expired jobs are freed (counted) before a new one
-// is refused. Not thread-safe: its owner serialises access.
+// is refused. A freed job lets go of its key and fingerprint. Not thread-safe: its owner
+// serialises access.
 class IdempotencyStore {
  public:
+  // `shared` holds keys and fingerprints (the journal's too, to share them; the store's own
+  // when empty); ids of the form `id_prefix` and 8 hex digits are held as their value.
   explicit IdempotencyStore(std::optional<Millis> key_ttl = std::nullopt,
-                            std::optional<std::size_t> max_jobs = std::nullopt)
-      : key_ttl_(key_ttl), max_jobs_(max_jobs) {}
+                            std::optional<std::size_t> max_jobs = std::nullopt,
+                            std::shared_ptr<KeyTables> shared = {},
+                            std::string id_prefix = "job_");
 
-  // The job this key names at `now`, or null when the key is unknown or expired.
-  const StoredJob* find(std::string_view key, Millis now);
+  // The job this key names at `now`, or nothing when the key is unknown or expired.
+  std::optional<StoredJob> find(std::string_view key, Millis now);
 
   // Whether `reserved` more jobs (held requests that will commit) and one new one fit at
   // `now`. At the bound it first frees the jobs of expired keys, oldest first, telling
@@ -60,28 +65,53 @@ class IdempotencyStore {
   bool has_room(std::size_t reserved, Millis now,
                 const std::function<void(const std::string& key)>& freeing = {});
 
-  // Records a new job. A key already indexed keeps naming its first job (a provider that
-  // does not enforce keys creates more than one per key).
-  const StoredJob& insert(StoredJob job);
+  // Records a new job, and gives it back. A key already indexed keeps naming its first job
+  // (a provider that does not enforce keys creates more than one per key).
+  StoredJob insert(StoredJob job);
 
-  const std::deque<StoredJob>& jobs() const { return jobs_; }
-  std::size_t keys() const { return by_key_.size(); }       // keys that name a job now
+  std::size_t size() const { return jobs_.size(); }  // jobs held
+  StoredJob at(std::size_t index) const;              // the index-th held, oldest first
+  std::size_t keys() const { return indexed_; }       // keys that name a job now
   std::uint64_t freed_jobs() const { return freed_jobs_; }  // freed for room, since clear()
   void clear();
 
  private:
+  struct HeldJob {
+    CompactBytes body;
+    std::int64_t created_ms = 0;
+    std::uint32_t key = 0;     // KeyTables::keys
+    std::uint32_t digest = 0;  // KeyTables::digests
+    std::uint32_t id = 0;      // the id's value, unless the side table has its text
+    std::uint16_t first_status = 201;
+    bool in_side_table = false;
+  };
+  struct SideEntry {
+    std::optional<std::string> id;  // an id not of the form prefix and 8 hex digits
+    std::string first_body;
+  };
+  static_assert(sizeof(HeldJob) == 32);
+  static constexpr std::uint64_t kNoJob = UINT64_MAX;
+
   void expire(Millis now);  // forgets the keys older than the TTL
-  bool expired(const StoredJob& job, Millis now) const {
-    return key_ttl_ && now - job.created_at > *key_ttl_;
+  bool expired(const HeldJob& job, Millis now) const {
+    return key_ttl_ && now - Millis(job.created_ms) > *key_ttl_;
   }
+  void unindex(std::uint32_t key, std::uint64_t number);  // if the key names that job
+  void free_front();
 
   std::optional<Millis> key_ttl_;
   std::optional<std::size_t> max_jobs_;
-  std::deque<StoredJob> jobs_;       // a deque: a job never moves, so the index may view its key
-  std::uint64_t first_index_ = 0;    // the index (since clear()) of jobs_.front()
+  std::shared_ptr<KeyTables> shared_;
+  std::string id_prefix_;
+  std::deque<HeldJob> jobs_;
+  std::unordered_map<std::uint64_t, SideEntry> side_;  // by job number (its index since clear())
+  // By key reference: the number of the job the key names, or kNoJob. Set only while that
+  // job holds the key, so a slot reused for another key never inherits it.
+  std::vector<std::uint64_t> job_of_key_;
+  std::size_t indexed_ = 0;
+  std::uint64_t first_index_ = 0;    // the number of jobs_.front()
   std::uint64_t expiry_cursor_ = 0;  // jobs before it have expired keys
   std::uint64_t freed_jobs_ = 0;
-  std::unordered_map<std::string_view, std::uint64_t> by_key_;  // views jobs_[i].key
 };
 
 }  // namespace retryproof::provider

@@ -5,6 +5,26 @@
 
 namespace retryproof::provider {
 
+std::string job_id_text(std::string_view prefix, std::uint32_t value) {
+  std::array<char, 16> hex{};
+  std::snprintf(hex.data(), hex.size(), "%08x", value);
+  return std::string(prefix) + hex.data();
+}
+
+std::optional<std::uint32_t> job_id_value(std::string_view id, std::string_view prefix) {
+  constexpr std::size_t kDigits = 8;
+  if (id.size() != prefix.size() + kDigits || !id.starts_with(prefix)) return std::nullopt;
+  std::uint32_t value = 0;
+  for (const char c : id.substr(prefix.size())) {
+    // Lower case only: an id with upper-case digits is not one this provider wrote, and
+    // must read back as it came.
+    const bool digit = c >= '0' && c <= '9';
+    if (!digit && (c < 'a' || c > 'f')) return std::nullopt;
+    value = value * 16 + static_cast<std::uint32_t>(digit ? c - '0' : c - 'a' + 10);
+  }
+  return value;
+}
+
 bool IssuedValues::insert(std::uint32_t value) {
   if (value == UINT32_MAX) {
     if (has_max_) return false;
@@ -46,9 +66,7 @@ std::string JobIdGenerator::next(std::string_view prefix) {
   do {
     value = static_cast<std::uint32_t>(random_.next() >> 32);
   } while (!issued_.insert(value));
-  std::array<char, 16> hex{};
-  std::snprintf(hex.data(), hex.size(), "%08x", value);
-  return std::string(prefix) + hex.data();
+  return job_id_text(prefix, value);
 }
 
 }  // namespace retryproof::provider

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -11,6 +12,12 @@
 #include "common/splitmix64.hpp"
 
 namespace retryproof::provider {
+
+// A job id as clients see it: the shape's prefix and the value's 8 lower-case hex digits
+// ("job_1a2b3c4d"). Stores hold the value and render the text on output.
+std::string job_id_text(std::string_view prefix, std::uint32_t value);
+// The value of an id of exactly that form, else nothing (an upstream's id, at the proxy).
+std::optional<std::uint32_t> job_id_value(std::string_view id, std::string_view prefix);
 
 // The 32-bit values issued so far, in an open-addressed table: 4 to 8 bytes a value where a
 // node-based set spends about 40 (issue #14).

@@ -1,6 +1,7 @@
 #include "provider/journal_store.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <iterator>
 #include <stdexcept>
 
@@ -19,41 +20,85 @@ std::ofstream open_spill_file(const std::string& path) {
 
 }  // namespace
 
-JournalStore::JournalStore(JournalLimits limits) : limits_(std::move(limits)) {
+JournalStore::JournalStore(JournalLimits limits, std::shared_ptr<KeyTables> shared,
+                           std::string id_prefix)
+    : limits_(std::move(limits)),
+      codec_(shared ? std::move(shared) : std::make_shared<KeyTables>(), std::move(id_prefix)) {
   if (limits_.spill_file) spill_ = open_spill_file(*limits_.spill_file);
 }
 
-void JournalStore::append(JournalEntry entry) {
-  memory_.push_back(std::move(entry));
-  if (!limits_.in_memory || memory_.size() <= *limits_.in_memory) return;
+void JournalStore::append(const JournalEntry& entry) {
+  if (std::optional<JournalRecord> record = codec_.pack(entry)) {
+    // Every test that journals anything checks the record reads back as the entry.
+    assert(codec_.unpack(*record, entry.seq) == entry);
+    records_.push_back(*record);
+  } else {
+    records_.push_back(JournalRecord{.answered = entry.answered() ? 0 : JournalRecord::kNone,
+                                     .whole = 1});
+    whole_.insert_or_assign(next_seq() - 1, entry);
+  }
+  if (!limits_.in_memory || records_.size() <= *limits_.in_memory) return;
   // Half the limit at a time: erasing from the front of the vector is then amortised O(1)
-  // per entry, and the vector stays what the judge's endpoint reads.
+  // per entry.
   const std::size_t keep = *limits_.in_memory / 2;
-  const auto unanswered = std::find_if(memory_.begin(), memory_.end(),
-                                       [](const JournalEntry& held) { return !held.answered(); });
-  const auto movable = static_cast<std::size_t>(std::distance(memory_.begin(), unanswered));
-  move_out(std::min(movable, memory_.size() - keep));
+  const auto unanswered =
+      std::find_if(records_.begin(), records_.end(),
+                   [](const JournalRecord& held) { return !held.answered_yet(); });
+  const auto movable = static_cast<std::size_t>(std::distance(records_.begin(), unanswered));
+  move_out(std::min(movable, records_.size() - keep));
+}
+
+JournalEntry JournalStore::entry_at(std::size_t index) const {
+  const std::uint64_t seq = moved_out() + index + 1;
+  const JournalRecord& record = records_[index];
+  return record.whole ? whole_.at(seq) : codec_.unpack(record, seq);
+}
+
+template <typename Change>
+void JournalStore::update(std::uint64_t seq, Change change) {
+  if (seq <= moved_out() || seq >= next_seq()) return;
+  JournalRecord& record = records_[seq - moved_out() - 1];
+  if (record.whole) {
+    JournalEntry& entry = whole_.at(seq);
+    change(entry);
+    record.answered = entry.answered() ? 0 : JournalRecord::kNone;
+    return;
+  }
+  JournalEntry entry = codec_.unpack(record, seq);
+  change(entry);
+  if (JournalCodec::pack_answer(record, entry)) return;
+  codec_.release(record);  // an answer too wide for the record: kept whole from now on
+  record = JournalRecord{.answered = entry.answered() ? 0 : JournalRecord::kNone, .whole = 1};
+  whole_.insert_or_assign(seq, std::move(entry));
+}
+
+void JournalStore::answer(std::uint64_t seq, const Decision& decision, Millis now) {
+  update(seq, [&](JournalEntry& entry) { record_answer(entry, decision, now); });
+}
+
+void JournalStore::abandon(std::uint64_t seq, Millis now) {
+  update(seq, [&](JournalEntry& entry) {
+    if (!entry.abandoned_at) entry.abandoned_at = now;
+  });
 }
 
 void JournalStore::move_out(std::size_t entries) {
   if (entries == 0) return;
   if (limits_.spill_file) {
     for (std::size_t i = 0; i < entries; ++i) {
-      if (spilled_ % kBlock == 0)
+      if ((spilled_ + i) % kBlock == 0)
         block_offsets_.push_back(static_cast<std::uint64_t>(spill_.tellp()));
-      spill_ << compact_json(nlohmann::json(memory_[i])) << '\n';
-      ++spilled_;
+      spill_ << compact_json(nlohmann::json(entry_at(i))) << '\n';
     }
     spill_.flush();  // a reader opens the file on its own
-  } else {
-    dropped_ += entries;
   }
-  memory_.erase(memory_.begin(), memory_.begin() + static_cast<std::ptrdiff_t>(entries));
-}
-
-JournalEntry* JournalStore::in_memory(std::uint64_t seq) {
-  if (seq <= moved_out() || seq >= next_seq()) return nullptr;
-  return &memory_[seq - moved_out() - 1];
+  for (std::size_t i = 0; i < entries; ++i) {
+    const JournalRecord& record = records_[i];
+    if (record.whole) whole_.erase(moved_out() + i + 1);
+    codec_.release(record);
+  }
+  (limits_.spill_file ? spilled_ : dropped_) += entries;
+  records_.erase(records_.begin(), records_.begin() + static_cast<std::ptrdiff_t>(entries));
 }
 
 std::vector<std::string> JournalStore::spilled_lines(std::uint64_t after, std::size_t limit) const {
@@ -81,8 +126,8 @@ std::vector<JournalEntry> JournalStore::read(std::uint64_t after, std::size_t li
     entries.push_back(nlohmann::json::parse(line).get<JournalEntry>());
   }
   const std::uint64_t from = std::max(after, moved_out()) - moved_out();  // index in memory
-  for (std::size_t i = from; i < memory_.size() && (limit == 0 || entries.size() < limit); ++i) {
-    entries.push_back(memory_[i]);
+  for (std::size_t i = from; i < records_.size() && (limit == 0 || entries.size() < limit); ++i) {
+    entries.push_back(entry_at(i));
   }
   return entries;
 }
@@ -96,15 +141,26 @@ std::string JournalStore::text(std::uint64_t after, std::size_t limit) const {
     joined += line;
   }
   const std::uint64_t from = std::max(after, moved_out()) - moved_out();
-  for (std::size_t i = from; i < memory_.size() && taken < limit; ++i) {
+  for (std::size_t i = from; i < records_.size() && taken < limit; ++i) {
     if (taken++ > 0) joined += ',';
-    joined += compact_json(nlohmann::json(memory_[i]));
+    joined += compact_json(nlohmann::json(entry_at(i)));
   }
   return joined;
 }
 
+std::vector<JournalEntry> JournalStore::memory() const {
+  std::vector<JournalEntry> entries;
+  entries.reserve(records_.size());
+  for (std::size_t i = 0; i < records_.size(); ++i)
+    entries.push_back(entry_at(i));
+  return entries;
+}
+
 void JournalStore::clear() {
-  memory_.clear();
+  for (const JournalRecord& record : records_)
+    codec_.release(record);
+  records_.clear();
+  whole_.clear();
   spilled_ = dropped_ = 0;
   block_offsets_.clear();
   if (limits_.spill_file) spill_ = open_spill_file(*limits_.spill_file);

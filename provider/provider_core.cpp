@@ -86,10 +86,10 @@ ProviderCore::ProviderCore(ProviderConfig config)
       rules_(rules_of(config_.profile)),
       errors_(config_.api.error_format.value_or(rules_.errors)),
       seed_(config_.seed),
-      store_(config_.key_ttl, config_.max_keys),
+      store_(config_.key_ttl, config_.max_keys, tables_, config_.api.created.id_prefix),
       plan_(config_.initial_plan),
       job_ids_(config_.seed),
-      journal_(config_.journal),
+      journal_(config_.journal, tables_, config_.api.created.id_prefix),
       creates_by_key_(config_.max_keys),
       lookups_by_key_(config_.max_keys) {}
 
@@ -196,8 +196,9 @@ Decision ProviderCore::create_job(const HttpRequest& request, JournalEntry& entr
     return error(409, "idempotency_key_in_flight",
                  "the first request with this key is still being processed; retry later");
   }
-  const StoredJob* stored = config_.enforce_keys ? store_.find(key, now) : nullptr;
-  if (stored != nullptr) {
+  const std::optional<StoredJob> stored =
+      config_.enforce_keys ? store_.find(key, now) : std::nullopt;
+  if (stored) {
     entry.job_id = stored->id;
     if (stored->fingerprint != Digest::from_hex(*entry.fingerprint)) {
       entry.outcome = Outcome::rejected;
@@ -296,7 +297,7 @@ Decision ProviderCore::complete(std::uint64_t pending_commit, Millis now) {
   const StoredJob& stored = store_.insert(std::move(job));
   progressed_.notify_all();
   const Decision created{.status = 201, .body = stored.body};
-  if (JournalEntry* entry = journal_.in_memory(seq)) record_answer(*entry, created, now);
+  journal_.answer(seq, created, now);
   log("[provider] key=" + quoted_text(stored.key) + " COMMITTED job=" + stored.id +
       " (after delay)");
   return created;
@@ -309,8 +310,7 @@ bool ProviderCore::in_flight(const std::string& key) const {
 
 void ProviderCore::abandoned(std::uint64_t seq, Millis now) {
   std::lock_guard lock(mutex_);
-  JournalEntry* entry = journal_.in_memory(seq);  // a spilled entry was answered long ago
-  if (entry != nullptr && !entry->abandoned_at) entry->abandoned_at = now + clock_offset_;
+  journal_.abandon(seq, now + clock_offset_);
 }
 
 void ProviderCore::advance_clock(Millis by) {
@@ -336,8 +336,8 @@ Decision ProviderCore::lookup_job(const std::string& key, JournalEntry& entry, M
     log("[provider] key=" + quoted_text(key) + " LOOKUP failed (" + std::string(row.name) + ")");
     return answer_of(row, fault, {});
   }
-  const StoredJob* stored = store_.find(key, now);
-  if (stored == nullptr) {
+  const std::optional<StoredJob> stored = store_.find(key, now);
+  if (!stored) {
     entry.outcome = Outcome::lookup_miss;
     log("[provider] key=" + quoted_text(key) + " LOOKUP miss");
     return error(404, "not_found");  // exactly the original's body
@@ -366,14 +366,14 @@ Decision ProviderCore::library_error(int status) const {
 
 std::size_t ProviderCore::job_count() const {
   std::lock_guard lock(mutex_);
-  return store_.jobs().size();
+  return store_.size();
 }
 
 bool ProviderCore::wait_until(const std::function<bool(const Progress&)>& reached,
                               std::chrono::steady_clock::time_point deadline) const {
   std::unique_lock lock(mutex_);
   return progressed_.wait_until(lock, deadline, [&] {
-    return reached(Progress{store_.jobs().size(), journal_.next_seq() - 1});
+    return reached(Progress{store_.size(), journal_.next_seq() - 1});
   });
 }
 
@@ -390,7 +390,8 @@ std::vector<JournalEntry> ProviderCore::journal() const {
 ProviderCore::Retention ProviderCore::retention() const {
   std::lock_guard lock(mutex_);
   return {store_.keys(), creates_by_key_.size() + lookups_by_key_.size(), store_.freed_jobs(),
-          journal_.spilled(), journal_.dropped()};
+          journal_.spilled(), journal_.dropped(), tables_->keys.size(), tables_->digests.size(),
+          journal_.texts()};
 }
 
 std::vector<JobRecord> ProviderCore::jobs() const {
@@ -415,9 +416,11 @@ nlohmann::json ProviderCore::jobs_json() const {
 
 std::vector<JobRecord> ProviderCore::jobs_locked() const {
   std::vector<JobRecord> records;
-  records.reserve(store_.jobs().size());
-  for (const auto& stored : store_.jobs())
+  records.reserve(store_.size());
+  for (std::size_t i = 0; i < store_.size(); ++i) {
+    const StoredJob stored = store_.at(i);
     records.push_back({stored.id, stored.key, nlohmann::json::parse(stored.body)});
+  }
   return records;
 }
 
@@ -429,7 +432,7 @@ nlohmann::json ProviderCore::journal_json_locked() const {
 
 nlohmann::json ProviderCore::jobs_json_locked() const {
   // "freed" only once a job was freed: until then the body is what it always was.
-  nlohmann::json body = {{"count", store_.jobs().size()}, {"jobs", jobs_locked()}};
+  nlohmann::json body = {{"count", store_.size()}, {"jobs", jobs_locked()}};
   if (store_.freed_jobs() > 0) body["freed"] = store_.freed_jobs();
   return body;
 }

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -137,6 +138,11 @@ class ProviderCore {
     std::uint64_t freed_jobs = 0;
     std::uint64_t spilled_entries = 0;
     std::uint64_t dropped_entries = 0;
+    // Keys and fingerprints held once for the jobs and the entries in memory that name
+    // them, and the journal's methods, paths and operations: what a reset empties.
+    std::size_t held_keys = 0;
+    std::size_t held_fingerprints = 0;
+    std::size_t journal_texts = 0;
   };
   Retention retention() const;
   const ProviderConfig& config() const { return config_; }
@@ -175,6 +181,8 @@ class ProviderCore {
   mutable std::condition_variable progressed_;  // a request journaled, a job stored
   std::uint64_t seed_;
   Millis clock_offset_{0};  // added by /_test/clock
+  // Keys and fingerprints, held once for the store and the journal.
+  std::shared_ptr<KeyTables> tables_ = std::make_shared<KeyTables>();
   IdempotencyStore store_;
   FaultPlan plan_;
   JobIdGenerator job_ids_;

@@ -118,7 +118,7 @@ Step ProxyCore::route_create(const HttpRequest& request, const RequestClass& see
   if (seen.key.empty() || !seen.payload) return forward(request, entry, std::nullopt);
   if (config_.enforce_keys) {
     if (auto answer = enforce_key(entry, now)) return std::move(*answer);
-  } else if (jobs_.find(seen.key, now) != nullptr) {
+  } else if (jobs_.find(seen.key, now)) {
     // The upstream committed this key: a repeat is its replay (or its refusal), not a new
     // operation, and takes no fault.
     return forward(request, entry, std::nullopt);
@@ -155,8 +155,8 @@ std::optional<Decision> ProxyCore::enforce_key(ProxyEntry& entry, Millis now) {
     return error(409, "idempotency_key_in_flight",
                  "the first request with this key is still being processed; retry later");
   }
-  const provider::StoredJob* stored = jobs_.find(key, now);
-  if (stored == nullptr) return std::nullopt;
+  const std::optional<provider::StoredJob> stored = jobs_.find(key, now);
+  if (!stored) return std::nullopt;
   entry.job_id = stored->id;
   if (stored->fingerprint != provider::Digest::from_hex(*entry.fingerprint)) {
     entry.outcome = Outcome::rejected;
@@ -288,7 +288,8 @@ nlohmann::json ProxyCore::journal_json_locked() const {
 
 nlohmann::json ProxyCore::jobs_json_locked() const {
   nlohmann::json jobs = nlohmann::json::array();
-  for (const provider::StoredJob& stored : jobs_.jobs()) {
+  for (std::size_t i = 0; i < jobs_.size(); ++i) {
+    const provider::StoredJob stored = jobs_.at(i);
     nlohmann::json job = provider::parse_object_body(stored.body);
     job["key"] = stored.key;
     jobs.push_back(std::move(job));

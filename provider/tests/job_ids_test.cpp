@@ -65,5 +65,19 @@ TEST(JobIdGenerator, NeverRepeatsAnIdFromOneGenerator) {
   EXPECT_EQ(seen.size(), kCount);
 }
 
+// Stores hold an id as its 32-bit value and write it back on output: only an id of exactly
+// the written form may be held so, or the output would change.
+TEST(JobIdText, AnIdIsHeldAsItsValueOnlyInExactlyTheFormItIsWritten) {
+  for (const std::uint32_t value : {0U, 0xc0ffeeU, 0xffffffffU}) {
+    const std::string id = job_id_text("pi_", value);
+    EXPECT_EQ(job_id_value(id, "pi_"), value) << id;
+  }
+  EXPECT_EQ(job_id_text("job_", 0xc0ffee), "job_00c0ffee");
+  for (const char* other : {"job_00C0FFEE", "job_c0ffee", "job_00c0ffee0", "pi_00c0ffee",
+                            "job_00c0ffeg", "job_-0c0ffee", ""}) {
+    EXPECT_FALSE(job_id_value(other, "job_")) << other;
+  }
+}
+
 }  // namespace
 }  // namespace retryproof::provider

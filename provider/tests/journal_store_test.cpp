@@ -50,14 +50,16 @@ TEST(JournalStore, PastTheLimitTheOldestHalfSpillsAndEveryEntryReadsBack) {
   const std::vector<JournalEntry> appended = append(journal, 5);
 
   EXPECT_EQ(journal.spilled(), 3U);  // 5 entries, 2 (half the limit) stay
-  EXPECT_EQ(journal.memory().size(), 2U);
+  EXPECT_EQ(journal.in_memory(), 2U);
   EXPECT_EQ(lines_in(file), 3U);
   EXPECT_EQ(journal.count(), 5U);
   EXPECT_EQ(journal.read(0), appended);
   EXPECT_EQ(journal.read(2, 2),
             std::vector<JournalEntry>(appended.begin() + 2, appended.begin() + 4));
-  EXPECT_EQ(journal.in_memory(3), nullptr);  // spilled
-  ASSERT_NE(journal.in_memory(5), nullptr);
+  journal.abandon(3, Millis(500));  // spilled: answered long ago, left as it is
+  EXPECT_EQ(journal.read(2, 1).at(0), appended[2]);
+  journal.abandon(5, Millis(500));
+  EXPECT_EQ(journal.read(4, 1).at(0).abandoned_at, Millis(500));
 }
 
 TEST(JournalStore, AThousandPagesOfSpilledEntriesReadBackInOrder) {
@@ -70,7 +72,7 @@ TEST(JournalStore, AThousandPagesOfSpilledEntriesReadBackInOrder) {
     paged.insert(paged.end(), page.begin(), page.end());
   }
   EXPECT_EQ(paged, appended);
-  EXPECT_EQ(journal.spilled() + journal.memory().size(), 5000U);
+  EXPECT_EQ(journal.spilled() + journal.in_memory(), 5000U);
 }
 
 TEST(JournalStore, WithoutAFileTheOldestAreDroppedAndCounted) {
@@ -93,11 +95,11 @@ TEST(JournalStore, AHeldEntryStaysInMemoryUntilItIsAnswered) {
   journal.append(held);
   append(journal, 3);
   EXPECT_EQ(journal.spilled(), 1U) << "only the entry before the held one may move out";
-  ASSERT_NE(journal.in_memory(2), nullptr);
-  journal.in_memory(2)->answered_at = Millis(99);
+  journal.answer(2, Decision{.status = 201}, Millis(99));
   append(journal, 1);
   EXPECT_EQ(journal.spilled(), 5U);  // 6 entries, 1 (half the limit) stays
   EXPECT_EQ(journal.read(1, 1).at(0).answered_at, Millis(99));
+  EXPECT_EQ(journal.read(1, 1).at(0).status, 201);
 }
 
 TEST(JournalStore, ClearEmptiesTheFileAndStartsFromSeqOne) {

@@ -158,6 +158,34 @@ TEST(MemoryLimits, ADroppingJournalSaysHowManyItDropped) {
   EXPECT_EQ(page["dropped"], 6);
 }
 
+// Keys, fingerprints and the journal's texts are held once for the jobs and the entries that
+// name them, and go with the last of those: a provider bounded by --max-keys, --key-ttl and
+// --journal-limit holds no more of them however many keys it has seen, and a reset holds none.
+TEST(MemoryLimits, ABoundedProviderHoldsOnlyTheKeysItsJobsAndEntriesName) {
+  const TempDir dir;
+  ProviderConfig config = bounded(10, kHour);
+  config.journal = {.in_memory = 20, .spill_file = (dir.path() / "journal.jsonl").string()};
+  config.operation_field = "orderId";
+  ProviderCore core(config);
+  Millis now{0};
+  for (int i = 0; i < 600; ++i) {
+    if (i % 10 == 0) now += kHour + Millis{1};  // the previous ten keys expire
+    const std::string n = std::to_string(i);
+    ASSERT_EQ(post(core, "k" + n, R"({"orderId":"order-)" + n + "\"}", now).status, 201) << i;
+    lookup(core, "missing-" + n, now);
+  }
+  const ProviderCore::Retention held = core.retention();
+  EXPECT_EQ(held.freed_jobs, 590U);
+  EXPECT_LE(held.held_keys, 10U + 20U) << "the jobs' keys and the entries' in memory";
+  EXPECT_LE(held.held_fingerprints, 10U + 20U);
+  EXPECT_LE(held.journal_texts, 2U + 20U) << "two routes' texts and the operations in memory";
+  EXPECT_EQ(core.journal().size(), 1200U) << "every entry still reads back from the file";
+
+  ASSERT_EQ(call(core, "POST", "/_test/reset").status, 200);
+  const ProviderCore::Retention reset = core.retention();
+  EXPECT_EQ(reset.held_keys + reset.held_fingerprints + reset.journal_texts, 0U);
+}
+
 // Under chaos, a key that never stores a job (every create failed before commit) kept its
 // attempt count for the life of the process. With --max-keys, the counts are bounded too.
 TEST(MemoryLimits, ChaosAttemptCountsAreBoundedByMaxKeys) {
