@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <fstream>
 #include <memory>
 #include <optional>
@@ -77,7 +78,10 @@ class JournalStore {
 
   JournalLimits limits_;
   JournalCodec codec_;
-  std::vector<JournalRecord> records_;                    // seqs moved_out() + 1 onwards
+  // Seqs moved_out() + 1 onwards. A deque, not a vector: an append never moves the records
+  // already held, where a vector's doubling moved them all under the core's lock while every
+  // request waited (a new-keys p99 of 76 ms at 32 connections, bench/README.md).
+  std::deque<JournalRecord> records_;
   std::unordered_map<std::uint64_t, JournalEntry> whole_;  // by seq, for records marked whole
   std::uint64_t spilled_ = 0;                              // seqs 1..spilled_ are in the file
   std::uint64_t dropped_ = 0;                              // seqs 1..dropped_ are gone
