@@ -64,8 +64,10 @@ class RehearsalTest(unittest.TestCase):
         duplicate = rehearsal.verdict("no-duplicate-effect")
         self.assertEqual(duplicate["status"], "fail")
         # The dropped answer of order-2 was retried under a fresh key: a second shipment.
-        # (Chaos, and a concurrent duplicate of an event, may add more.)
-        self.assertRegex(duplicate["explanation"], r"operation orderId=order-2 has [2-9] jobs")
+        # Chaos, drawn from the service's random keys, may add duplicates of other orders,
+        # and the explanation names the first of them: that it speaks of orders is checked
+        # there, order-2's duplicate in the sandbox.
+        self.assertRegex(duplicate["explanation"], r"operation orderId=order-\d+ has [2-9] jobs")
         self.assertGreaterEqual(rehearsal.jobs_by_order()["order-2"], 2,
                                 "the sandbox holds the duplicate shipment")
         self.assertEqual(rehearsal.verdict("key-stability")["status"], "fail")
