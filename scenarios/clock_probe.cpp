@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 #include "common/duration.hpp"
 #include "scenarios/retry_overhead.hpp"
@@ -26,16 +27,9 @@ Scenario probe_scenario(Millis timeout) {
 // The client's waits between creates, from the provider's journal: from each answer to the
 // next create. Empty when it did not retry.
 std::optional<Millis> waited(const ScenarioResult& result) {
-  std::optional<Millis> total;
-  const provider::JournalEntry* previous = nullptr;
-  for (const auto& entry : result.journal) {
-    if (entry.kind != provider::RequestKind::create) continue;
-    if (previous != nullptr) {
-      total = total.value_or(Millis(0)) + (entry.at - previous->answered_at.value_or(previous->at));
-    }
-    previous = &entry;
-  }
-  return total;
+  const std::vector<Millis> gaps = retry_gaps(result.journal);
+  if (gaps.empty()) return std::nullopt;
+  return std::accumulate(gaps.begin(), gaps.end(), Millis(0));
 }
 
 // What the client did, without the times: its requests, their answers, what it reported.

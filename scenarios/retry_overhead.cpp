@@ -19,18 +19,21 @@ Scenario calibration_scenario() {
 
 }  // namespace
 
-std::optional<Millis> longest_retry_gap(const std::vector<provider::JournalEntry>& journal) {
-  std::optional<Millis> longest;
+std::vector<Millis> retry_gaps(const std::vector<provider::JournalEntry>& journal) {
+  std::vector<Millis> gaps;
   const provider::JournalEntry* previous = nullptr;
   for (const auto& entry : journal) {
     if (entry.kind != provider::RequestKind::create) continue;
-    if (previous != nullptr) {
-      const Millis gap = entry.at - previous->answered_at.value_or(previous->at);
-      longest = std::max(longest.value_or(gap), gap);
-    }
+    if (previous != nullptr) gaps.push_back(entry.at - previous->answered_at.value_or(previous->at));
     previous = &entry;
   }
-  return longest;
+  return gaps;
+}
+
+std::optional<Millis> longest_retry_gap(const std::vector<provider::JournalEntry>& journal) {
+  const std::vector<Millis> gaps = retry_gaps(journal);
+  if (gaps.empty()) return std::nullopt;
+  return *std::max_element(gaps.begin(), gaps.end());
 }
 
 std::optional<Millis> probed_overhead(const ClockProbe& probe) {

@@ -25,8 +25,10 @@ namespace retryproof::scenarios {
 // most retries of a loaded machine back to real time, and the scale would buy nothing.
 inline constexpr int kOverheadMargin = 2;
 
-// The longest gap between an answer and the next create in `journal` (real time when the
-// journal was kept at real time), or nothing when there was no retry.
+// Each gap between a create's answer (its arrival, when it was not answered) and the next
+// create in `journal`, in order: a client's waits, plus its overhead, between attempts.
+std::vector<Millis> retry_gaps(const std::vector<provider::JournalEntry>& journal);
+// The longest of them, or nothing when there was no retry.
 std::optional<Millis> longest_retry_gap(const std::vector<provider::JournalEntry>& journal);
 
 // What the clock probe shows of the probed client's overhead per retry: its waits at the
