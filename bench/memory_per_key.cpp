@@ -48,7 +48,8 @@ void report(const char* mode, long n, long before) {
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: memory_per_key yardstick|keys|spilled|replays|lookups|misses N [FILE]\n");
+    std::fprintf(stderr,
+                 "usage: memory_per_key yardstick|keys|spilled|replays|lookups|misses N [FILE]\n");
     return 2;
   }
   const std::string mode = argv[1];

@@ -186,8 +186,7 @@ Decision ProviderCore::read_jobs() {
         std::lock_guard lock(mutex_);
         const std::uint64_t first = store_.freed_jobs();
         next = std::max(next, first);
-        const std::uint64_t stop =
-            std::min({end, first + store_.size(), next + kEntriesPerChunk});
+        const std::uint64_t stop = std::min({end, first + store_.size(), next + kEntriesPerChunk});
         if (resets != resets_ || next >= stop) return std::nullopt;
         std::string items;
         for (; next < stop; ++next) {

@@ -53,8 +53,7 @@ class IdempotencyStore {
   // when empty); ids of the form `id_prefix` and 8 hex digits are held as their value.
   explicit IdempotencyStore(std::optional<Millis> key_ttl = std::nullopt,
                             std::optional<std::size_t> max_jobs = std::nullopt,
-                            std::shared_ptr<KeyTables> shared = {},
-                            std::string id_prefix = "job_");
+                            std::shared_ptr<KeyTables> shared = {}, std::string id_prefix = "job_");
 
   // The job this key names at `now`, or nothing when the key is unknown or expired.
   std::optional<StoredJob> find(std::string_view key, Millis now);
@@ -69,9 +68,9 @@ class IdempotencyStore {
   // (a provider that does not enforce keys creates more than one per key).
   StoredJob insert(StoredJob job);
 
-  std::size_t size() const { return jobs_.size(); }  // jobs held
-  StoredJob at(std::size_t index) const;              // the index-th held, oldest first
-  std::size_t keys() const { return indexed_; }       // keys that name a job now
+  std::size_t size() const { return jobs_.size(); }         // jobs held
+  StoredJob at(std::size_t index) const;                    // the index-th held, oldest first
+  std::size_t keys() const { return indexed_; }             // keys that name a job now
   std::uint64_t freed_jobs() const { return freed_jobs_; }  // freed for room, since clear()
   void clear();
 

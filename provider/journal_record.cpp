@@ -40,10 +40,13 @@ std::optional<int> number_of(std::uint16_t value) {
 // field is not its default (no fault the plans write, kept whole).
 std::optional<std::uint32_t> fault_argument(const Fault& fault) {
   const Fault defaults;
-  const auto fits = [](std::int64_t value) { return value >= 0 && value < std::int64_t{Record::kNone}; };
+  const auto fits = [](std::int64_t value) {
+    return value >= 0 && value < std::int64_t{Record::kNone};
+  };
   switch (row_of(fault.kind).parameter) {
     case FaultParameter::hold:
-      if (!fits(fault.duration.count()) || fault.retry_after_seconds != defaults.retry_after_seconds)
+      if (!fits(fault.duration.count()) ||
+          fault.retry_after_seconds != defaults.retry_after_seconds)
         return std::nullopt;
       return static_cast<std::uint32_t>(fault.duration.count());
     case FaultParameter::retry_after:
@@ -108,8 +111,8 @@ bool JournalCodec::pack_answer(Record& record, const JournalEntry& entry) {
 
 std::optional<Record> JournalCodec::pack(const JournalEntry& entry) {
   Record record{.at_ms = entry.at.count()};
-  if (!pack_answer(record, entry) || entry.method.size() > kMaxMethod ||
-      !fits(entry.kind, 2) || !fits(entry.outcome, 4)) {
+  if (!pack_answer(record, entry) || entry.method.size() > kMaxMethod || !fits(entry.kind, 2) ||
+      !fits(entry.outcome, 4)) {
     return std::nullopt;
   }
   std::optional<Digest> digest;
@@ -137,8 +140,8 @@ std::optional<Record> JournalCodec::pack(const JournalEntry& entry) {
   record.path_ends_with_key = key_follows ? 1 : 0;
   std::string line(1, static_cast<char>(entry.method.size()));
   line += entry.method;
-  line += std::string_view(entry.path).substr(
-      0, entry.path.size() - (key_follows ? entry.key->size() : 0));
+  line += std::string_view(entry.path)
+              .substr(0, entry.path.size() - (key_follows ? entry.key->size() : 0));
   record.line = texts_.acquire(line);
   if (entry.key) record.key = shared_->keys.acquire(*entry.key);
   if (digest) record.fingerprint = shared_->digests.acquire(*digest);

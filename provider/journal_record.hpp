@@ -24,13 +24,13 @@ struct JournalRecord {
   static constexpr std::uint16_t kNone16 = UINT16_MAX;  // no status, no Retry-After
 
   std::int64_t at_ms = 0;
-  std::uint32_t answered = kNone;   // milliseconds after at_ms
-  std::uint32_t abandoned = kNone;  // milliseconds after at_ms
-  std::uint32_t key = kNone;        // KeyTables::keys
+  std::uint32_t answered = kNone;     // milliseconds after at_ms
+  std::uint32_t abandoned = kNone;    // milliseconds after at_ms
+  std::uint32_t key = kNone;          // KeyTables::keys
   std::uint32_t fingerprint = kNone;  // KeyTables::digests
   std::uint32_t operation = kNone;    // the codec's texts
-  std::uint32_t line = kNone;  // the codec's texts: the method's length, the method, the path
-  std::uint32_t job_id = 0;    // the id's value, when has_job_id
+  std::uint32_t line = kNone;        // the codec's texts: the method's length, the method, the path
+  std::uint32_t job_id = 0;          // the id's value, when has_job_id
   std::uint32_t fault_argument = 0;  // the fault's duration or Retry-After, by its row
   std::uint16_t status = kNone16;
   std::uint16_t retry_after = kNone16;
@@ -40,7 +40,7 @@ struct JournalRecord {
   std::uint16_t fault : 4 = 0;  // 0: no fault; else the FaultKind + 1
   std::uint16_t has_job_id : 1 = 0;
   std::uint16_t path_ends_with_key : 1 = 0;  // the line holds the path up to its last '/'
-  std::uint16_t whole : 1 = 0;  // not packed: the store keeps the JournalEntry itself
+  std::uint16_t whole : 1 = 0;               // not packed: the store keeps the JournalEntry itself
 
   bool answered_yet() const { return answered != kNone; }
 };

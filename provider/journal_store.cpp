@@ -33,8 +33,8 @@ void JournalStore::append(const JournalEntry& entry) {
     assert(codec_.unpack(*record, entry.seq) == entry);
     records_.push_back(*record);
   } else {
-    records_.push_back(JournalRecord{.answered = entry.answered() ? 0 : JournalRecord::kNone,
-                                     .whole = 1});
+    records_.push_back(
+        JournalRecord{.answered = entry.answered() ? 0 : JournalRecord::kNone, .whole = 1});
     whole_.insert_or_assign(next_seq() - 1, entry);
   }
   if (!limits_.in_memory || records_.size() <= *limits_.in_memory) return;

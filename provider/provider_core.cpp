@@ -389,9 +389,10 @@ std::vector<JournalEntry> ProviderCore::journal() const {
 
 ProviderCore::Retention ProviderCore::retention() const {
   std::lock_guard lock(mutex_);
-  return {store_.keys(), creates_by_key_.size() + lookups_by_key_.size(), store_.freed_jobs(),
-          journal_.spilled(), journal_.dropped(), tables_->keys.size(), tables_->digests.size(),
-          journal_.texts()};
+  return {store_.keys(),           creates_by_key_.size() + lookups_by_key_.size(),
+          store_.freed_jobs(),     journal_.spilled(),
+          journal_.dropped(),      tables_->keys.size(),
+          tables_->digests.size(), journal_.texts()};
 }
 
 std::vector<JobRecord> ProviderCore::jobs() const {

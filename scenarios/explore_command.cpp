@@ -72,8 +72,8 @@ int explore(const ExploreOptions& options) {
     follows = declared.over(implicit_policy(client)).follows_settings.value_or(false);
     // The counterexample's reports say how time ran; the probe's and the overhead's
     // sentences are printed here, before the first schedule.
-    time_scale = settle_for_run(
-        run_options, shortest_timeout(follows ? Settings::varied : Settings::defaults));
+    time_scale = settle_for_run(run_options,
+                                shortest_timeout(follows ? Settings::varied : Settings::defaults));
     for (const auto& sentence : {time_scale.probe, time_scale.overhead}) {
       if (!sentence.empty()) std::cout << sentence << '\n';
     }

@@ -24,7 +24,8 @@ std::vector<Millis> retry_gaps(const std::vector<provider::JournalEntry>& journa
   const provider::JournalEntry* previous = nullptr;
   for (const auto& entry : journal) {
     if (entry.kind != provider::RequestKind::create) continue;
-    if (previous != nullptr) gaps.push_back(entry.at - previous->answered_at.value_or(previous->at));
+    if (previous != nullptr)
+      gaps.push_back(entry.at - previous->answered_at.value_or(previous->at));
     previous = &entry;
   }
   return gaps;

@@ -62,8 +62,8 @@ TEST(JournalRecord, EveryFieldAndEveryAbsentOneReadsBack) {
 
 TEST(JournalRecord, EveryKindOutcomeDeliveryAndFaultReadsBack) {
   JournalEntry entry = full_entry();
-  for (const RequestKind kind : {RequestKind::create, RequestKind::lookup, RequestKind::control,
-                                 RequestKind::other}) {
+  for (const RequestKind kind :
+       {RequestKind::create, RequestKind::lookup, RequestKind::control, RequestKind::other}) {
     entry.kind = kind;
     EXPECT_EQ(round_trip(entry).entry, entry);
   }
@@ -92,11 +92,11 @@ TEST(JournalRecord, UnusualMethodsPathsAndKeysComeBackByteForByte) {
       {"PROPFIND", "/jobs"},
       {"", ""},
       {std::string(255, 'M'), "/jobs"},
-      {"get", "/jobs/by-idempotency-key/k"},                      // a method's case kept
-      {"GET", "/JOBS/by-idempotency-key/k"},                      // a path's case kept
-      {"GET", "/jobs/by-idempotency-key/a%2Fb"},                  // the key "a/b", encoded
-      {"GET", "/jobs/by-idempotency-key/\xff\xfe"},               // a key that is not UTF-8
-      {"GET", "/jobs/by-idempotency-key/xk"},                     // ends with the key, no '/'
+      {"get", "/jobs/by-idempotency-key/k"},                     // a method's case kept
+      {"GET", "/JOBS/by-idempotency-key/k"},                     // a path's case kept
+      {"GET", "/jobs/by-idempotency-key/a%2Fb"},                 // the key "a/b", encoded
+      {"GET", "/jobs/by-idempotency-key/\xff\xfe"},              // a key that is not UTF-8
+      {"GET", "/jobs/by-idempotency-key/xk"},                    // ends with the key, no '/'
       {"GET", std::string("/jobs/by-idempotency-key/\0k", 27)},  // a NUL byte
   };
   for (const auto& [method, path] : lines) {
@@ -115,10 +115,10 @@ TEST(JournalRecord, UnusualMethodsPathsAndKeysComeBackByteForByte) {
 TEST(JournalRecord, AValueTooWideForTheRecordKeepsItsEntryWholeAndUnchanged) {
   std::vector<JournalEntry> wide(7, full_entry());
   wide[0].method = std::string(256, 'M');
-  wide[1].answered_at = Millis(999);  // before its arrival
+  wide[1].answered_at = Millis(999);                                      // before its arrival
   wide[2].abandoned_at = Millis(1'000) + Millis(INT64_C(5'000'000'000));  // past 49 days
-  wide[3].fingerprint = "ABCDEF";                                           // not as we write it
-  wide[4].job_id = "job_0A1B2C3D";                                          // upper-case digits
+  wide[3].fingerprint = "ABCDEF";                                         // not as we write it
+  wide[4].job_id = "job_0A1B2C3D";                                        // upper-case digits
   wide[5].retry_after_seconds = 70'000;
   wide[6].fault = Fault{.kind = FaultKind::commit_then_drop, .duration = Millis(3)};
   for (const JournalEntry& entry : wide) {

@@ -99,10 +99,9 @@ json reports::time_scale_json(const RunTimeScale& scale) {
           {"clockProbe", scale.probe_finding.empty() ? json(nullptr)
                                                      : json{{"finding", scale.probe_finding},
                                                             {"text", valid_utf8(scale.probe)}}},
-          {"retryOverhead", scale.overhead.empty()
-                                ? json(nullptr)
-                                : json{{"allowedMs", scale.overhead_allowed_ms},
-                                       {"text", valid_utf8(scale.overhead)}}}};
+          {"retryOverhead", scale.overhead.empty() ? json(nullptr)
+                                                   : json{{"allowedMs", scale.overhead_allowed_ms},
+                                                          {"text", valid_utf8(scale.overhead)}}}};
 }
 
 json to_json(const RunSummary& run) {

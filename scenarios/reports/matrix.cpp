@@ -168,7 +168,9 @@ void write_mutant_matrix_junit(std::ostream& out, const MatrixReport& matrix) {
     failures += as_required(matrix.rows[r], r) ? 0 : 1;
   const std::string counts = "tests=\"" + std::to_string(matrix.rows.size()) + "\" failures=\"" +
                              std::to_string(failures) + "\" errors=\"0\"";
-  const auto attribute = [](std::string_view text) { return xml_escape(text, XmlPlace::attribute); };
+  const auto attribute = [](std::string_view text) {
+    return xml_escape(text, XmlPlace::attribute);
+  };
   const auto property = [&](std::string_view name, const std::string& value) {
     out << "      <property name=\"" << name << "\" value=\"" << attribute(value) << "\"/>\n";
   };
@@ -205,9 +207,8 @@ void write_mutant_matrix_junit(std::ostream& out, const MatrixReport& matrix) {
 
 const std::vector<MatrixFormat>& matrix_formats() {
   static const std::vector<MatrixFormat> formats = {
-      {"json", [](std::ostream& out, const MatrixReport& matrix) {
-         out << to_json(matrix).dump(2) << '\n';
-       }},
+      {"json", [](std::ostream& out,
+                  const MatrixReport& matrix) { out << to_json(matrix).dump(2) << '\n'; }},
       {"junit", write_mutant_matrix_junit},
       {"markdown", write_mutant_matrix_markdown},
   };

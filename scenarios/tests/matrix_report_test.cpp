@@ -1,13 +1,12 @@
 // The mutant matrix as CI reads it (run --mutants --json/--junit/--markdown): the seed, the
 // time scale and the replay in every format, the scenarios the scale guard judged at real
 // time named per client, and in JUnit a red test case exactly where the matrix does not hold.
-#include "scenarios/reports/matrix.hpp"
-
 #include <gtest/gtest.h>
 
 #include <sstream>
 #include <string>
 
+#include "scenarios/reports/matrix.hpp"
 #include "scenarios/tests/report_fixture.hpp"
 
 namespace retryproof::scenarios {
@@ -49,8 +48,9 @@ std::string terminal_matrix(const MatrixReport& matrix) {
 TEST(MatrixReport, TerminalSaysTheScaleTheRealTimeScenariosAndTheReplay) {
   const std::string text = terminal_matrix(scaled_matrix());
   EXPECT_TRUE(contains(text, "mutant matrix (seed 3, time scale 10): ")) << text;
-  EXPECT_TRUE(contains(text, "mutant:fresh-key-per-attempt: time scale 10: 1 of 2 scenarios "
-                             "judged at real time\n"))
+  EXPECT_TRUE(contains(text,
+                       "mutant:fresh-key-per-attempt: time scale 10: 1 of 2 scenarios "
+                       "judged at real time\n"))
       << text;
   EXPECT_TRUE(has_line(text, {"mutant:no-backoff", "MISSED"})) << text;
   EXPECT_TRUE(contains(text, "the matrix does NOT hold")) << text;
@@ -97,14 +97,16 @@ TEST(MatrixReport, JsonOfAFlaggedReferenceDoesNotHold) {
 TEST(MatrixReport, JunitFailsExactlyTheRowsThatBreakTheMatrix) {
   const std::string xml = written(write_mutant_matrix_junit, scaled_matrix());
   EXPECT_EQ(xml_problem(xml), "") << xml;
-  EXPECT_TRUE(contains(xml, R"(<testsuite name="retryproof: mutant matrix" tests="3" failures="1")"))
+  EXPECT_TRUE(
+      contains(xml, R"(<testsuite name="retryproof: mutant matrix" tests="3" failures="1")"))
       << xml;
   EXPECT_TRUE(contains(xml, R"(<testcase classname="mutant-matrix" name="reference"/>)")) << xml;
   EXPECT_TRUE(
       contains(xml, R"(<testcase classname="mutant-matrix" name="mutant:fresh-key-per-attempt"/>)"))
       << xml;
-  EXPECT_TRUE(contains(xml, "<failure message=\"no scenario caught this mutant: every one of its 2 "
-                            "scenarios met its expectations\"/>"))
+  EXPECT_TRUE(contains(xml,
+                       "<failure message=\"no scenario caught this mutant: every one of its 2 "
+                       "scenarios met its expectations\"/>"))
       << xml;
   EXPECT_TRUE(contains(xml, R"(<property name="time-scale" value="10"/>)")) << xml;
   EXPECT_TRUE(contains(xml, R"(<property name="replay" value=")" + kReplay + "\"/>")) << xml;
@@ -115,8 +117,9 @@ TEST(MatrixReport, JunitOfAFlaggedReferenceNamesTheScenarios) {
   matrix.rows[0].missed = {"rerun", "crash-and-restart"};
   const std::string xml = written(write_mutant_matrix_junit, matrix);
   EXPECT_EQ(xml_problem(xml), "") << xml;
-  EXPECT_TRUE(contains(xml, "the reference client missed the expectations of: rerun, "
-                            "crash-and-restart"))
+  EXPECT_TRUE(contains(xml,
+                       "the reference client missed the expectations of: rerun, "
+                       "crash-and-restart"))
       << xml;
   EXPECT_TRUE(contains(xml, R"(failures="2")")) << xml;
 }
@@ -124,8 +127,9 @@ TEST(MatrixReport, JunitOfAFlaggedReferenceNamesTheScenarios) {
 TEST(MatrixReport, MarkdownHasTheHeadingTheNotesAndTheReplay) {
   const std::string text = written(write_mutant_matrix_markdown, scaled_matrix());
   EXPECT_TRUE(contains(text, "## retryproof mutant matrix (seed 3, time scale 10)\n")) << text;
-  EXPECT_TRUE(contains(text, "> mutant:fresh-key-per-attempt: time scale 10: 1 of 2 scenarios "
-                             "judged at real time\n"))
+  EXPECT_TRUE(contains(text,
+                       "> mutant:fresh-key-per-attempt: time scale 10: 1 of 2 scenarios "
+                       "judged at real time\n"))
       << text;
   EXPECT_TRUE(has_line(text, {"| mutant:no-backoff |", "MISSED |"})) << text;
   EXPECT_TRUE(contains(text, "Replay: `" + kReplay + "`")) << text;

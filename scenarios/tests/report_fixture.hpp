@@ -26,9 +26,9 @@ using provider::JournalEntry;
 using provider::Outcome;
 
 // A create as the provider journals it; no status and a drop when `status` is empty.
-inline JournalEntry entry(std::uint64_t seq, std::int64_t at, const std::string& key, Outcome outcome,
-                   const std::string& fault, std::optional<int> status,
-                   std::optional<std::string> job) {
+inline JournalEntry entry(std::uint64_t seq, std::int64_t at, const std::string& key,
+                          Outcome outcome, const std::string& fault, std::optional<int> status,
+                          std::optional<std::string> job) {
   return {.seq = seq,
           .at = Millis(at),
           .method = "POST",
@@ -44,7 +44,8 @@ inline JournalEntry entry(std::uint64_t seq, std::int64_t at, const std::string&
           .job_id = std::move(job)};
 }
 
-inline provider::JobRecord job(const std::string& id, const std::string& key, const std::string& order) {
+inline provider::JobRecord job(const std::string& id, const std::string& key,
+                               const std::string& order) {
   return {id, key, {{"id", id}, {"orderId", order}}};
 }
 
@@ -300,7 +301,7 @@ inline std::string xml_problem(std::string_view text) {
 
 // The attribute `name` of the first element whose start tag begins with `tag_start`.
 inline std::string attribute(const std::string& xml, const std::string& tag_start,
-                      const std::string& name) {
+                             const std::string& name) {
   const auto tag = xml.find(tag_start);
   if (tag == std::string::npos) return "<no such tag>";
   const auto tag_end = xml.find('>', tag);
@@ -312,7 +313,7 @@ inline std::string attribute(const std::string& xml, const std::string& tag_star
 
 // The text of the <testcase> element for one scenario and verdict.
 inline std::string test_case(const std::string& xml, const std::string& scenario,
-                      const std::string& name) {
+                             const std::string& name) {
   const auto at = xml.find("<testcase classname=\"" + scenario + "\" name=\"" + name + "\"");
   if (at == std::string::npos) return {};
   const auto self_closed = xml.find("/>", at);

@@ -32,9 +32,8 @@ TEST(RetryOverhead, TheLongestGapIsFromAnAnswerToTheNextCreate) {
 
 TEST(RetryOverhead, TheProbeShowsTheOverheadItsScaleMultiplied) {
   // At scale 10 each of two retries counted its real overhead 9 times more: 36 ms over 18.
-  ClockProbe probe{.scale = TimeScale(10),
-                   .waited_at_real_time = Millis(304),
-                   .waited_at_scale = Millis(340)};
+  ClockProbe probe{
+      .scale = TimeScale(10), .waited_at_real_time = Millis(304), .waited_at_scale = Millis(340)};
   EXPECT_EQ(probed_overhead(probe), Millis(2));
   probe.waited_at_scale = Millis(290);  // waited less at the scale: no overhead shows
   EXPECT_EQ(probed_overhead(probe), Millis(0));

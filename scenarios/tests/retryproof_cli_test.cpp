@@ -356,8 +356,8 @@ TEST(RunCommand, MutantsWritesTheMatrixToEveryReportFileAskedFor) {
   ASSERT_EQ(matrix["clients"].size(), 11u);
   EXPECT_EQ(matrix["clients"][0]["client"], "reference");
   EXPECT_EQ(matrix["clients"][0]["result"], "clean");
-  EXPECT_EQ(matrix["replay"], "retryproof run " + catalog.path().string() +
-                                  " --mutants --seed 4 --time-scale 10");
+  EXPECT_EQ(matrix["replay"],
+            "retryproof run " + catalog.path().string() + " --mutants --seed 4 --time-scale 10");
   const std::string junit = read(junit_path);
   EXPECT_NE(junit.find(R"(<testsuite name="retryproof: mutant matrix" tests="11")"),
             std::string::npos)
