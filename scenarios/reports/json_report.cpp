@@ -34,13 +34,6 @@ json invocation_json(const InvocationResult& invocation) {
           {"endedAtMs", invocation.ended_at.count()}};
 }
 
-json strings_json(const std::vector<std::string>& strings) {
-  json result = json::array();
-  for (const auto& text : strings)
-    result.push_back(valid_utf8(text));
-  return result;
-}
-
 json unmet_json(const std::vector<Unmet>& unmet) {
   json result = json::array();
   for (const Unmet& miss : unmet)
@@ -92,6 +85,13 @@ json time_scale_json(const RunSummary& run) {
 }
 
 }  // namespace
+
+json reports::strings_json(const std::vector<std::string>& strings) {
+  json result = json::array();
+  for (const auto& text : strings)
+    result.push_back(valid_utf8(text));
+  return result;
+}
 
 json reports::time_scale_json(const RunTimeScale& scale) {
   return {{"asked", scale.asked},

@@ -56,13 +56,6 @@ std::vector<std::string> time_scale_notes(const MatrixReport& matrix) {
   return notes;
 }
 
-json strings_json(const std::vector<std::string>& strings) {
-  json array = json::array();
-  for (const auto& text : strings)
-    array.push_back(valid_utf8(text));
-  return array;
-}
-
 }  // namespace
 
 MatrixRow matrix_row(std::string client, const std::vector<ScenarioResult>& results,

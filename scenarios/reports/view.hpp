@@ -47,6 +47,8 @@ std::string replay_command(const RunSummary& run, const ScenarioResult& result);
 std::string run_subject(const RunSummary& run);
 // That tail alone: "", ", time scale 10", ", time scale 10 asked, judged at real time".
 std::string time_scale_subject(const RunTimeScale& scale);
+// The strings as a JSON array, each made valid UTF-8 so that dump() cannot throw.
+nlohmann::json strings_json(const std::vector<std::string>& strings);
 // {"asked": 10, "used": 10, "clockProbe": {"finding", "text"} or null, "retryOverhead":
 // {"allowedMs", "text"} or null}: used is 1 when the probe found the client not following
 // the scale.
