@@ -29,6 +29,7 @@ import shutil
 import subprocess
 import tempfile
 import threading
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -157,11 +158,22 @@ class Sandbox:
 
     @property
     def log(self):
-        """What the provider logged so far: one line per request, never a payload."""
+        """What the provider logged so far: one line per request, never a payload.
+
+        The provider writes its log off the request path, in batches a few milliseconds
+        apart, so this waits (2 s at most) until every request journaled so far has its
+        line: a request that has been answered is in the log read after it."""
         if self._log is None:
             return ""
-        self._log.seek(0)
-        return self._log.read().decode(errors="replace")
+        running = self._process is not None and self._process.poll() is None
+        expected = self._call("GET", "/_test/journal?limit=1")["count"] if running else 0
+        deadline = time.monotonic() + 2
+        while True:
+            self._log.seek(0)
+            text = self._log.read().decode(errors="replace")
+            if text.count("[provider] ") >= expected or time.monotonic() > deadline:
+                return text
+            time.sleep(0.005)
 
     # -- the control plane -----------------------------------------------------------------
 
