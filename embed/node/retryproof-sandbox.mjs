@@ -132,6 +132,17 @@ export class Sandbox {
   }
 
   // Every request it saw, in order: the entries of GET /_test/journal.
+  // What the provider logged once every request journaled so far has its line: the log is
+  // written off the request path, in batches a few milliseconds apart (2 s at most).
+  async logged() {
+    const { count } = await this.#call('GET', '/_test/journal?limit=1');
+    const deadline = Date.now() + 2000;
+    while ((this.log.match(/\[provider\] /g) ?? []).length < count && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    return this.log;
+  }
+
   async journal() {
     return (await this.#call('GET', '/_test/journal')).entries;
   }

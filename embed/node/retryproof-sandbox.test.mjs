@@ -63,7 +63,7 @@ describe('a sandbox per test', () => {
       const journal = await sandbox.journal();
       assert.deepEqual(journal.map((entry) => entry.outcome), ['new', 'lookup_hit']);
       assert.equal(journal[0].operation, 'order-42');
-      assert.match(sandbox.log, /LOOKUP job=/);
+      assert.match(await sandbox.logged(), /LOOKUP job=/);
     } finally {
       await sandbox.stop();
     }
