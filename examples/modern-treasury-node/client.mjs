@@ -45,14 +45,20 @@ try {
     report({ outcome: "unknown", idempotencyKey, reason: "2xx without an id" });
   }
 } catch (error) {
-  if (!(error instanceof ModernTreasury.APIError)) throw error;
-  // status is undefined when no answer arrived: the payment order may exist. A 4xx other
-  // than 408, 409 and 429 is definitive; a 5xx the SDK gave up on may have committed.
-  const status = error.status;
-  const definitive = status >= 400 && status < 500 && ![408, 409, 429].includes(status);
-  const code = error.error?.errors?.code;
-  log(`${status ?? "no answer"} ${error.constructor.name}: ${error.message}`);
-  report(definitive
-    ? { outcome: "failed", reason: `${status} ${code ?? "error"}` }
-    : { outcome: "unknown", idempotencyKey, reason: `${status ?? "no answer"} ${error.constructor.name}` });
+  if (!(error instanceof ModernTreasury.APIError)) {
+    // Anything else (a body cut short: the SDK rejects with the stream's error) came after
+    // the request was sent: the payment order may exist.
+    log(`${error.name}: ${error.message}`);
+    report({ outcome: "unknown", idempotencyKey, reason: `${error.name}: ${error.message}` });
+  } else {
+    // status is undefined when no answer arrived: the payment order may exist. A 4xx other
+    // than 408, 409 and 429 is definitive; a 5xx the SDK gave up on may have committed.
+    const status = error.status;
+    const definitive = status >= 400 && status < 500 && ![408, 409, 429].includes(status);
+    const code = error.error?.errors?.code;
+    log(`${status ?? "no answer"} ${error.constructor.name}: ${error.message}`);
+    report(definitive
+      ? { outcome: "failed", reason: `${status} ${code ?? "error"}` }
+      : { outcome: "unknown", idempotencyKey, reason: `${status ?? "no answer"} ${error.constructor.name}` });
+  }
 }

@@ -33,14 +33,20 @@ try {
     report({ outcome: "unknown", reason: "2xx without an id" });
   }
 } catch (error) {
-  if (!(error instanceof OpenAI.APIError)) throw error;
-  // status is undefined when no answer arrived (APIConnectionError, a timeout): the
-  // conversation may exist. A 4xx other than 408, 409 and 429 is definitive; a 5xx the SDK
-  // gave up on may have committed.
-  const status = error.status;
-  const definitive = status >= 400 && status < 500 && ![408, 409, 429].includes(status);
-  log(`${status ?? "no answer"} ${error.constructor.name}: ${error.message}`);
-  report(definitive
-    ? { outcome: "failed", reason: `${status} ${error.code ?? error.type ?? "error"}` }
-    : { outcome: "unknown", reason: `${status ?? "no answer"} ${error.constructor.name}` });
+  if (!(error instanceof OpenAI.APIError)) {
+    // Anything else (a body cut short: the SDK rejects with the stream's error) came after
+    // the request was sent: the conversation may exist.
+    log(`${error.name}: ${error.message}`);
+    report({ outcome: "unknown", reason: `${error.name}: ${error.message}` });
+  } else {
+    // status is undefined when no answer arrived (APIConnectionError, a timeout): the
+    // conversation may exist. A 4xx other than 408, 409 and 429 is definitive; a 5xx the SDK
+    // gave up on may have committed.
+    const status = error.status;
+    const definitive = status >= 400 && status < 500 && ![408, 409, 429].includes(status);
+    log(`${status ?? "no answer"} ${error.constructor.name}: ${error.message}`);
+    report(definitive
+      ? { outcome: "failed", reason: `${status} ${error.code ?? error.type ?? "error"}` }
+      : { outcome: "unknown", reason: `${status ?? "no answer"} ${error.constructor.name}` });
+  }
 }

@@ -43,17 +43,22 @@ try {
     report({ outcome: "unknown", idempotencyKey, reason: "2xx without payment.id" });
   }
 } catch (error) {
-  if (!(error instanceof SquareError)) throw error;
-  // statusCode is undefined when no answer arrived (a dropped or reset connection, a
-  // timeout): the payment may exist. A 4xx other than 408, 409 and 429 is definitive:
-  // Square did nothing (IDEMPOTENCY_KEY_REUSED, a refused parameter). A 5xx the SDK gave up
-  // on may have committed.
-  const status = error.statusCode;
-  const first = error.errors?.[0] ?? {};
-  const definitive = status >= 400 && status < 500 && ![408, 409, 429].includes(status);
-  log(`${status ?? "no answer"} ${first.category ?? ""} ${first.code ?? ""}: ${String(error.message).split("\n")[0]}`);
-  report(definitive
-    ? { outcome: "failed", reason: `${status} ${first.code ?? "error"}` }
-    : { outcome: "unknown", idempotencyKey,
-        reason: status === undefined ? `no answer: ${error.message}` : `${status} ${first.code ?? "error"}` });
+  if (!(error instanceof SquareError)) {
+    // Anything else (a body cut short, say) came after the request was sent: it may exist.
+    log(`${error.name}: ${error.message}`);
+    report({ outcome: "unknown", idempotencyKey, reason: `${error.name}: ${error.message}` });
+  } else {
+    // statusCode is undefined when no answer arrived (a dropped or reset connection, a
+    // timeout): the payment may exist. A 4xx other than 408, 409 and 429 is definitive:
+    // Square did nothing (IDEMPOTENCY_KEY_REUSED, a refused parameter). A 5xx the SDK gave up
+    // on may have committed.
+    const status = error.statusCode;
+    const first = error.errors?.[0] ?? {};
+    const definitive = status >= 400 && status < 500 && ![408, 409, 429].includes(status);
+    log(`${status ?? "no answer"} ${first.category ?? ""} ${first.code ?? ""}: ${String(error.message).split("\n")[0]}`);
+    report(definitive
+      ? { outcome: "failed", reason: `${status} ${first.code ?? "error"}` }
+      : { outcome: "unknown", idempotencyKey,
+          reason: status === undefined ? `no answer: ${error.message}` : `${status} ${first.code ?? "error"}` });
+  }
 }
