@@ -1,14 +1,8 @@
 #include "provider/api_shape.hpp"
 
 #include <algorithm>
-#include <array>
-#include <fstream>
-#include <sstream>
-#include <stdexcept>
 
 #include "common/form_body.hpp"
-#include "common/json_file.hpp"
-#include "common/json_node.hpp"
 #include "common/json_text.hpp"
 #include "provider/json_body.hpp"
 
@@ -44,19 +38,18 @@ bool is_capture(std::string_view segment) {
   return segment.size() > 2 && segment.front() == '{' && segment.back() == '}';
 }
 
-// The value at a dotted path of an object ("metadata.key"), or null.
-const json* at_path(const json& object, const std::string& dotted) {
-  const json* at = &object;
+// A dotted path as a JSON Pointer: "metadata.orderId" is "/metadata/orderId".
+std::string pointer_of(std::string_view dotted) {
+  std::string pointer;
   std::size_t start = 0;
   while (start <= dotted.size()) {
     const std::size_t dot = std::min(dotted.find('.', start), dotted.size());
-    if (!at->is_object()) return nullptr;
-    const auto found = at->find(dotted.substr(start, dot - start));
-    if (found == at->end()) return nullptr;
-    at = &*found;
+    pointer += '/';
+    for (const char c : dotted.substr(start, dot - start))  // RFC 6901's escapes
+      pointer += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
     start = dot + 1;
   }
-  return at;
+  return pointer;
 }
 
 void erase_path(json& object, std::string_view dotted) {
@@ -69,104 +62,6 @@ void erase_path(json& object, std::string_view dotted) {
   const auto found = object.find(std::string(dotted.substr(0, dot)));
   if (found != object.end()) erase_path(*found, dotted.substr(dot + 1));
 }
-
-// A shape file's route: {"method": "POST", "path": "/v1/{resource}"}.
-Route read_route(const JsonNode& node) {
-  node.object({"method", "path", "queryParameter"});
-  if (!node.has("method") || !node.has("path"))
-    node.fail("a route names its \"method\" and \"path\"");
-  Route route{node.field("method").non_empty_string(), node.field("path").non_empty_string()};
-  if (!route.path.starts_with('/')) node.field("path").fail("a path begins with /");
-  return route;
-}
-
-const std::vector<std::pair<std::string_view, BodyEncoding>> kEncodings = {
-    {"json", BodyEncoding::json}, {"form", BodyEncoding::form}};
-
-const std::vector<std::pair<std::string_view, ErrorFormat>> kErrorFormats = {
-    {"plain", ErrorFormat::plain_json},
-    {"problem", ErrorFormat::problem_json},
-    {"stripe", ErrorFormat::stripe_object}};
-
-// The provider's error codes a shape may restate.
-constexpr std::array<std::string_view, 10> kErrorCodes = {
-    "idempotency_key_required",
-    "idempotency_key_invalid",
-    "idempotency_key_in_flight",
-    "idempotency_key_reused_with_different_payload",
-    "invalid_json",
-    "invalid_form_body",
-    "payload_too_large",
-    "not_found",
-    "rate_limited",
-    "temporarily_unavailable"};
-
-template <typename Value>
-Value one_of(const JsonNode& node, const std::vector<std::pair<std::string_view, Value>>& known) {
-  const std::string name = node.string();
-  for (const auto& [candidate, value] : known) {
-    if (candidate == name) return value;
-  }
-  std::string expected;
-  for (const auto& [candidate, value] : known)
-    expected += (expected.empty() ? "\"" : ", \"") + std::string(candidate) + "\"";
-  node.fail("expected one of " + expected);
-}
-
-// "errors": {"format": "stripe", "codes": {"idempotency_key_in_flight": {"status": 409,
-// "code": "idempotency_key_in_use", "message": "..."}}}
-void read_errors(const JsonNode& errors, ApiShape& shape) {
-  errors.object({"format", "codes"});
-  if (errors.has("format")) shape.error_format = one_of(errors.field("format"), kErrorFormats);
-  if (!errors.has("codes")) return;
-  const JsonNode codes = errors.field("codes");
-  codes.any_object();
-  for (const auto& [code, unused] : codes.value.items()) {
-    const JsonNode row = codes.field(code);
-    if (std::find(kErrorCodes.begin(), kErrorCodes.end(), code) == kErrorCodes.end()) {
-      std::string known;
-      for (const auto name : kErrorCodes)
-        known += (known.empty() ? "" : ", ") + std::string(name);
-      row.fail("not an error code of the provider; expected one of " + known);
-    }
-    row.object({"status", "code", "message"});
-    ErrorOverride& override = shape.error_overrides[code];
-    if (row.has("status")) override.status = row.field("status").integer(400, 599);
-    if (row.has("code")) override.code = row.field("code").non_empty_string();
-    if (row.has("message")) override.message = row.field("message").non_empty_string();
-  }
-}
-
-// Built-in shapes are shape documents too: one format, one loader.
-constexpr std::string_view kJobs = R"({"name": "jobs"})";
-
-// Stripe API v1, from its documentation: form-encoded parameters with bracket notation
-// (https://docs.stripe.com/api), the Idempotency-Key header and keys of up to 255
-// characters, the first response replayed, 5xx included
-// (https://docs.stripe.com/api/idempotent_requests), error objects of type and code, a
-// changed request under the same key an idempotency_error
-// (https://docs.stripe.com/error-low-level), a concurrent request with the key in use a 409
-// idempotency_key_in_use (https://docs.stripe.com/error-codes), and no lookup by key: a
-// Stripe client reconciles by sending the same request with the same key again.
-constexpr std::string_view kStripe = R"({
-  "name": "stripe",
-  "creates": [{"method": "POST", "path": "/v1/{resource}"}],
-  "key": {"header": "Idempotency-Key"},
-  "encodings": ["form"],
-  "lookups": [],
-  "created": {"idPrefix": "pi_", "echo": ["amount", "currency", "description", "metadata"],
-              "constants": {"object": "payment_intent", "livemode": false}},
-  "errors": {"format": "stripe", "codes": {
-    "idempotency_key_reused_with_different_payload": {"status": 400, "message":
-      "Keys for idempotent requests can only be used with the same parameters they were first used with."},
-    "idempotency_key_in_flight": {"status": 409, "code": "idempotency_key_in_use", "message":
-      "There is currently another in-progress request using this Idempotent Key. Please retry your request later."},
-    "invalid_form_body": {"code": "parameter_invalid_string"},
-    "not_found": {"code": "resource_missing", "message": "Unrecognized request URL."},
-    "rate_limited": {"code": "rate_limit"}}},
-  "replayHeader": "Idempotent-Replayed",
-  "profile": "stripe"
-})";
 
 }  // namespace
 
@@ -218,7 +113,8 @@ RouteMatch ApiShape::match(const HttpRequest& request) const {
     return {RequestKind::lookup,
             {},
             lookup.query_parameter ? form_field(request.query, *lookup.query_parameter).value_or("")
-                                   : captures->at("key")};
+                                   : captures->at("key"),
+            &lookup};
   }
   for (const auto& create : creates) {
     if (!create.match(request.path)) continue;
@@ -254,131 +150,108 @@ json ApiShape::decode_body(const HttpRequest& request) const {
 }
 
 std::string ApiShape::key_of(const HttpRequest& request, const json& payload) const {
+  if (key.where == KeyPlace::Where::none) return {};
   if (key.where == KeyPlace::Where::header) {
     const auto found = request.headers.find(key.name);
     return found == request.headers.end() ? std::string() : found->second;
   }
-  const json* value = at_path(payload, key.name);
+  const json* value = value_at_path(payload, key.name);
   if (value == nullptr || value->is_null()) return {};
   return value->is_string() ? value->get<std::string>() : compact_json(*value);
 }
 
 json ApiShape::created_object(std::string id, const json& payload) const {
   json object = created.constants;
-  object["id"] = std::move(id);
+  object[created.id_field] = std::move(id);
   for (const auto& field : created.echoed) {
-    if (const json* value = at_path(payload, field)) object[field] = *value;
+    // A dotted path is echoed where it stood: "metadata.orderId" as {"metadata": {...}}.
+    const json* value = value_at_path(payload, field);
+    if (value == nullptr) continue;
+    try {
+      object[json::json_pointer(pointer_of(field))] = *value;
+    } catch (const json::exception&) {
+      // A constant that is not an object stands on the path: the constant stays.
+    }
   }
-  return object;
+  if (!created.envelope) return object;
+  return json{{*created.envelope, std::move(object)}};
 }
 
-const ApiShape& jobs_shape() {
-  static const ApiShape shape = api_shape_from_json(json::parse(kJobs), "(built-in jobs)");
-  return shape;
+std::optional<std::string> ApiShape::created_id(const json& body) const {
+  const json* object = created.envelope ? value_at_path(body, *created.envelope) : &body;
+  const json* id = object == nullptr ? nullptr : value_at_path(*object, created.id_field);
+  if (id == nullptr) return std::nullopt;
+  if (id->is_string()) return id->get<std::string>();
+  if (id->is_number_integer()) return compact_json(*id);
+  return std::nullopt;
 }
 
-const ApiShape& stripe_shape() {
-  static const ApiShape shape = api_shape_from_json(json::parse(kStripe), "(built-in stripe)");
-  return shape;
+std::optional<std::string> ApiShape::operation_pointer() const {
+  if (!operation_field) return std::nullopt;
+  return pointer_of(*operation_field);
 }
 
-std::string api_shape_names() {
-  return "jobs, stripe";
-}
+namespace {
 
-ApiShape api_shape_from_json(const json& document, const std::string& origin) {
-  try {
-    const JsonNode root{document, "$"};
-    root.object({"name", "creates", "key", "encodings", "lookups", "created", "errors",
-                 "replayHeader", "profile"});
-    ApiShape shape;
-    if (root.has("name")) shape.name = root.field("name").non_empty_string();
-    if (root.has("creates")) {
-      const JsonNode creates = root.field("creates");
-      if (creates.array().empty()) creates.fail("a shape has at least one create route");
-      shape.creates.clear();
-      for (std::size_t i = 0; i < creates.value.size(); ++i)
-        shape.creates.push_back(read_route(creates.item(i)));
+// A template's string with its placeholders filled in; "{status}" alone becomes a number.
+json fill(const std::string& text, int status,
+          const std::map<std::string_view, std::string_view>& parts) {
+  if (text == "{status}") return status;
+  std::string filled;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t open = text.find('{', at);
+    const std::size_t close = open == std::string::npos ? open : text.find('}', open);
+    if (close == std::string::npos) break;
+    filled.append(text, at, open - at);
+    const std::string_view name = std::string_view(text).substr(open + 1, close - open - 1);
+    if (name == "status") {
+      filled += std::to_string(status);
+    } else if (const auto part = parts.find(name); part != parts.end()) {
+      filled += part->second;
+    } else {
+      filled.append(text, open, close - open + 1);  // not a placeholder: braces in the text
     }
-    if (root.has("key")) {
-      const JsonNode key = root.field("key");
-      key.object({"header", "bodyField"});
-      if (key.has("header") == key.has("bodyField")) {
-        key.fail("the key is in a \"header\" (its name) or a \"bodyField\" (its dotted path)");
-      }
-      shape.key =
-          key.has("header")
-              ? KeyPlace{KeyPlace::Where::header, key.field("header").non_empty_string()}
-              : KeyPlace{KeyPlace::Where::body_field, key.field("bodyField").non_empty_string()};
-    }
-    if (root.has("encodings")) {
-      const JsonNode encodings = root.field("encodings");
-      if (encodings.array().empty()) encodings.fail("expected \"json\", \"form\" or both");
-      shape.encodings.clear();
-      for (std::size_t i = 0; i < encodings.value.size(); ++i) {
-        const std::string name = encodings.item(i).string();
-        const auto known = std::find_if(kEncodings.begin(), kEncodings.end(),
-                                        [&](const auto& entry) { return entry.first == name; });
-        if (known == kEncodings.end()) encodings.item(i).fail("expected \"json\" or \"form\"");
-        shape.encodings.push_back(known->second);
-      }
-    }
-    if (root.has("lookups")) {
-      const JsonNode lookups = root.field("lookups");
-      lookups.array();
-      shape.lookups.clear();
-      for (std::size_t i = 0; i < lookups.value.size(); ++i) {
-        const JsonNode item = lookups.item(i);
-        Lookup lookup{read_route(item), std::nullopt};
-        if (item.has("queryParameter")) {
-          lookup.query_parameter = item.field("queryParameter").non_empty_string();
-        } else if (lookup.route.path.find("{key}") == std::string::npos) {
-          item.fail("a lookup finds the key in its path ({key}) or in a \"queryParameter\"");
-        }
-        shape.lookups.push_back(std::move(lookup));
-      }
-    }
-    if (root.has("created")) {
-      const JsonNode created = root.field("created");
-      created.object({"idPrefix", "echo", "constants"});
-      if (created.has("idPrefix")) shape.created.id_prefix = created.field("idPrefix").string();
-      if (created.has("echo")) {
-        const JsonNode echo = created.field("echo");
-        shape.created.echoed.clear();
-        for (std::size_t i = 0; i < echo.array().size(); ++i)
-          shape.created.echoed.push_back(echo.item(i).non_empty_string());
-      }
-      if (created.has("constants")) {
-        const JsonNode constants = created.field("constants");
-        constants.any_object();
-        shape.created.constants = constants.value;
-      }
-    }
-    if (root.has("errors")) read_errors(root.field("errors"), shape);
-    if (root.has("replayHeader"))
-      shape.replay_header = root.field("replayHeader").non_empty_string();
-    if (root.has("profile")) {
-      try {
-        shape.profile = parse_profile(root.field("profile").string());
-      } catch (const std::invalid_argument& error) {
-        root.field("profile").fail(error.what());
-      }
-    }
-    return shape;
-  } catch (const FormatError& error) {
-    throw std::invalid_argument(origin + ": " + error.what());
+    at = close + 1;
   }
+  filled.append(text, std::min(at, text.size()));
+  return filled;
 }
 
-ApiShape load_api_shape(std::string_view name_or_file) {
-  if (name_or_file == "jobs") return jobs_shape();
-  if (name_or_file == "stripe") return stripe_shape();
-  const std::string file(name_or_file);
-  if (!std::ifstream(file)) {
-    throw std::invalid_argument("\"" + file + "\" is neither a built-in shape (" +
-                                api_shape_names() + ") nor a readable shape file");
+json fill_all(const json& value, int status,
+              const std::map<std::string_view, std::string_view>& parts) {
+  if (value.is_string()) return fill(value.get<std::string>(), status, parts);
+  if (!value.is_structured()) return value;
+  json filled = value;
+  for (auto& [unused, item] : filled.items())
+    item = fill_all(item, status, parts);
+  return filled;
+}
+
+}  // namespace
+
+json ErrorTemplate::render(int status, std::string_view code, std::string_view message,
+                           const std::map<std::string, std::string, std::less<>>& restated) const {
+  std::map<std::string_view, std::string_view> parts = {{"code", code}, {"message", message}};
+  for (const auto* source : {&restated, &values}) {
+    for (const auto& [name, value] : *source)
+      parts.emplace(name, value);  // the restatement's, emplaced first, wins
   }
-  return api_shape_from_json(read_json_file(file), file);
+  return fill_all(body, status, parts);
+}
+
+const json* value_at_path(const json& object, std::string_view dotted) {
+  const json* at = &object;
+  std::size_t start = 0;
+  while (start <= dotted.size()) {
+    const std::size_t dot = std::min(dotted.find('.', start), dotted.size());
+    if (!at->is_object()) return nullptr;
+    const auto found = at->find(std::string(dotted.substr(start, dot - start)));
+    if (found == at->end()) return nullptr;
+    at = &*found;
+    start = dot + 1;
+  }
+  return at;
 }
 
 }  // namespace retryproof::provider

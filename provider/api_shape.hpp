@@ -1,9 +1,10 @@
 // The API the provider speaks: which routes create and look up, where the idempotency key
-// travels, how bodies are encoded, what a created object looks like, and how errors are
-// written. The seeds' `jobs` shape is the default (POST /jobs with a JSON body and an
-// Idempotency-Key header); `stripe` speaks Stripe's v1 wire (form-encoded creates on any
-// /v1/<resource>, Stripe's error objects); a shape file describes any other. The core
-// routes by the shape, so the journal knows a create from a lookup whatever the paths.
+// travels (or that there is none), which body field names the business operation, how
+// bodies are encoded, what a created object looks like, and how errors are written. The seeds'
+// `jobs` shape is the default (POST /jobs with a JSON body and an Idempotency-Key header); `stripe`
+// speaks Stripe's v1 wire (form-encoded creates on any /v1/<resource>, Stripe's error objects); a
+// shape file describes any other. The core routes by the shape, so the journal knows a create from
+// a lookup whatever the paths.
 #pragma once
 
 #include <map>
@@ -33,36 +34,63 @@ struct Route {
 
 enum class BodyEncoding { json, form };
 
+// Where the idempotency key travels. `none`: the API has no key, so every create is a new
+// object and the business field (ApiShape::operation_field) is all that ties two creates
+// of one operation together.
 struct KeyPlace {
-  enum class Where { header, body_field } where = Where::header;
+  enum class Where { header, body_field, none } where = Where::header;
   std::string name = "Idempotency-Key";  // the header, or the body field's dotted path
+
+  bool exists() const { return where != Where::none; }
 };
 
 struct Lookup {
   Route route;
-  // Where the key is: the route's {key} segment, or this query parameter.
+  // Where the value looked up is: the route's {key} segment, or this query parameter. It is
+  // the idempotency key, or under a keyless API the business field's value.
   std::optional<std::string> query_parameter;
+  // Set when the lookup answers a list, as a search endpoint does: {"<list_field>": [...]}
+  // with every job the value names, and an empty list (200) when none. Unset: the one job,
+  // or a 404.
+  std::optional<std::string> list_field;
 };
 
 struct CreatedObject {
   std::string id_prefix = "job_";
+  std::string id_field = "id";                          // the id's field in the object
+  std::optional<std::string> envelope;                  // {"payment": {...}} when "payment"
   std::vector<std::string> echoed = {"orderId"};        // fields copied from the request
   nlohmann::json constants = nlohmann::json::object();  // {"object": "payment_intent"}
 };
 
 // How one of the provider's error codes reads under a shape: its status, and the code and
-// message clients are sent instead of the provider's own.
+// message clients are sent instead of the provider's own, and the template's values.
 struct ErrorOverride {
   std::optional<int> status;
   std::optional<std::string> code;
   std::optional<std::string> message;
+  std::map<std::string, std::string, std::less<>> values;  // over ErrorTemplate::values
+};
+
+// An API's own error body: any JSON, whose strings name the parts of an error in braces.
+// "{status}" alone is the status as a number; "{code}", "{message}" and "{<name>}" of a
+// value are replaced wherever they stand: {"errors": [{"category": "{category}", "code":
+// "{code}", "detail": "{message}"}]}.
+struct ErrorTemplate {
+  nlohmann::json body;
+  std::map<std::string, std::string, std::less<>> values;  // {"category": "API_ERROR"}
+
+  // The body of one error. `values` of the code's restatement win over the template's.
+  nlohmann::json render(int status, std::string_view code, std::string_view message,
+                        const std::map<std::string, std::string, std::less<>>& values) const;
 };
 
 // Where a request goes under a shape.
 struct RouteMatch {
   RequestKind kind = RequestKind::other;  // create, lookup, or other when no route matched
-  std::string allowed;  // the matched route's method, when the request used another
-  std::string key;      // a lookup's key, from its path or its query parameter
+  std::string allowed;             // the matched route's method, when the request used another
+  std::string key;                 // a lookup's key, from its path or its query parameter
+  const Lookup* lookup = nullptr;  // the lookup route taken, for a lookup
 };
 
 struct ApiShape {
@@ -72,7 +100,12 @@ struct ApiShape {
   std::vector<BodyEncoding> encodings = {BodyEncoding::json};
   std::vector<Lookup> lookups = {{{"GET", "/jobs/by-idempotency-key/{key}"}, std::nullopt}};
   CreatedObject created;
-  std::optional<ErrorFormat> error_format;                            // the profile's when empty
+  // The payload field that names the business operation, a dotted path ("metadata.orderId"):
+  // the journal records its value for every create, and an API without a key is judged by
+  // it (creates with one value are one operation's attempts) and looked up by it.
+  std::optional<std::string> operation_field;
+  std::optional<ErrorFormat> error_format;      // the profile's when empty
+  std::optional<ErrorTemplate> error_template;  // an error body of the API's own form
   std::map<std::string, ErrorOverride, std::less<>> error_overrides;  // by the provider's code
   std::string replay_header = "Idempotent-Replayed";
   std::optional<Profile> profile;  // the semantics the shape implies (stripe's replays)
@@ -93,8 +126,14 @@ struct ApiShape {
   // The key of a create whose body is `payload`: from its header or its body field. Empty
   // when absent.
   std::string key_of(const HttpRequest& request, const nlohmann::json& payload) const;
-  // The job clients are sent for a new operation.
+  // The job clients are sent for a new operation: in its envelope, when the shape has one.
   nlohmann::json created_object(std::string id, const nlohmann::json& payload) const;
+  // The id of a created object as this API answers it (inside its envelope, in its id
+  // field; a number as its digits), or nothing when the body holds none.
+  std::optional<std::string> created_id(const nlohmann::json& body) const;
+  // The operation field as a JSON Pointer ("/metadata/orderId"), which the journal's
+  // operation_value() reads; nothing when the shape names none.
+  std::optional<std::string> operation_pointer() const;
 };
 
 // The seeds' shape: POST /jobs and GET /jobs/by-idempotency-key/{key}.
@@ -110,5 +149,8 @@ ApiShape api_shape_from_json(const nlohmann::json& document, const std::string& 
 
 // "jobs, stripe"
 std::string api_shape_names();
+
+// The value at a dotted path of an object ("metadata.orderId"), or null.
+const nlohmann::json* value_at_path(const nlohmann::json& object, std::string_view dotted);
 
 }  // namespace retryproof::provider

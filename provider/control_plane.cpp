@@ -42,7 +42,7 @@ Decision ProviderCore::control(const HttpRequest& request) {
     return only("GET", [&] {
       return answer_control_endpoint(
           endpoint, request.query, journal_.memory(),
-          {.seed = config_.seed, .operation_field = config_.operation_field},
+          {.seed = config_.seed, .operation_field = config_.operation_field, .api = &config_.api},
           ErrorStyle{.shape = &config_.api, .format = errors_});
     });
   }

@@ -196,6 +196,13 @@ bool FaultPlan::draws_chaos(bool for_lookup) const {
          });
 }
 
+bool FaultPlan::fails_lookups() const {
+  return draws_chaos(true) ||
+         std::any_of(rules_.begin(), rules_.end(),
+                     [](const FaultRule& rule) { return is_lookup_fault(rule.fault); }) ||
+         std::any_of(script_.begin(), script_.end(), is_lookup_fault);
+}
+
 json FaultPlan::to_json() const {
   json faults = json::array();
   for (const auto& rule : rules_) {

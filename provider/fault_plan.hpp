@@ -50,6 +50,8 @@ class FaultPlan {
   // Whether the chaos policy draws faults for creates (or lookups): only then does the
   // n-th attempt of a key matter, and a key's count need be kept.
   bool draws_chaos(bool for_lookup) const;
+  // Whether any of its sources would fail a lookup.
+  bool fails_lookups() const;
 
   // The plan as it stands, in the shape from_json reads: rules first, then the script.
   nlohmann::json to_json() const;

@@ -8,6 +8,8 @@ namespace retryproof::provider {
 
 void to_json(nlohmann::json& json, const JobRecord& job) {
   json = job.body;
+  // A job in an envelope ({"payment": {...}}) or with another id field is still listed by id.
+  if (json.is_object() && !json.contains("id")) json["id"] = job.id;
   put_client_text(json, "key", job.key);
 }
 

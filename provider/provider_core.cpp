@@ -79,10 +79,17 @@ KeyReading read_header_key(const Headers& headers, const std::string& name,
   return reading;
 }
 
+// The shape's operation field is what the journal records when the provider is not told
+// another: an API without a key is judged and looked up by it.
+ProviderConfig with_shape_defaults(ProviderConfig config) {
+  if (!config.operation_field) config.operation_field = config.api.operation_pointer();
+  return config;
+}
+
 }  // namespace
 
 ProviderCore::ProviderCore(ProviderConfig config)
-    : config_(std::move(config)),
+    : config_(with_shape_defaults(std::move(config))),
       rules_(rules_of(config_.profile)),
       errors_(config_.api.error_format.value_or(rules_.errors)),
       seed_(config_.seed),
@@ -130,7 +137,7 @@ Decision ProviderCore::route(const HttpRequest& request, JournalEntry& entry, Mi
     case RequestKind::create:
       return create_job(request, entry, now);
     case RequestKind::lookup:
-      return lookup_job(match.key, entry, now);
+      return lookup_job(match.key, *match.lookup, entry, now);
     default:
       return error(404, "not_found");
   }
@@ -179,25 +186,29 @@ Decision ProviderCore::create_job(const HttpRequest& request, JournalEntry& entr
     log("[provider] " + key_for_log() + "REJECTED (invalid " + (form ? "form body" : "JSON") + ")");
     return error(400, form ? "invalid_form_body" : "invalid_json", problem.what());
   }
-  if (!key_in_header) {
+  if (config_.operation_field) entry.operation = operation_value(payload, *config_.operation_field);
+  if (place.where == KeyPlace::Where::body_field) {
     reading.key = config_.api.key_of(request, payload);
     if (reading.key.empty()) return missing_key();
     if (const std::string problem = key_problem(reading.key, place.name, rules_); !problem.empty())
       return invalid_key(problem);
     entry.key = reading.key;
   }
-  const std::string& key = reading.key;
   entry.fingerprint = fingerprint(config_.api.canonical_payload(payload));
-  if (config_.operation_field) entry.operation = operation_value(payload, *config_.operation_field);
+  // Without a key, the business field's value is what the store and the plan know the job
+  // by (a targeted rule's "key", a lookup by that field): every create is still a new job.
+  const bool keyless = !place.exists();
+  if (keyless) reading.key = entry.operation.value_or("");
+  const std::string& key = reading.key;
+  const bool deduplicates = config_.enforce_keys && !keyless;
 
-  if (config_.enforce_keys && in_flight(key)) {
+  if (deduplicates && in_flight(key)) {
     entry.outcome = Outcome::conflict;
     log("[provider] key=" + quoted_text(key) + " CONFLICT (in flight)");
     return error(409, "idempotency_key_in_flight",
                  "the first request with this key is still being processed; retry later");
   }
-  const std::optional<StoredJob> stored =
-      config_.enforce_keys ? store_.find(key, now) : std::nullopt;
+  const std::optional<StoredJob> stored = deduplicates ? store_.find(key, now) : std::nullopt;
   if (stored) {
     entry.job_id = stored->id;
     if (stored->fingerprint != Digest::from_hex(*entry.fingerprint)) {
@@ -228,7 +239,8 @@ Decision ProviderCore::create_job(const HttpRequest& request, JournalEntry& entr
   entry.outcome = Outcome::new_operation;
   const Fault fault = plan_.take_for_create(key, payload, nth_attempt(creates_by_key_, key, false));
   entry.fault = fault;
-  log("[provider] key=" + quoted_text(key) + " NEW fault=" + to_string(fault));
+  log("[provider] " + std::string(keyless ? "operation=" : "key=") + quoted_text(key) +
+      " NEW fault=" + to_string(fault));
 
   std::string id = job_ids_.next(config_.api.created.id_prefix);
   std::string job = compact_json(config_.api.created_object(id, payload));
@@ -326,8 +338,11 @@ Decision ProviderCore::replay(const StoredJob& stored) const {
   return replayed;
 }
 
-Decision ProviderCore::lookup_job(const std::string& key, JournalEntry& entry, Millis now) {
-  entry.key = key;
+Decision ProviderCore::lookup_job(const std::string& key, const Lookup& route, JournalEntry& entry,
+                                  Millis now) {
+  // Without an idempotency key, a lookup asks by the business field's value.
+  const bool keyless = !config_.api.key.exists();
+  (keyless ? entry.operation : entry.key) = key;
   const Fault fault = plan_.take_for_lookup(key, nth_attempt(lookups_by_key_, key, true));
   if (fault.kind != FaultKind::none) {
     const FaultRow& row = row_of(fault.kind);
@@ -336,7 +351,9 @@ Decision ProviderCore::lookup_job(const std::string& key, JournalEntry& entry, M
     log("[provider] key=" + quoted_text(key) + " LOOKUP failed (" + std::string(row.name) + ")");
     return answer_of(row, fault, {});
   }
-  const std::optional<StoredJob> stored = store_.find(key, now);
+  if (route.list_field) return lookup_list(key, *route.list_field, entry, now);
+  const std::optional<StoredJob> stored =
+      key.empty() ? std::nullopt : store_.find(key, now);  // an empty value names nothing
   if (!stored) {
     entry.outcome = Outcome::lookup_miss;
     log("[provider] key=" + quoted_text(key) + " LOOKUP miss");
@@ -346,6 +363,26 @@ Decision ProviderCore::lookup_job(const std::string& key, JournalEntry& entry, M
   entry.job_id = stored->id;
   log("[provider] key=" + quoted_text(key) + " LOOKUP job=" + stored->id);
   return Decision{.status = 200, .body = stored->body};
+}
+
+Decision ProviderCore::lookup_list(const std::string& key, const std::string& list_field,
+                                   JournalEntry& entry, Millis now) {
+  // A search endpoint answers every job the value names, oldest first. It reads the held
+  // jobs one by one: a list lookup is a reconciliation, not a hot path.
+  std::string items;
+  std::optional<std::string> first;
+  for (std::size_t i = 0; i < store_.size() && !key.empty(); ++i) {
+    StoredJob job = store_.at(i);
+    const bool expired = config_.key_ttl && now - job.created_at > *config_.key_ttl;
+    if (job.key != key || expired) continue;
+    items += (items.empty() ? "" : ",") + job.body;
+    if (!first) first = std::move(job.id);
+  }
+  entry.outcome = first ? Outcome::lookup_hit : Outcome::lookup_miss;
+  entry.job_id = first;
+  log("[provider] key=" + quoted_text(key) + " LOOKUP " + (first ? "job=" + *first : "miss"));
+  return Decision{.status = 200,
+                  .body = "{" + compact_json(nlohmann::json(list_field)) + ":[" + items + "]}"};
 }
 
 Decision ProviderCore::error(int status, std::string_view code, std::string_view detail) const {

@@ -49,6 +49,7 @@ struct ControlContext {
   std::string_view server = "provider";  // "provider", "proxy": for the answer's words
   std::uint64_t seed = 0;
   std::optional<std::string> operation_field;  // what the journal records, if anything
+  const ApiShape* api = nullptr;               // the API it speaks (jobs when null)
 };
 struct ControlEndpoint {
   std::string path;        // "/_test/verdicts"; GET (and HEAD) only
@@ -160,7 +161,9 @@ class ProviderCore {
   // The answer a fault's row prescribes (the job, for a 201).
   Decision answer_of(const FaultRow& row, const Fault& fault, const std::string& job) const;
   Decision replay(const StoredJob& stored) const;
-  Decision lookup_job(const std::string& key, JournalEntry& entry, Millis now);
+  Decision lookup_job(const std::string& key, const Lookup& route, JournalEntry& entry, Millis now);
+  Decision lookup_list(const std::string& key, const std::string& list_field, JournalEntry& entry,
+                       Millis now);
   Decision control(const HttpRequest& request);
   Decision read_journal(std::string_view query);
   Decision read_jobs();

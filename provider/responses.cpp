@@ -98,15 +98,20 @@ Decision error_response(int status, std::string_view code, std::string_view deta
 }
 
 Decision ErrorStyle::error(int status, std::string_view code, std::string_view detail) const {
-  if (shape != nullptr) {
-    if (const auto restated = shape->error_overrides.find(code);
-        restated != shape->error_overrides.end()) {
-      const ErrorOverride& as = restated->second;
-      return error_response(as.status.value_or(status), as.code ? *as.code : code,
-                            as.message ? *as.message : detail, format);
-    }
+  if (shape == nullptr) return error_response(status, code, detail, format);
+  static const ErrorOverride kAsItIs;
+  const auto restated = shape->error_overrides.find(code);
+  const ErrorOverride& as = restated == shape->error_overrides.end() ? kAsItIs : restated->second;
+  const int sent_status = as.status.value_or(status);
+  const std::string_view sent_code = as.code ? std::string_view(*as.code) : code;
+  const std::string_view message = as.message       ? std::string_view(*as.message)
+                                   : detail.empty() ? title_of(code)
+                                                    : detail;
+  if (shape->error_template) {
+    return json_response(sent_status,
+                         shape->error_template->render(sent_status, sent_code, message, as.values));
   }
-  return error_response(status, code, detail, format);
+  return error_response(sent_status, sent_code, as.message ? message : detail, format);
 }
 
 ErrorFormat error_format_of(const ApiShape& shape) {

@@ -33,12 +33,14 @@ TEST(ApiShapeFile, ErrorsNameTheFileThePathAndWhatWasExpected) {
             "shape.json: $: unknown field \"c");
   EXPECT_EQ(load_error({{"key", {{"header", "K"}, {"bodyField", "k"}}}}),
             "shape.json: $.key: the key is in a \"header\" (its name) or a \"bodyField\" (its "
-            "dotted path)");
+            "dotted path), or \"none\" for an API without idempotency keys");
+  EXPECT_EQ(load_error({{"key", "nothing"}}).substr(0, 46),
+            "shape.json: $.key: the key is in a \"header\" (i");
   EXPECT_EQ(load_error({{"encodings", {"xml"}}}),
             "shape.json: $.encodings[0]: expected \"json\" or \"form\"");
   EXPECT_EQ(load_error({{"lookups", {{{"method", "GET"}, {"path", "/jobs"}}}}}),
-            "shape.json: $.lookups[0]: a lookup finds the key in its path ({key}) or in a "
-            "\"queryParameter\"");
+            "shape.json: $.lookups[0]: a lookup finds the key (or, without one, the operation "
+            "field's value) in its path ({key}) or in a \"queryParameter\"");
   EXPECT_EQ(load_error({{"creates", {{{"method", "POST"}, {"path", "jobs"}}}}}),
             "shape.json: $.creates[0].path: a path begins with /");
   const std::string unknown_code =

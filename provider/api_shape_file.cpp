@@ -1,0 +1,312 @@
+// Shape documents: the built-in shapes and shape files, read strictly. Every field is
+// validated at start, and a mistake names the file, the JSON path and what was expected.
+#include <algorithm>
+#include <array>
+#include <fstream>
+#include <stdexcept>
+
+#include "common/json_file.hpp"
+#include "common/json_node.hpp"
+#include "provider/api_shape.hpp"
+
+namespace retryproof::provider {
+namespace {
+
+using nlohmann::json;
+
+// A shape file's route: {"method": "POST", "path": "/v1/{resource}"}.
+Route read_route(const JsonNode& node) {
+  node.object({"method", "path", "queryParameter", "list"});
+  if (!node.has("method") || !node.has("path"))
+    node.fail("a route names its \"method\" and \"path\"");
+  Route route{node.field("method").non_empty_string(), node.field("path").non_empty_string()};
+  if (!route.path.starts_with('/')) node.field("path").fail("a path begins with /");
+  return route;
+}
+
+const std::vector<std::pair<std::string_view, BodyEncoding>> kEncodings = {
+    {"json", BodyEncoding::json}, {"form", BodyEncoding::form}};
+
+const std::vector<std::pair<std::string_view, ErrorFormat>> kErrorFormats = {
+    {"plain", ErrorFormat::plain_json},
+    {"problem", ErrorFormat::problem_json},
+    {"stripe", ErrorFormat::stripe_object}};
+
+// The provider's error codes a shape may restate.
+constexpr std::array<std::string_view, 13> kErrorCodes = {
+    "bad_request",
+    "capacity_exhausted",
+    "idempotency_key_required",
+    "idempotency_key_invalid",
+    "idempotency_key_in_flight",
+    "idempotency_key_reused_with_different_payload",
+    "invalid_json",
+    "internal_error",
+    "invalid_form_body",
+    "payload_too_large",
+    "not_found",
+    "rate_limited",
+    "temporarily_unavailable"};
+
+template <typename Value>
+Value one_of(const JsonNode& node, const std::vector<std::pair<std::string_view, Value>>& known) {
+  const std::string name = node.string();
+  for (const auto& [candidate, value] : known) {
+    if (candidate == name) return value;
+  }
+  std::string expected;
+  for (const auto& [candidate, value] : known)
+    expected += (expected.empty() ? "\"" : ", \"") + std::string(candidate) + "\"";
+  node.fail("expected one of " + expected);
+}
+
+// The names a template's strings put in braces, each with its JSON path.
+void placeholders_in(const JsonNode& node,
+                     std::vector<std::pair<std::string, std::string>>& found) {
+  if (node.value.is_string()) {
+    const std::string text = node.value.get<std::string>();
+    for (std::size_t open = text.find('{'); open != std::string::npos;
+         open = text.find('{', open + 1)) {
+      const std::size_t close = text.find('}', open);
+      if (close == std::string::npos) break;
+      found.emplace_back(text.substr(open + 1, close - open - 1), node.path);
+    }
+  } else if (node.value.is_array()) {
+    for (std::size_t i = 0; i < node.value.size(); ++i)
+      placeholders_in(node.item(i), found);
+  } else if (node.value.is_object()) {
+    for (const auto& [name, unused] : node.value.items())
+      placeholders_in(node.field(name), found);
+  }
+}
+
+std::map<std::string, std::string, std::less<>> read_values(const JsonNode& node) {
+  std::map<std::string, std::string, std::less<>> values;
+  node.any_object();
+  for (const auto& [name, unused] : node.value.items()) {
+    if (name == "status" || name == "code" || name == "message")
+      node.field(name).fail("\"" + name + "\" is filled in by the provider; name another value");
+    values[name] = node.field(name).string();
+  }
+  return values;
+}
+
+// {"template": {...}, "values": {...}}: every name in braces is a part of the error the
+// provider fills in, or a value the shape gives; a misspelt one is refused, not sent.
+void read_error_template(const JsonNode& errors, ApiShape& shape) {
+  if (errors.has("format"))
+    errors.fail("an error body has a \"format\" or a \"template\", not both");
+  ErrorTemplate form{errors.field("template").value, {}};
+  if (!form.body.is_object() && !form.body.is_array())
+    errors.field("template").fail("expected a JSON object or array: the error body");
+  if (errors.has("values")) form.values = read_values(errors.field("values"));
+  std::vector<std::pair<std::string, std::string>> used;
+  placeholders_in(errors.field("template"), used);
+  for (const auto& [name, path] : used) {
+    if (name == "status" || name == "code" || name == "message" || form.values.contains(name))
+      continue;
+    throw FormatError(path + ": {" + name +
+                      "} is not a part of an error: expected {status}, {code}, {message} or "
+                      "the name of one of $.errors.values");
+  }
+  shape.error_template = std::move(form);
+}
+
+// "errors": {"format": "stripe", "codes": {"idempotency_key_in_flight": {"status": 409,
+// "code": "idempotency_key_in_use", "message": "..."}}}, or a "template" of the API's own.
+void read_errors(const JsonNode& errors, ApiShape& shape) {
+  errors.object({"format", "template", "values", "codes"});
+  if (errors.has("format")) shape.error_format = one_of(errors.field("format"), kErrorFormats);
+  if (errors.has("template")) {
+    read_error_template(errors, shape);
+  } else if (errors.has("values")) {
+    errors.field("values").fail("values fill a \"template\"; this shape has none");
+  }
+  if (!errors.has("codes")) return;
+  const JsonNode codes = errors.field("codes");
+  codes.any_object();
+  for (const auto& [code, unused] : codes.value.items()) {
+    const JsonNode row = codes.field(code);
+    if (std::find(kErrorCodes.begin(), kErrorCodes.end(), code) == kErrorCodes.end()) {
+      std::string known;
+      for (const auto name : kErrorCodes)
+        known += (known.empty() ? "" : ", ") + std::string(name);
+      row.fail("not an error code of the provider; expected one of " + known);
+    }
+    row.object({"status", "code", "message", "values"});
+    ErrorOverride& override = shape.error_overrides[code];
+    if (row.has("status")) override.status = row.field("status").integer(400, 599);
+    if (row.has("code")) override.code = row.field("code").non_empty_string();
+    if (row.has("message")) override.message = row.field("message").non_empty_string();
+    if (row.has("values")) {
+      if (!shape.error_template)
+        row.field("values").fail("values fill a \"template\"; this shape has none");
+      override.values = read_values(row.field("values"));
+    }
+  }
+}
+
+// "key": {"header": NAME}, {"bodyField": "a.b"}, or "none".
+KeyPlace read_key(const JsonNode& key) {
+  constexpr const char* kExpected =
+      "the key is in a \"header\" (its name) or a \"bodyField\" (its dotted path), or "
+      "\"none\" for an API without idempotency keys";
+  if (key.value.is_string()) {
+    if (key.value != "none") key.fail(kExpected);
+    return {KeyPlace::Where::none, ""};
+  }
+  key.object({"header", "bodyField"});
+  if (key.has("header") == key.has("bodyField")) key.fail(kExpected);
+  return key.has("header")
+             ? KeyPlace{KeyPlace::Where::header, key.field("header").non_empty_string()}
+             : KeyPlace{KeyPlace::Where::body_field, key.field("bodyField").non_empty_string()};
+}
+
+// Built-in shapes are shape documents too: one format, one loader.
+constexpr std::string_view kJobs = R"({"name": "jobs"})";
+
+// Stripe API v1, from its documentation: form-encoded parameters with bracket notation
+// (https://docs.stripe.com/api), the Idempotency-Key header and keys of up to 255
+// characters, the first response replayed, 5xx included
+// (https://docs.stripe.com/api/idempotent_requests), error objects of type and code, a
+// changed request under the same key an idempotency_error
+// (https://docs.stripe.com/error-low-level), a concurrent request with the key in use a 409
+// idempotency_key_in_use (https://docs.stripe.com/error-codes), and no lookup by key: a
+// Stripe client reconciles by sending the same request with the same key again.
+constexpr std::string_view kStripe = R"({
+  "name": "stripe",
+  "creates": [{"method": "POST", "path": "/v1/{resource}"}],
+  "key": {"header": "Idempotency-Key"},
+  "encodings": ["form"],
+  "lookups": [],
+  "created": {"idPrefix": "pi_", "echo": ["amount", "currency", "description", "metadata"],
+              "constants": {"object": "payment_intent", "livemode": false}},
+  "errors": {"format": "stripe", "codes": {
+    "idempotency_key_reused_with_different_payload": {"status": 400, "message":
+      "Keys for idempotent requests can only be used with the same parameters they were first used with."},
+    "idempotency_key_in_flight": {"status": 409, "code": "idempotency_key_in_use", "message":
+      "There is currently another in-progress request using this Idempotent Key. Please retry your request later."},
+    "invalid_form_body": {"code": "parameter_invalid_string"},
+    "not_found": {"code": "resource_missing", "message": "Unrecognized request URL."},
+    "rate_limited": {"code": "rate_limit"}}},
+  "replayHeader": "Idempotent-Replayed",
+  "profile": "stripe"
+})";
+
+}  // namespace
+
+const ApiShape& jobs_shape() {
+  static const ApiShape shape = api_shape_from_json(json::parse(kJobs), "(built-in jobs)");
+  return shape;
+}
+
+const ApiShape& stripe_shape() {
+  static const ApiShape shape = api_shape_from_json(json::parse(kStripe), "(built-in stripe)");
+  return shape;
+}
+
+std::string api_shape_names() {
+  return "jobs, stripe";
+}
+
+ApiShape api_shape_from_json(const json& document, const std::string& origin) {
+  try {
+    const JsonNode root{document, "$"};
+    root.object({"name", "creates", "key", "operationField", "encodings", "lookups", "created",
+                 "errors", "replayHeader", "profile"});
+    ApiShape shape;
+    if (root.has("name")) shape.name = root.field("name").non_empty_string();
+    if (root.has("creates")) {
+      const JsonNode creates = root.field("creates");
+      if (creates.array().empty()) creates.fail("a shape has at least one create route");
+      shape.creates.clear();
+      for (std::size_t i = 0; i < creates.value.size(); ++i)
+        shape.creates.push_back(read_route(creates.item(i)));
+    }
+    if (root.has("key")) shape.key = read_key(root.field("key"));
+    if (root.has("operationField"))
+      shape.operation_field = root.field("operationField").non_empty_string();
+    if (!shape.key.exists() && !shape.operation_field) {
+      root.fail(
+          "an API without a key (\"key\": \"none\") names the body field that identifies the "
+          "business operation in \"operationField\" (a dotted path, such as "
+          "\"metadata.orderId\"): creates are grouped into operations by it");
+    }
+    if (root.has("encodings")) {
+      const JsonNode encodings = root.field("encodings");
+      if (encodings.array().empty()) encodings.fail("expected \"json\", \"form\" or both");
+      shape.encodings.clear();
+      for (std::size_t i = 0; i < encodings.value.size(); ++i) {
+        const std::string name = encodings.item(i).string();
+        const auto known = std::find_if(kEncodings.begin(), kEncodings.end(),
+                                        [&](const auto& entry) { return entry.first == name; });
+        if (known == kEncodings.end()) encodings.item(i).fail("expected \"json\" or \"form\"");
+        shape.encodings.push_back(known->second);
+      }
+    }
+    if (root.has("lookups")) {
+      const JsonNode lookups = root.field("lookups");
+      lookups.array();
+      shape.lookups.clear();
+      for (std::size_t i = 0; i < lookups.value.size(); ++i) {
+        const JsonNode item = lookups.item(i);
+        Lookup lookup{read_route(item), std::nullopt, std::nullopt};
+        if (item.has("list")) lookup.list_field = item.field("list").non_empty_string();
+        if (item.has("queryParameter")) {
+          lookup.query_parameter = item.field("queryParameter").non_empty_string();
+        } else if (lookup.route.path.find("{key}") == std::string::npos) {
+          item.fail(
+              "a lookup finds the key (or, without one, the operation field's value) in its "
+              "path ({key}) or in a \"queryParameter\"");
+        }
+        shape.lookups.push_back(std::move(lookup));
+      }
+    }
+    if (root.has("created")) {
+      const JsonNode created = root.field("created");
+      created.object({"idPrefix", "idField", "envelope", "echo", "constants"});
+      if (created.has("idPrefix")) shape.created.id_prefix = created.field("idPrefix").string();
+      if (created.has("idField"))
+        shape.created.id_field = created.field("idField").non_empty_string();
+      if (created.has("envelope"))
+        shape.created.envelope = created.field("envelope").non_empty_string();
+      if (created.has("echo")) {
+        const JsonNode echo = created.field("echo");
+        shape.created.echoed.clear();
+        for (std::size_t i = 0; i < echo.array().size(); ++i)
+          shape.created.echoed.push_back(echo.item(i).non_empty_string());
+      }
+      if (created.has("constants")) {
+        const JsonNode constants = created.field("constants");
+        constants.any_object();
+        shape.created.constants = constants.value;
+      }
+    }
+    if (root.has("errors")) read_errors(root.field("errors"), shape);
+    if (root.has("replayHeader"))
+      shape.replay_header = root.field("replayHeader").non_empty_string();
+    if (root.has("profile")) {
+      try {
+        shape.profile = parse_profile(root.field("profile").string());
+      } catch (const std::invalid_argument& error) {
+        root.field("profile").fail(error.what());
+      }
+    }
+    return shape;
+  } catch (const FormatError& error) {
+    throw std::invalid_argument(origin + ": " + error.what());
+  }
+}
+
+ApiShape load_api_shape(std::string_view name_or_file) {
+  if (name_or_file == "jobs") return jobs_shape();
+  if (name_or_file == "stripe") return stripe_shape();
+  const std::string file(name_or_file);
+  if (!std::ifstream(file)) {
+    throw std::invalid_argument("\"" + file + "\" is neither a built-in shape (" +
+                                api_shape_names() + ") nor a readable shape file");
+  }
+  return api_shape_from_json(read_json_file(file), file);
+}
+
+}  // namespace retryproof::provider
