@@ -53,7 +53,8 @@ Decision ProxyCore::control(const provider::HttpRequest& request) {
       const std::vector<provider::JournalEntry> journal(journal_.begin(), journal_.end());
       return provider::answer_control_endpoint(
           endpoint, request.query, journal,
-          {.server = "proxy", .operation_field = config_.operation_field}, errors_);
+          {.server = "proxy", .operation_field = config_.operation_field, .api = &config_.api},
+          errors_);
     });
   }
   return error(404, "not_found", "unknown control endpoint " + path);

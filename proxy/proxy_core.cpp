@@ -93,7 +93,8 @@ Step ProxyCore::route(const HttpRequest& request, ProxyEntry& entry, Millis now)
   }
   if (seen.kind == RequestKind::create) return route_create(request, seen, entry, now);
   if (seen.kind == RequestKind::lookup) {
-    entry.key = seen.key;
+    // Without idempotency keys a lookup asks by the business field's value.
+    (config_.api.key.exists() ? entry.key : entry.operation) = seen.key;
     const Fault fault = plan_.take_for_lookup(seen.key, lookups_by_key_[seen.key]++);
     if (fault.kind != FaultKind::none) {  // lookup-unavailable, answered here
       entry.outcome = Outcome::lookup_failed;
@@ -113,27 +114,32 @@ Step ProxyCore::route_create(const HttpRequest& request, const RequestClass& see
   if (config_.operation_field && seen.payload) {
     entry.operation = provider::operation_value(*seen.payload, *config_.operation_field);
   }
+  // Without idempotency keys, faults are planned by the business field's value, and a
+  // repeat is a new object upstream, never a replay.
+  const bool keyless = !config_.api.key.exists();
+  const std::string key = keyless ? entry.operation.value_or("") : seen.key;
   // Without a key or a JSON object there is no operation to fail: the upstream says
   // what is wrong with the request.
-  if (seen.key.empty() || !seen.payload) return forward(request, entry, std::nullopt);
-  if (config_.enforce_keys) {
+  if (key.empty() || !seen.payload) return forward(request, entry, std::nullopt);
+  if (!keyless && config_.enforce_keys) {
     if (auto answer = enforce_key(entry, now)) return std::move(*answer);
-  } else if (jobs_.find(seen.key, now)) {
+  } else if (!keyless && jobs_.find(key, now)) {
     // The upstream committed this key: a repeat is its replay (or its refusal), not a new
     // operation, and takes no fault.
     return forward(request, entry, std::nullopt);
   }
 
-  const Fault fault = plan_.take_for_create(seen.key, *seen.payload, creates_by_key_[seen.key]++);
+  const Fault fault = plan_.take_for_create(key, *seen.payload, creates_by_key_[key]++);
   entry.fault = fault;
   entry.outcome = Outcome::new_operation;
-  log("[proxy] key=" + quoted_text(seen.key) + " NEW fault=" + provider::to_string(fault));
+  log("[proxy] " + std::string(keyless ? "operation=" : "key=") + quoted_text(key) +
+      " NEW fault=" + provider::to_string(fault));
   switch (proxy_row_of(fault.kind).action) {
     case ProxyAction::answer_here:
       return fault_answer(fault, nullptr, errors_);
     case ProxyAction::hold_then_forward: {
       const std::uint64_t ticket = next_ticket_++;
-      pending_.emplace(ticket, Pending{entry.seq, seen.key, fault, request});
+      pending_.emplace(ticket, Pending{entry.seq, key, fault, request});
       return Decision{.delay = fault.duration, .pending_commit = ticket};
     }
     case ProxyAction::forward:
@@ -243,7 +249,7 @@ void ProxyCore::read_answer(ProxyEntry& entry, const Pending& pending, const Ups
                             Millis now) {
   if (entry.kind == RequestKind::lookup) {
     entry.outcome = lookup_outcome(answer.status);
-    if (entry.outcome == Outcome::lookup_hit) entry.job_id = object_id(answer.body);
+    if (entry.outcome == Outcome::lookup_hit) entry.job_id = object_id(config_.api, answer.body);
     return;
   }
   if (entry.kind != RequestKind::create) return;  // `other`, as the journal says of them
@@ -251,7 +257,7 @@ void ProxyCore::read_answer(ProxyEntry& entry, const Pending& pending, const Ups
     entry.outcome = create_outcome(answer.status, entry.key.has_value());
     return;
   }
-  entry.job_id = object_id(answer.body);
+  entry.job_id = object_id(config_.api, answer.body);
   const bool known = entry.job_id && job_ids_.contains(*entry.job_id);
   entry.outcome = known || says_replayed(answer, config_.api.replay_header)
                       ? Outcome::replay

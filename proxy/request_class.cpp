@@ -24,7 +24,7 @@ RequestClass classify(const provider::ApiShape& shape, const provider::HttpReque
   return seen;
 }
 
-std::optional<std::string> object_id(const std::string& body) {
+std::optional<std::string> object_id(const provider::ApiShape& shape, const std::string& body) {
   if (body.empty()) return std::nullopt;
   nlohmann::json parsed;
   try {
@@ -32,9 +32,7 @@ std::optional<std::string> object_id(const std::string& body) {
   } catch (const std::invalid_argument&) {
     return std::nullopt;
   }
-  const auto id = parsed.find("id");
-  if (id == parsed.end() || !id->is_string()) return std::nullopt;
-  return id->get<std::string>();
+  return shape.created_id(parsed);
 }
 
 }  // namespace retryproof::proxy

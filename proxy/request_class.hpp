@@ -25,8 +25,8 @@ struct RequestClass {
 
 RequestClass classify(const provider::ApiShape& shape, const provider::HttpRequest& request);
 
-// The "id" of the object an upstream's body describes, when it is a JSON object with a
-// string "id".
-std::optional<std::string> object_id(const std::string& body);
+// The id of the object an upstream's body describes, read through the shape (its envelope,
+// its id field, a numeric id as its digits), when the body is a JSON object that has one.
+std::optional<std::string> object_id(const provider::ApiShape& shape, const std::string& body);
 
 }  // namespace retryproof::proxy

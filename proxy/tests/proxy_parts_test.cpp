@@ -153,11 +153,24 @@ TEST(RequestClassification, FollowsTheApiShape) {
 }
 
 TEST(RequestClassification, ReadsTheIdOfAnUpstreamObject) {
-  EXPECT_EQ(object_id(R"({"id":"job_1","orderId":"o"})"), "job_1");
-  EXPECT_EQ(object_id(R"({"id":7})"), std::nullopt);
-  EXPECT_EQ(object_id("<html>"), std::nullopt);
-  EXPECT_EQ(object_id(std::string(100000, '[')), std::nullopt);  // hostile nesting
-  EXPECT_EQ(object_id(""), std::nullopt);
+  const provider::ApiShape& jobs = provider::jobs_shape();
+  EXPECT_EQ(object_id(jobs, R"({"id":"job_1","orderId":"o"})"), "job_1");
+  EXPECT_EQ(object_id(jobs, R"({"id":7})"), "7");  // a numeric id, as many APIs send
+  EXPECT_EQ(object_id(jobs, R"({"id":1.5})"), std::nullopt);
+  EXPECT_EQ(object_id(jobs, "<html>"), std::nullopt);
+  EXPECT_EQ(object_id(jobs, std::string(100000, '[')), std::nullopt);  // hostile nesting
+  EXPECT_EQ(object_id(jobs, ""), std::nullopt);
+}
+
+// Behind an API that wraps its objects or names their id otherwise, the proxy still sees
+// which object a create made, so that no-duplicate-effect can count them.
+TEST(RequestClassification, ReadsTheIdThroughTheShapesEnvelopeAndIdField) {
+  const provider::ApiShape square = provider::api_shape_from_json(
+      {{"created", {{"envelope", "payment"}, {"idField", "payment_id"}}}}, "square.json");
+  EXPECT_EQ(object_id(square, R"({"payment":{"payment_id":"P1","status":"COMPLETED"}})"), "P1");
+  EXPECT_EQ(object_id(square, R"({"payment":{"payment_id":42}})"), "42");
+  EXPECT_EQ(object_id(square, R"({"payment_id":"P1"})"), std::nullopt);  // not in its envelope
+  EXPECT_EQ(object_id(square, R"({"payment":"P1"})"), std::nullopt);
 }
 
 }  // namespace
