@@ -11,8 +11,8 @@
 namespace retryproof::scenarios {
 namespace {
 
-const std::vector<std::string> kKeys = {"attempts", "min-backoff", "timeout", "on-ambiguous",
-                                        "follows-settings"};
+const std::vector<std::string> kKeys = {"attempts",     "min-backoff",      "timeout",
+                                        "on-ambiguous", "follows-settings", "payload"};
 
 [[noreturn]] void refuse(const std::string& what) {
   throw std::invalid_argument(what);
@@ -36,6 +36,16 @@ OnAmbiguous parse_on_ambiguous(std::string_view text) {
          did_you_mean(text, {"lookup-first", "same-key-retry"}));
 }
 
+// payload=verbatim: the client sends the operation's payload as its create's body, as the
+// reference client and the project's examples do; payload=mapped (the default): it maps the
+// payload to its API's own body, as an SDK does, so only what it sent is compared.
+bool parse_payload_form(std::string_view text) {
+  if (text == "verbatim") return true;
+  if (text == "mapped") return false;
+  refuse("payload=" + std::string(text) + ": verbatim or mapped" +
+         did_you_mean(text, {"verbatim", "mapped"}));
+}
+
 bool parse_yes_no(std::string_view key, std::string_view text) {
   if (text == "yes" || text == "true") return true;
   if (text == "no" || text == "false") return false;
@@ -57,9 +67,12 @@ std::string to_string(OnAmbiguous policy) {
 }
 
 ClientPolicy ClientPolicy::over(const ClientPolicy& base) const {
-  return {attempts ? attempts : base.attempts, min_backoff ? min_backoff : base.min_backoff,
-          timeout ? timeout : base.timeout, on_ambiguous ? on_ambiguous : base.on_ambiguous,
-          follows_settings ? follows_settings : base.follows_settings};
+  return {attempts ? attempts : base.attempts,
+          min_backoff ? min_backoff : base.min_backoff,
+          timeout ? timeout : base.timeout,
+          on_ambiguous ? on_ambiguous : base.on_ambiguous,
+          follows_settings ? follows_settings : base.follows_settings,
+          payload_verbatim ? payload_verbatim : base.payload_verbatim};
 }
 
 std::string ClientPolicy::describe() const {
@@ -70,6 +83,8 @@ std::string ClientPolicy::describe() const {
   if (on_ambiguous) parts.push_back("on-ambiguous=" + to_string(*on_ambiguous));
   if (follows_settings)
     parts.push_back(std::string("follows-settings=") + (*follows_settings ? "yes" : "no"));
+  if (payload_verbatim)
+    parts.push_back(std::string("payload=") + (*payload_verbatim ? "verbatim" : "mapped"));
   std::string text;
   for (const auto& part : parts)
     text += (text.empty() ? "" : ",") + part;
@@ -97,7 +112,8 @@ ClientPolicy parse_client_policy(std::string_view text) {
     }
     if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end()) {
       refuse("unknown key \"" + std::string(key) + "\"" + did_you_mean(key, kKeys) +
-             "; the keys are attempts, min-backoff, timeout, on-ambiguous and follows-settings");
+             "; the keys are attempts, min-backoff, timeout, on-ambiguous, follows-settings and "
+             "payload");
     }
     if (!has_value || value.empty())
       refuse(std::string(key) + " needs a value: " + std::string(key) + "=...");
@@ -105,12 +121,13 @@ ClientPolicy parse_client_policy(std::string_view text) {
     if (key == "min-backoff") policy.min_backoff = parse_declared_duration(key, value);
     if (key == "timeout") policy.timeout = parse_declared_duration(key, value);
     if (key == "on-ambiguous") policy.on_ambiguous = parse_on_ambiguous(value);
+    if (key == "payload") policy.payload_verbatim = parse_payload_form(value);
   }
   return policy;
 }
 
 ClientPolicy client_policy_from(const JsonNode& node) {
-  node.object({"attempts", "minBackoff", "timeout", "onAmbiguous", "followsSettings"});
+  node.object({"attempts", "minBackoff", "timeout", "onAmbiguous", "followsSettings", "payload"});
   ClientPolicy policy;
   if (node.has("attempts")) policy.attempts = node.field("attempts").integer(1, 1000);
   if (node.has("minBackoff")) policy.min_backoff = node.field("minBackoff").duration();
@@ -127,6 +144,14 @@ ClientPolicy client_policy_from(const JsonNode& node) {
     const JsonNode field = node.field("followsSettings");
     if (!field.value.is_boolean()) field.fail("expected true or false");
     policy.follows_settings = field.value.get<bool>();
+  }
+  if (node.has("payload")) {
+    const JsonNode field = node.field("payload");
+    try {
+      policy.payload_verbatim = parse_payload_form(field.string());
+    } catch (const std::invalid_argument& error) {
+      field.fail(error.what());
+    }
   }
   return policy;
 }
@@ -158,6 +183,7 @@ JudgedPolicy judged_policy(const Scenario& scenario, const ClientPolicy& declare
   judged.timeout = policy.timeout.value_or(scenario.settings.timeout);
   judged.on_ambiguous = policy.on_ambiguous.value_or(OnAmbiguous::lookup_first);
   judged.follows_settings = policy.follows_settings.value_or(false);
+  judged.payload_verbatim = policy.payload_verbatim.value_or(false);
   judged.declared_attempts = policy.attempts.has_value();
   judged.declared_min_backoff = policy.min_backoff.has_value();
   judged.declared_timeout = policy.timeout.has_value();

@@ -34,6 +34,9 @@ struct ClientPolicy {
   std::optional<Millis> timeout;      // how long it waits for an answer
   std::optional<OnAmbiguous> on_ambiguous;
   std::optional<bool> follows_settings;  // it honours RETRYPROOF_CLIENT
+  // It sends the operation's payload as its create's body (payload=verbatim), rather than
+  // mapping it to its API's own body as an SDK does (payload=mapped, the default).
+  std::optional<bool> payload_verbatim;
 
   // This declaration, with `base` filling in what it does not say.
   ClientPolicy over(const ClientPolicy& base) const;
@@ -43,13 +46,14 @@ struct ClientPolicy {
   friend bool operator==(const ClientPolicy&, const ClientPolicy&) = default;
 };
 
-// The command-line form: comma-separated key=value pairs, `follows-settings` alone meaning
+// The command-line form: comma-separated key=value pairs (payload=verbatim|mapped among
+// them), `follows-settings` alone meaning
 // follows-settings=yes. Throws std::invalid_argument naming the key or value that is wrong
 // and what is accepted.
 ClientPolicy parse_client_policy(std::string_view text);
 
 // A scenario's "clientPolicy" block: {"attempts", "minBackoff", "timeout", "onAmbiguous",
-// "followsSettings"}. Throws FormatError with the JSON path.
+// "followsSettings", "payload"}. Throws FormatError with the JSON path.
 ClientPolicy client_policy_from(const JsonNode& node);
 
 // The numbers a run is judged by, each with the place it came from, for messages.
@@ -59,6 +63,7 @@ struct JudgedPolicy {
   Millis timeout{1000};
   OnAmbiguous on_ambiguous = OnAmbiguous::lookup_first;
   bool follows_settings = false;
+  bool payload_verbatim = false;   // the wire body must then be the operation's payload
   bool declared_attempts = false;  // false: the scenario's client.attempts
   bool declared_min_backoff = false;
   bool declared_timeout = false;

@@ -16,7 +16,8 @@ int ScenarioResult::creates() const {
 
 // Scenario payloads carry their business identity in orderId (the provider copies it into
 // the job). The journal records it, so that a saved run can be judged by its traffic alone
-// as well: retryproof judge --operation-field orderId.
+// as well: retryproof judge --operation-field orderId. A shape that names its own operation
+// field (an SDK's wire body carries the order elsewhere) is recorded by that one.
 constexpr const char* kScenarioOperationField = "orderId";
 
 provider::ProviderConfig provider_config(const Scenario& scenario, std::uint64_t seed) {
@@ -26,7 +27,7 @@ provider::ProviderConfig provider_config(const Scenario& scenario, std::uint64_t
           .key_ttl = scenario.provider.key_ttl,
           .enforce_keys = scenario.provider.enforces_keys,
           .initial_plan = provider::FaultPlan::from_json(scenario.plan),
-          .operation_field = kScenarioOperationField};
+          .operation_field = scenario.api.operation_pointer().value_or(kScenarioOperationField)};
 }
 
 std::string cannot_speak(const Scenario& scenario, const ClientChoice& client) {
@@ -48,7 +49,7 @@ bool ScenarioResult::fails_at(Severity threshold) const {
 
 ClientPolicy implicit_policy(const ClientChoice& client) {
   if (client.kind == ClientChoice::Kind::command) return {};
-  return ClientPolicy{.follows_settings = true};
+  return ClientPolicy{.follows_settings = true, .payload_verbatim = true};
 }
 
 ScenarioResult drive(const Scenario& scenario, const ClientChoice& client,

@@ -40,6 +40,8 @@ Evidence::Evidence(const Scenario& scenario, const JudgedPolicy& policy,
   for (const auto& invocation : invocations_) {
     for (const JournalEntry* create : creates_of(invocation)) {
       if (create->key) operation_by_key_.emplace(*create->key, invocation.operation);
+      if (create->outcome == Outcome::new_operation && create->job_id)
+        operation_by_job_.emplace(*create->job_id, invocation.operation);
     }
   }
 }
@@ -98,7 +100,9 @@ const std::string* Evidence::operation_of_key(const std::string& key) const {
 std::vector<const JobRecord*> Evidence::jobs_of_operation(const std::string& operation) const {
   std::vector<const JobRecord*> jobs;
   for (const JobRecord& job : jobs_) {
-    const std::string* owner = operation_of_key(job.key);
+    const auto made_by = operation_by_job_.find(job.id);
+    const std::string* owner =
+        made_by != operation_by_job_.end() ? &made_by->second : operation_of_key(job.key);
     if (owner != nullptr && *owner == operation) jobs.push_back(&job);
   }
   return jobs;
@@ -106,6 +110,26 @@ std::vector<const JobRecord*> Evidence::jobs_of_operation(const std::string& ope
 
 std::string Evidence::fingerprint_of(const nlohmann::json& payload) const {
   return fingerprint(scenario_.api.canonical_payload(payload));
+}
+
+std::set<std::string> Evidence::bodies_of(const InvocationResult& invocation) const {
+  std::set<std::string> bodies;
+  for (const auto& other : invocations_) {
+    if (other.index > invocation.index) break;
+    const bool same_request =
+        other.index == invocation.index ||
+        (other.operation == invocation.operation && other.payload == invocation.payload);
+    if (!same_request) continue;
+    for (const JournalEntry* create : creates_of(other)) {
+      if (create->fingerprint) bodies.insert(*create->fingerprint);
+    }
+  }
+  if (policy_.payload_verbatim) bodies.insert(fingerprint_of(invocation.payload));
+  return bodies;
+}
+
+std::optional<std::string> subject_of(const JournalEntry& entry) {
+  return entry.key ? entry.key : entry.operation;
 }
 
 std::string request_text(const JournalEntry& entry) {

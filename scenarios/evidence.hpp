@@ -5,6 +5,8 @@
 #pragma once
 
 #include <map>
+#include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <vector>
@@ -43,6 +45,15 @@ class Evidence {
   // The fingerprint the provider journals for this payload, under the scenario's API shape
   // (a form-encoded API fingerprints every leaf as a string).
   std::string fingerprint_of(const nlohmann::json& payload) const;
+  // Whether the API has no idempotency key: creates are tied to their operation by the
+  // business field alone, and a create cannot be retried safely.
+  bool keyless() const { return !scenario_.api.key.exists(); }
+
+  // The bodies (fingerprints) that count as this invocation's request: those its creates
+  // carried, those of earlier invocations of the operation asked for the same payload, and,
+  // for a client that declares it sends the payload verbatim, the payload's own. A client's
+  // SDK may map the payload to any wire body; what it sent is compared with what it sent.
+  std::set<std::string> bodies_of(const InvocationResult& invocation) const;
 
   // The scenario's operation ids, in its order.
   std::vector<std::string> operation_ids() const;
@@ -58,7 +69,8 @@ class Evidence {
   const JournalEntry* creation_of(const std::string& job_id) const;
   // The operation whose invocation first sent this key in a create, or null.
   const std::string* operation_of_key(const std::string& key) const;
-  // The jobs whose key belongs to the operation, in creation order.
+  // The jobs of the operation, in creation order: those a create of its invocations made,
+  // and those whose key it sent (a job whose creation the journal no longer holds).
   std::vector<const JobRecord*> jobs_of_operation(const std::string& operation) const;
 
  private:
@@ -74,7 +86,12 @@ class Evidence {
   const std::vector<JobRecord>& jobs_;
   const std::vector<std::vector<JournalEntry>>* entries_by_invocation_ = nullptr;
   std::map<std::string, std::string> operation_by_key_;
+  std::map<std::string, std::string> operation_by_job_;  // by the create that made the job
 };
+
+// What a request is about: its idempotency key, or under an API without one, the business
+// field's value it carried (a create) or asked for (a lookup).
+std::optional<std::string> subject_of(const JournalEntry& entry);
 
 // "seq 4", for messages.
 std::string seq_text(const JournalEntry& entry);

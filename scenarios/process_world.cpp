@@ -133,7 +133,13 @@ InvocationResult ProcessWorld::invoke(const InvocationPlan& plan) {
   result.ended_at = server_.now();
   result.last_seq = core.journal_size();
 
-  if (result.killed || result.timed_out) return result;
+  if (result.killed) return result;
+  if (result.timed_out) {
+    // A client may print its outcome and then fail to exit (a timer its SDK left running):
+    // its word is kept and judged, and time-limit says why it was stopped.
+    result.outcome = read_outcome_line(child.standard_output()).line;
+    return result;
+  }
   if (kill.armed()) result.client_error = not_reached(kill);
   OutcomeReading reading = read_outcome_line(child.standard_output());
   result.outcome = std::move(reading.line);

@@ -20,10 +20,7 @@ namespace retryproof::scenarios {
 struct InvocationResult {
   int index = 0;  // from 0, in the scenario's order; reports number them from 1
   std::string operation;
-  nlohmann::json payload;  // what the client was asked to send
-  // Traffic judged without a run (scenarios/judge/), whose payload nobody gave: the
-  // fingerprint every create of the operation must carry, its first create's.
-  std::optional<std::string> payload_fingerprint;
+  nlohmann::json payload;       // what the client was asked to send (null: traffic judged alone)
   std::uint64_t first_seq = 1;  // the journal entries it caused: [first_seq, last_seq]
   std::uint64_t last_seq = 0;   // (empty when last_seq < first_seq)
   Millis started_at{0};         // on the provider's clock

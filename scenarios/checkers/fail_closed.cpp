@@ -3,7 +3,8 @@
 // declares same-key-retry may re-send the same key and payload instead: where the provider
 // enforces keys that is a harmless replay, and where it does not, no-duplicate-effect
 // reports the second job. A later run is a new decision; a killed run's restart is
-// crash-recovery's to judge.
+// crash-recovery's to judge. Under an API without keys, "the key" is the business field's
+// value, which its lookups ask by.
 #include <algorithm>
 
 #include "scenarios/checkers/violations.hpp"
@@ -22,7 +23,7 @@ Verdict fail_closed(const Evidence& evidence) {
       if (hidden.empty()) continue;
       ++hidden_count;
       const auto next = std::find_if(std::next(at), entries.end(), [&](const JournalEntry& later) {
-        return later.key == at->key;
+        return subject_of(later) == subject_of(*at);
       });
       if (next == entries.end() || next->kind != provider::RequestKind::create) continue;
       ++re_sends;

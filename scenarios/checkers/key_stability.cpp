@@ -6,6 +6,7 @@
 namespace retryproof::scenarios::checkers {
 
 Verdict key_stability(const Evidence& evidence) {
+  if (evidence.keyless()) return not_applicable("the API has no idempotency key");
   Violations violations;
   for (const auto& operation : evidence.operation_ids()) {
     std::vector<const JournalEntry*> first_of_each_key;

@@ -12,7 +12,12 @@ Verdict no_duplicate_effect(const Evidence& evidence) {
     std::vector<std::uint64_t> seqs;
     for (const JobRecord* job : jobs) {
       const JournalEntry* created = evidence.creation_of(job->id);
-      listing += (listing.empty() ? "" : ", ") + job->id + " (key " + job->key +
+      // Without idempotency keys, a job is held under its business field's value.
+      const std::string held_by =
+          evidence.keyless()
+              ? evidence.scenario().api.operation_field.value_or("operation") + "=" + job->key
+              : "key " + job->key;
+      listing += (listing.empty() ? "" : ", ") + job->id + " (" + held_by +
                  (created ? ", " + seq_text(*created) : "") + ")";
       if (created) seqs.push_back(created->seq);
     }

@@ -1,29 +1,72 @@
-// payload-stability: every create carries the payload its invocation was given (judged from
-// traffic alone, where no payload was given: the payload of the operation's first create).
+// payload-stability (harm): what the client sent is compared with what it sent, never with
+// the scenario's payload text, since an SDK maps the payload to its API's own body. Every
+// create of one invocation carries the body of its first; two invocations of one operation
+// send the same body exactly when they were asked for the same payload; and a client that
+// declares payload=verbatim sends the payload itself.
 #include "scenarios/checkers/violations.hpp"
 
 namespace retryproof::scenarios::checkers {
+namespace {
+
+// The first create of an invocation whose body was read (one refused before, for want of a
+// key, carried no payload to judge), or null.
+const JournalEntry* first_body(const Evidence& evidence, const InvocationResult& invocation) {
+  for (const JournalEntry* create : evidence.creates_of(invocation)) {
+    if (create->fingerprint) return create;
+  }
+  return nullptr;
+}
+
+std::string refused_words(const JournalEntry& create) {
+  return create.outcome == provider::Outcome::rejected ? "; the provider refused it with 422" : "";
+}
+
+}  // namespace
 
 Verdict payload_stability(const Evidence& evidence) {
   Violations violations;
-  for (const auto& invocation : evidence.invocations()) {
-    const std::string expected = invocation.payload_fingerprint
-                                     ? *invocation.payload_fingerprint
-                                     : evidence.fingerprint_of(invocation.payload);
-    const std::string asked_for = invocation.payload_fingerprint
-                                      ? "its first attempt carried"
-                                      : "operation " + invocation.operation + " asked for";
+  const auto& invocations = evidence.invocations();
+  for (const auto& invocation : invocations) {
+    const JournalEntry* first = first_body(evidence, invocation);
+    if (first == nullptr) continue;
     for (const JournalEntry* create : evidence.creates_of(invocation)) {
-      // A create refused before its body was read (no key, say) carried no payload to judge.
-      if (!create->fingerprint || *create->fingerprint == expected) continue;
-      const bool refused = create->outcome == provider::Outcome::rejected;
+      if (!create->fingerprint || *create->fingerprint == *first->fingerprint) continue;
       violations.add(request_text(*create) + " with key " + key_text(*create) + " (" +
-                         seq_text(*create) + ") carried a payload other than the one " + asked_for +
-                         (refused ? "; the provider refused it with 422" : ""),
-                     {create->seq});
+                         seq_text(*create) + ") carried another body than the first attempt of " +
+                         label(invocation) + " (" + seq_text(*first) +
+                         "): every attempt must send the same request" + refused_words(*create),
+                     {first->seq, create->seq});
+    }
+    if (evidence.policy().payload_verbatim &&
+        *first->fingerprint != evidence.fingerprint_of(invocation.payload)) {
+      violations.add(label(invocation) + " sent a body (" + seq_text(*first) +
+                         ") other than the payload it was asked to send, though the client "
+                         "declares payload=verbatim" +
+                         refused_words(*first),
+                     {first->seq});
+    }
+    // Against the earlier runs of the operation: the same request is the same body, and a
+    // changed one is a changed body (else the change was lost on the way to the wire).
+    for (const auto& earlier : invocations) {
+      if (earlier.index >= invocation.index) break;
+      const JournalEntry* before = first_body(evidence, earlier);
+      if (earlier.operation != invocation.operation || before == nullptr) continue;
+      const bool same_payload = earlier.payload == invocation.payload;
+      if (same_payload == (*before->fingerprint == *first->fingerprint)) continue;
+      violations.add(same_payload
+                         ? label(invocation) + " was asked for the same payload as " +
+                               label(earlier) + " but sent another body (" + seq_text(*first) +
+                               " against " + seq_text(*before) +
+                               "): a rerun must send the same request" + refused_words(*first)
+                         : label(invocation) +
+                               " was asked for a changed payload but sent the same body as " +
+                               label(earlier) + " (" + seq_text(*first) + " against " +
+                               seq_text(*before) + "): the change never reached the provider",
+                     {before->seq, first->seq});
+      break;
     }
   }
-  return std::move(violations).verdict("every attempt carried the operation's payload");
+  return std::move(violations).verdict("every attempt of an operation carried the same request");
 }
 
 }  // namespace retryproof::scenarios::checkers

@@ -17,10 +17,14 @@ Verdict time_limit(const Evidence& evidence) {
                         : "its last request (" + seq_text(entries.back()) + ") came " +
                               std::to_string((entries.back().at - invocation.started_at).count()) +
                               " ms after it started";
+    const std::string why =
+        invocation.outcome
+            ? "; it had printed its outcome (" + to_string(invocation.outcome->outcome) +
+                  ") yet did not exit: something it started (a timer, a socket) kept it alive"
+            : ". Its retry schedule outlasts the scenario: shorten it, or give the scenario a "
+              "longer timeLimit";
     violations.add(label(invocation) + " was still running at the time limit of " +
-                       format_duration(limit) + " and was stopped; " + last +
-                       ". Its retry schedule outlasts the scenario: shorten it, or give the "
-                       "scenario a longer timeLimit",
+                       format_duration(limit) + " and was stopped; " + last + why,
                    {});
   }
   return std::move(violations).verdict("every invocation ended within " + format_duration(limit));

@@ -1,8 +1,10 @@
 // truthful-outcome (harm): `succeeded` names a job the provider holds for the operation,
-// created from this invocation's payload (the old job is no answer to a changed request);
-// `failed` is never reported for a job created with the invocation's payload; `unknown` is
-// allowed, and counted.
+// created from a body this invocation sent, or an earlier one asked for the same payload
+// (the old job is no answer to a changed request); `failed` is never reported for a job
+// created from such a body; `unknown` is allowed, and counted. Bodies, not the scenario's
+// payload text: an SDK sends its own wire body (Evidence::bodies_of).
 #include <algorithm>
+#include <set>
 
 #include "scenarios/checkers/violations.hpp"
 
@@ -14,7 +16,10 @@ Verdict truthful_outcome(const Evidence& evidence) {
   for (const auto& invocation : evidence.invocations()) {
     if (!invocation.outcome) continue;  // killed, or a client error
     const OutcomeLine& reported = *invocation.outcome;
-    const std::string payload = evidence.fingerprint_of(invocation.payload);
+    const std::set<std::string> bodies = evidence.bodies_of(invocation);
+    const auto from_these_bodies = [&](const JournalEntry& created) {
+      return created.fingerprint && bodies.contains(*created.fingerprint);
+    };
     switch (reported.outcome) {
       case Reported::unknown:
         ++unknown;
@@ -31,21 +36,21 @@ Verdict truthful_outcome(const Evidence& evidence) {
           break;
         }
         const JournalEntry* created = evidence.creation_of(reported.job_id);
-        if (created != nullptr && created->fingerprint != payload) {
+        if (created != nullptr && !from_these_bodies(*created)) {
           violations.add(label(invocation) + " reported succeeded with " + reported.job_id +
                              ", which was created (" + seq_text(*created) +
-                             ") from another payload than the one this invocation was asked to "
+                             ") from another request than the one this invocation was asked to "
                              "send; a changed request under the same key is refused, not done",
                          {created->seq});
         }
         break;
       }
       case Reported::failed: {
-        // A job created with exactly the payload this invocation was asked to send, by a
-        // request that arrived before the invocation ended (a later run's job is not its).
+        // A job created from this invocation's request, by a request that arrived before
+        // the invocation ended (a later run's job is not its).
         for (const JobRecord* job : evidence.jobs_of_operation(invocation.operation)) {
           const JournalEntry* created = evidence.creation_of(job->id);
-          if (created == nullptr || created->fingerprint != payload ||
+          if (created == nullptr || !from_these_bodies(*created) ||
               created->seq > invocation.last_seq) {
             continue;
           }

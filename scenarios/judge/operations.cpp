@@ -33,7 +33,9 @@ Attribution attribute(const std::vector<JournalEntry>& journal, const std::strin
   std::map<std::string, std::size_t> index_of_operation;
   for (const JournalEntry& entry : journal) {
     std::string operation;
-    if (entry.kind == RequestKind::create && entry.operation) {
+    // A create names its operation; so does a lookup by the business field, under an API
+    // without keys (it records no key, and the value it asked for as its operation).
+    if ((entry.kind == RequestKind::create || !entry.key) && entry.operation) {
       operation = label + "=" + *entry.operation;
     } else if (const auto owner = entry.key ? owner_of_key.find(*entry.key) : owner_of_key.end();
                owner != owner_of_key.end()) {

@@ -33,19 +33,16 @@ std::vector<JournalEntry> in_seq_order(const std::vector<JournalEntry>& journal)
   return sorted;
 }
 
-// The operation's requests as one run of the client: no outcome line, the payload its first
-// create carried.
+// The operation's requests as one run of the client: no outcome line, and no payload given
+// (what it sent is compared with what it sent).
 InvocationResult synthetic_invocation(int index, const OperationTraffic& operation) {
   InvocationResult invocation{.index = index, .operation = operation.name};
   const auto& entries = operation.entries;
   invocation.first_seq = entries.front().seq;
   invocation.last_seq = entries.back().seq;
   invocation.started_at = entries.front().at;
-  for (const JournalEntry& entry : entries) {
+  for (const JournalEntry& entry : entries)
     invocation.ended_at = std::max(invocation.ended_at, entry.answered_at.value_or(entry.at));
-    if (!invocation.payload_fingerprint && entry.kind == RequestKind::create && entry.fingerprint)
-      invocation.payload_fingerprint = entry.fingerprint;
-  }
   return invocation;
 }
 
@@ -117,7 +114,7 @@ ScenarioResult judge_traffic(const std::vector<JournalEntry>& journal,
   }
   result.description = describe(attribution, result.journal.size(), options.operation_field);
 
-  Scenario scenario{.file = options.file, .name = options.name};
+  Scenario scenario{.file = options.file, .name = options.name, .api = options.api};
   std::vector<std::vector<JournalEntry>> entries_by_invocation;
   for (const OperationTraffic& operation : attribution.operations) {
     scenario.operations.push_back({operation.name, nlohmann::json::object()});

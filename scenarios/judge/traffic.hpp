@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "provider/api_shape.hpp"
 #include "provider/journal.hpp"
 #include "scenarios/client_policy.hpp"
 #include "scenarios/run_result.hpp"
@@ -23,7 +24,10 @@ struct TrafficOptions {
   // Refuse a journal whose creates recorded no operation, rather than group it by key: the
   // user named a field, and a provider started without --operation-field did not record it.
   bool require_operations = false;
-  ClientPolicy declared;         // what the service promises (--client-policy)
+  ClientPolicy declared;  // what the service promises (--client-policy)
+  // The API the journal's provider spoke: without idempotency keys, a retried create is
+  // judged as the risk it is.
+  provider::ApiShape api = provider::jobs_shape();
   std::string name = "traffic";  // of the result
   std::string file;              // where the journal came from, for the report
 };

@@ -80,8 +80,9 @@ provider::ControlEndpoint verdicts_endpoint() {
           .error_code = "invalid_verdicts_query",
           .answer = [](const std::string& query, const std::vector<provider::JournalEntry>& journal,
                        const provider::ControlContext& context) -> provider::ControlAnswer {
-            const VerdictsQuery asked =
+            VerdictsQuery asked =
                 verdicts_query(query, context.operation_field.value_or(""), context.server);
+            if (context.api != nullptr) asked.traffic.api = *context.api;
             const RunSummary summary{
                 .seed = context.seed,
                 .client = "traffic",

@@ -125,7 +125,7 @@ TEST_F(Checkers, TruthfulOutcomeRefusesTheOldJobAsTheAnswerToAChangedPayload) {
   const Verdict verdict = check("truthful-outcome", record);
   expect_fail(verdict, {1});
   EXPECT_MENTIONS(verdict, "invocation 2 (" + kOp42 + ") reported succeeded with job_1");
-  EXPECT_MENTIONS(verdict, "from another payload");
+  EXPECT_MENTIONS(verdict, "from another request");
   EXPECT_EQ(verdict.severity, Severity::harm);
 }
 

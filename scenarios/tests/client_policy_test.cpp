@@ -10,6 +10,7 @@ namespace retryproof::scenarios {
 namespace {
 
 using namespace std::chrono_literals;
+using nlohmann::json;
 
 std::string rejection_of(const std::string& text) {
   try {
@@ -39,7 +40,7 @@ TEST(ClientPolicy, ReadsEveryKeyOfTheCommandLineForm) {
 TEST(ClientPolicy, SaysWhatIsWrongAndSuggestsTheKeyATypoMeant) {
   EXPECT_EQ(rejection_of("atempts=4"),
             "unknown key \"atempts\" (did you mean \"attempts\"?); the keys are attempts, "
-            "min-backoff, timeout, on-ambiguous and follows-settings");
+            "min-backoff, timeout, on-ambiguous, follows-settings and payload");
   EXPECT_NE(rejection_of("attempts=0").find("a whole number from 1 to 1000"), std::string::npos);
   EXPECT_NE(rejection_of("attempts=three").find("attempts=three"), std::string::npos);
   EXPECT_NE(rejection_of("min-backoff=5").find("bad duration \"5\""), std::string::npos);
@@ -47,6 +48,22 @@ TEST(ClientPolicy, SaysWhatIsWrongAndSuggestsTheKeyATypoMeant) {
             "on-ambiguous=lookup: lookup-first or same-key-retry (did you mean \"lookup-first\"?)");
   EXPECT_EQ(rejection_of("attempts"), "attempts needs a value: attempts=...");
   EXPECT_EQ(rejection_of("attempts=4,,timeout=1s"), "an empty entry between commas");
+  EXPECT_EQ(rejection_of("payload=verbatm"),
+            "payload=verbatm: verbatim or mapped (did you mean \"verbatim\"?)");
+}
+
+// An SDK maps the payload to its API's body; the project's own clients send it as it is,
+// and say so, so that their body is checked against the payload too.
+TEST(ClientPolicy, DeclaresWhetherThePayloadIsSentVerbatim) {
+  EXPECT_EQ(parse_client_policy("payload=verbatim").payload_verbatim, true);
+  EXPECT_EQ(parse_client_policy("payload=mapped").describe(), "payload=mapped");
+  Scenario scenario;
+  EXPECT_FALSE(judged_policy(scenario, {}).payload_verbatim);  // mapped unless declared
+  EXPECT_TRUE(judged_policy(scenario, parse_client_policy("payload=verbatim")).payload_verbatim);
+  const json block = {{"payload", "verbatim"}};
+  EXPECT_EQ(client_policy_from(JsonNode{block, "$.clientPolicy"}).payload_verbatim, true);
+  const json wrong = {{"payload", "as-is"}};
+  EXPECT_THROW(client_policy_from(JsonNode{wrong, "$.clientPolicy"}), FormatError);
 }
 
 TEST(ClientPolicy, JudgesByTheDeclarationOverTheScenarioOverTheSettings) {

@@ -164,8 +164,8 @@ TEST(JudgeTraffic, AnOperationsPayloadIsTheOneItsFirstCreateCarried) {
   const ScenarioResult result = judged(traffic.journal());
   const Verdict& payload = verdict(result, "payload-stability");
   EXPECT_EQ(payload.status, VerdictStatus::fail);
-  EXPECT_EQ(payload.evidence, (std::vector<std::uint64_t>{2}));
-  EXPECT_NE(payload.explanation.find("other than the one its first attempt carried"),
+  EXPECT_EQ(payload.evidence, (std::vector<std::uint64_t>{1, 2}));
+  EXPECT_NE(payload.explanation.find("carried another body than the first attempt of"),
             std::string::npos)
       << payload.explanation;
 }
