@@ -17,6 +17,7 @@
 #include "scenarios/child_process.hpp"
 #include "scenarios/client_command_check.hpp"
 #include "scenarios/clock_probe.hpp"
+#include "scenarios/on_shape.hpp"
 #include "scenarios/process_world.hpp"
 #include "scenarios/progress.hpp"
 #include "scenarios/reports/matrix.hpp"
@@ -40,6 +41,7 @@ struct RunCommandOptions {
   std::string fail_on = "policy";
   bool mutants = false;
   int time_scale = 1;
+  std::string api;  // every scenario on this API's wire (--api), when given
 };
 
 Colour terminal_colour() {
@@ -135,6 +137,24 @@ std::string mutant_replay(const RunCommandOptions& command) {
   return replay;
 }
 
+// --api: every scenario on that API's wire, but those that cannot mean the same there,
+// which are left out and returned as "NAME on the API NAME: why".
+std::vector<std::string> put_all_on_shape(std::vector<Scenario>& scenarios,
+                                          const provider::ApiShape& shape) {
+  std::vector<std::string> skipped;
+  std::erase_if(scenarios, [&](Scenario& scenario) {
+    const std::string why_not = put_on_shape(scenario, shape);
+    if (!why_not.empty())
+      skipped.push_back(scenario.name + " on the " + shape.name + " API: " + why_not);
+    return !why_not.empty();
+  });
+  if (scenarios.empty()) {
+    throw std::invalid_argument("no scenario can run on the " + shape.name +
+                                " API: " + reports::join(skipped, "; "));
+  }
+  return skipped;
+}
+
 // The paths given, or else the catalog this program finds (installed beside it, or the
 // source tree's for a program in its build tree).
 std::vector<std::filesystem::path> scenario_paths(const std::vector<std::string>& given) {
@@ -146,10 +166,13 @@ std::vector<std::filesystem::path> scenario_paths(const std::vector<std::string>
 
 int run(const RunCommandOptions& command) {
   std::vector<Scenario> scenarios;
+  std::vector<std::string> skipped;  // by --api
   RunOptions options;
   std::optional<ReportFiles> reports;
   try {
     scenarios = load_catalog(scenario_paths(command.paths));
+    if (!command.api.empty())
+      skipped = put_all_on_shape(scenarios, provider::load_api_shape(command.api));
     options.client = parse_client_choice(command.client);
     require_client_program(options.client);  // one line now, not a failure per scenario
     options.declared = parse_client_policy(command.client_policy);
@@ -197,7 +220,9 @@ int run(const RunCommandOptions& command) {
                              .client = options.client.describe(),
                              .results = run_all(scenarios, options, command.jobs),
                              .paths = command.paths,
-                             .time_scale = time_scale};
+                             .time_scale = time_scale,
+                             .api = command.api,
+                             .skipped = skipped};
     // The clock probe's finding and the scenarios judged at real time are in the report.
     write_terminal_report(std::cout, summary, terminal_colour());
     reports->write(summary);
@@ -244,6 +269,12 @@ void add_run_command(CLI::App& app, int& exit_code) {
       ->capture_default_str()
       ->check(CLI::Range(1, 64));
   command->add_option("--filter", options->filter, "Only scenarios whose name contains this text");
+  command->add_option("--api", options->api,
+                      "Run every scenario on this API's wire: a built-in shape (" +
+                          provider::api_shape_names() +
+                          ") or a shape file (docs/sdks.md). The client maps each operation's "
+                          "payload to its SDK's call; a scenario that cannot mean the same on "
+                          "that API is skipped, and the reason printed");
   command->add_option("--client-policy", options->client_policy,
                       "What the client under test promises, judged instead of the scenario's "
                       "settings: attempts=N (creates per run, counting the first), "

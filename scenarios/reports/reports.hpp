@@ -42,6 +42,8 @@ struct RunSummary {
   std::string subject = {};  // "judge: traffic in journal.json, operations by orderId"
   std::string replay = {};   // "retryproof judge journal.json --operation-field orderId"
   RunTimeScale time_scale = {};
+  std::string api = {};  // --api: the API every scenario ran on; empty: each its own
+  std::vector<std::string> skipped = {};  // "NAME on the API NAME: why it cannot run there"
 };
 
 // A block per scenario (mark, jobs, POSTs, outcomes, verdicts; for a scenario that missed

@@ -206,6 +206,8 @@ void write_terminal_report(std::ostream& out, const RunSummary& run, Colour colo
     out << (severity == Severity::harm ? "with harm: " : "policy only: ") << join(names, "; ")
         << '\n';
   }
+  for (const auto& skipped : run.skipped)
+    out << "skipped " << terminal_text(skipped) << '\n';
   // Which scenarios the scale guard judged at real time instead, after the summary.
   for (const auto& note : notes) {
     if (note != run.time_scale.probe) out << terminal_text(note) << '\n';

@@ -76,6 +76,7 @@ std::string replay_command(const RunSummary& run) {
   for (const auto& path : run.paths)
     command += " " + shell_quote(path);
   command += " --seed " + std::to_string(run.seed) + " --client " + shell_quote(run.client);
+  if (!run.api.empty()) command += " --api " + shell_quote(run.api);
   // The scale asked for: the replay probes the client again and settles the same way.
   if (run.time_scale.scaled()) command += " --time-scale " + std::to_string(run.time_scale.asked);
   return command;
