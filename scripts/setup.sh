@@ -104,7 +104,9 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt_get install -y --no-install-recommends "${missing[@]}"
 fi
 
-for example in examples/stripe-node; do
+# The official SDKs judged in examples/ (docs/sdks.md), each pinned by its lock file.
+for example in examples/stripe-node examples/square-node examples/openai-node \
+  examples/modern-treasury-node; do
   # A copy of the lock it was installed from: when it still matches, nothing changed.
   stamp="$example/node_modules/.installed-from-lock"
   if ! cmp -s "$example/package-lock.json" "$stamp" 2>/dev/null; then
