@@ -8,13 +8,16 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "setup test: $*" >&2; exit 1; }
 
-# A copy of setup.sh in a tree of its own, whose example's npm packages are already
-# installed from its lock file: the test never touches the real tree's node_modules.
-mkdir -p "$tmp/repo/scripts" "$tmp/repo/examples/stripe-node/node_modules"
+# A copy of setup.sh in a tree of its own, whose examples' npm packages are already
+# installed from their lock files: the test never touches the real tree's node_modules.
+mkdir -p "$tmp/repo/scripts"
 cp "$1/scripts/setup.sh" "$tmp/repo/scripts/"
-echo '{"lockfileVersion": 3}' >"$tmp/repo/examples/stripe-node/package-lock.json"
-cp "$tmp/repo/examples/stripe-node/package-lock.json" \
-  "$tmp/repo/examples/stripe-node/node_modules/.installed-from-lock"
+for example in stripe-node square-node openai-node modern-treasury-node; do
+  mkdir -p "$tmp/repo/examples/$example/node_modules"
+  echo '{"lockfileVersion": 3}' >"$tmp/repo/examples/$example/package-lock.json"
+  cp "$tmp/repo/examples/$example/package-lock.json" \
+    "$tmp/repo/examples/$example/node_modules/.installed-from-lock"
+done
 setup="$tmp/repo/scripts/setup.sh"
 
 mkdir "$tmp/bin"
