@@ -13,7 +13,8 @@ traffic your code sent (``GET /_test/verdicts``)::
         assert verdicts.ok, verdicts
         assert len(sandbox.jobs()) == 1
 
-As a pytest fixture::
+Installed with pip (``pip install path/to/retryproof/embed/python``), the package's pytest
+plugin gives every test the ``retryproof_sandbox`` fixture. A fixture of your own::
 
     @pytest.fixture
     def sandbox():
