@@ -1,8 +1,9 @@
 // retryproof's misbehaving provider inside a JavaScript test suite (node:test, Jest, Vitest),
 // with no dependencies. startSandbox() runs `retryproof provider --port 0` (the binary given,
 // or $RETRYPROOF_BINARY, or `retryproof` on PATH), reads its URL from the first line it
-// prints, waits until GET /_test/health answers, and steers and reads it over its control plane: faults, jobs, the journal, and
-// verdicts judged from the traffic your code sent (GET /_test/verdicts).
+// prints, waits until GET /_test/health answers, and steers and reads it over its control
+// plane: faults, jobs, the journal, and verdicts judged from the traffic your code sent
+// (GET /_test/verdicts).
 //
 //   const sandbox = await startSandbox();
 //   await sandbox.faults('commit-then-drop');
@@ -218,7 +219,8 @@ export async function startSandbox({
     await waitUntilHealthy(sandbox, started + startTimeoutMs, startTimeoutMs);
   } catch (error) {
     await sandbox.stop();
-    throw new SandboxError(`${command.join(' ')} ${error.message}: ${sandbox.log.trim() || 'no output'}`);
+    const log = sandbox.log.trim() || 'no output';
+    throw new SandboxError(`${command.join(' ')} ${error.message}: ${log}`);
   }
   return sandbox;
 }
@@ -243,7 +245,8 @@ async function waitUntilHealthy(sandbox, deadline, startTimeoutMs) {
       last = error.cause?.message ?? error.message;
     }
     if (sandbox.child.exitCode !== null || sandbox.child.signalCode !== null) {
-      throw new SandboxError(`exited (${sandbox.child.exitCode ?? sandbox.child.signalCode}) while starting`);
+      const status = sandbox.child.exitCode ?? sandbox.child.signalCode;
+      throw new SandboxError(`exited (${status}) while starting`);
     }
     if (Date.now() > deadline) {
       throw new SandboxError(`printed ${sandbox.url} but GET /_test/health did not answer 200 ` +

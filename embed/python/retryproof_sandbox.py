@@ -2,9 +2,8 @@
 
 A Sandbox starts ``retryproof provider --port 0`` (the binary given, or ``$RETRYPROOF_BINARY``,
 or ``retryproof`` on ``PATH``), reads its URL from the first line it prints, waits until
-``GET /_test/health`` answers, and steers and
-reads it over its control plane: faults, jobs, the journal, and verdicts judged from the
-traffic your code sent (``GET /_test/verdicts``)::
+``GET /_test/health`` answers, and steers and reads it over its control plane: faults, jobs,
+the journal, and verdicts judged from the traffic your code sent (``GET /_test/verdicts``)::
 
     with Sandbox() as sandbox:
         sandbox.faults("commit-then-drop")
