@@ -22,4 +22,7 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)  # retryproof_0.2.0_amd64.deb
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # The build environment only: /bin/sh (essential) runs cmd: clients; nothing else is needed.
+# `run --time-scale` and `explore --time-scale` run an external client under libfaketime
+# (LD_PRELOAD): recommended, so that apt installs it by default, but not needed otherwise.
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS libfaketime)
 include(CPack)

@@ -4,6 +4,7 @@
 
 #include "common/json_text.hpp"
 #include "provider/control_plane_guard.hpp"
+#include "provider/health.hpp"
 #include "provider/http_server.hpp"
 #include "provider/responses.hpp"
 
@@ -45,6 +46,8 @@ struct ProviderServer::Impl final : RequestHandler {
       if (const auto refusal = guard.check(request.headers)) {
         return server_error(refusal->status, refusal->code, refusal->detail);
       }
+      // Past the guard, before the core's token check: a readiness probe has no token.
+      if (auto health = answer_health(request)) return *health;
     }
     return in_real_time(owner.core_.handle(request, owner.now()));
   }

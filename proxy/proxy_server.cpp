@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "provider/control_plane_guard.hpp"
+#include "provider/health.hpp"
 #include "provider/http_server.hpp"
 #include "provider/responses.hpp"
 
@@ -44,6 +45,8 @@ struct ProxyServer::Impl final : provider::RequestHandler {
       if (const auto refusal = guard.check(request.headers)) {
         return answer(server_error(refusal->status, refusal->code, refusal->detail));
       }
+      // Past the guard, before the core's token check: a readiness probe has no token.
+      if (auto health = provider::answer_health(request)) return answer(std::move(*health));
     }
     settle(owner.core_.begin(request, owner.now()), std::move(answer));
   }

@@ -5,9 +5,12 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$root/scripts/setup.sh"
-# The build shows its progress ([12/240] ...), on standard error so that standard output
-# stays the report: the first build compiles everything and takes minutes.
-if ! "$root/scripts/build.sh" dev >&2; then
+# Only the program the main job runs is built, not the test suite (scripts/test.sh builds
+# that). The build shows its progress, one line per step ([12/96] Building ...), on standard
+# error so that standard output stays the report; the first build takes minutes, later ones
+# only recompile what changed.
+echo "run: building the retryproof program (build/dev)" >&2
+if ! "$root/scripts/build.sh" dev retryproof >&2; then
   echo "run: the build failed (errors above)" >&2
   exit 1
 fi

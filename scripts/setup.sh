@@ -27,6 +27,7 @@ packages=(
   curl                 # examples and the README walkthrough
   dpkg-dev file        # the .deb's runtime dependencies (CPack runs dpkg-shlibdeps on the binary)
   python3              # the Python embedding helper's tests, and the Python examples
+  python3-venv python3-setuptools python3-wheel python3-pytest  # embed/python installed with pip into a new venv, and its pytest plugin run (embed_python_package)
   "$@"
 )
 # Node runs the JavaScript examples and the Node embedding helper's tests (node:test); a Node

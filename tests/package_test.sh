@@ -33,6 +33,10 @@ for library in libc6 libstdc++6 libssl3 libsqlite3-0 libcpp-httplib0.11; do
   grep -qxF "$library" <<<"$names" || fail "Depends lacks $library: $depends"
 done
 
+# --time-scale runs external clients under libfaketime: apt installs it with the package.
+[ "$(dpkg-deb -f "$deb" Recommends)" = libfaketime ] ||
+  fail "Recommends: $(dpkg-deb -f "$deb" Recommends); expected libfaketime"
+
 dpkg -x "$deb" "$tmp/root"
 cd "$tmp"  # outside the source tree
 [ "$(root/usr/bin/retryproof --version)" = "retryproof $version" ] || fail "--version is wrong"

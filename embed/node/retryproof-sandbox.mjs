@@ -1,8 +1,9 @@
 // retryproof's misbehaving provider inside a JavaScript test suite (node:test, Jest, Vitest),
 // with no dependencies. startSandbox() runs `retryproof provider --port 0` (the binary given,
 // or $RETRYPROOF_BINARY, or `retryproof` on PATH), reads its URL from the first line it
-// prints, and steers and reads it over its control plane: faults, jobs, the journal, and
-// verdicts judged from the traffic your code sent (GET /_test/verdicts).
+// prints, waits until GET /_test/health answers, and steers and reads it over its control
+// plane: faults, jobs, the journal, and verdicts judged from the traffic your code sent
+// (GET /_test/verdicts).
 //
 //   const sandbox = await startSandbox();
 //   await sandbox.faults('commit-then-drop');
@@ -180,6 +181,7 @@ export async function startSandbox({
   args = [],
   startTimeoutMs = 10000,
 } = {}) {
+  const started = Date.now();
   const command = [findBinary(binary), 'provider', '--port', '0', '--seed', String(seed)];
   if (operationField) command.push('--operation-field', operationField);
   command.push(...args);
@@ -213,5 +215,43 @@ export async function startSandbox({
   const sandbox = new Sandbox(child, url);
   sandbox.log = log;
   child.stdout.resume(); // nothing more is printed there; keep the pipe drained anyway
+  try {
+    await waitUntilHealthy(sandbox, started + startTimeoutMs, startTimeoutMs);
+  } catch (error) {
+    await sandbox.stop();
+    const log = sandbox.log.trim() || 'no output';
+    throw new SandboxError(`${command.join(' ')} ${error.message}: ${log}`);
+  }
   return sandbox;
+}
+
+// Resolves once GET /_test/health answers 200: the provider accepts connections. It needs no
+// control token, so a provider started with --control-token answers it too.
+async function waitUntilHealthy(sandbox, deadline, startTimeoutMs) {
+  let last = 'no answer';
+  for (;;) {
+    try {
+      const response = await fetch(`${sandbox.url}/_test/health`, {
+        signal: AbortSignal.timeout(Math.max(deadline - Date.now(), 100)),
+      });
+      const text = await response.text();
+      if (response.status === 200) return;
+      if (response.status === 404) {
+        throw new SandboxError('has no GET /_test/health (a retryproof older than this helper?)');
+      }
+      last = `${response.status} ${text.trim()}`;
+    } catch (error) {
+      if (error instanceof SandboxError) throw error;
+      last = error.cause?.message ?? error.message;
+    }
+    if (sandbox.child.exitCode !== null || sandbox.child.signalCode !== null) {
+      const status = sandbox.child.exitCode ?? sandbox.child.signalCode;
+      throw new SandboxError(`exited (${status}) while starting`);
+    }
+    if (Date.now() > deadline) {
+      throw new SandboxError(`printed ${sandbox.url} but GET /_test/health did not answer 200 ` +
+                             `within ${startTimeoutMs} ms (last: ${last})`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }

@@ -1,6 +1,9 @@
 // The Node sandbox against the built retryproof binary ($RETRYPROOF_BINARY), with node:test:
 // "my code" is a few lines of fetch creating an order, done right and done naively.
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
 import { SandboxError, startSandbox } from './retryproof-sandbox.mjs';
@@ -106,6 +109,27 @@ describe('a sandbox per test', () => {
                          /not an executable file/);
     await assert.rejects(startSandbox({ args: ['--plan', '/nonexistent/plan.json'] }),
                          /exited before printing its URL.*--plan/s);
+  });
+
+  test('it waits on the health check, which needs no token', async () => {
+    const sandbox = await startSandbox({ args: ['--control-token', 'T'] });
+    try {
+      await assert.rejects(sandbox.jobs(), /401/); // the rest of the control plane needs it
+    } finally {
+      await sandbox.stop();
+    }
+  });
+
+  test('a URL that never answers the health check says so', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'retryproof-sandbox-'));
+    const fake = join(directory, 'retryproof'); // prints a URL nobody listens on, then waits
+    writeFileSync(fake, '#!/bin/sh\necho http://127.0.0.1:1\nexec sleep 30\n', { mode: 0o755 });
+    try {
+      await assert.rejects(startSandbox({ binary: fake, startTimeoutMs: 500 }),
+                           /did not answer 200 within 500 ms/);
+    } finally {
+      rmSync(directory, { recursive: true });
+    }
   });
 });
 

@@ -1,9 +1,9 @@
 """retryproof's misbehaving provider inside a Python test suite, with the standard library only.
 
 A Sandbox starts ``retryproof provider --port 0`` (the binary given, or ``$RETRYPROOF_BINARY``,
-or ``retryproof`` on ``PATH``), reads its URL from the first line it prints, and steers and
-reads it over its control plane: faults, jobs, the journal, and verdicts judged from the
-traffic your code sent (``GET /_test/verdicts``)::
+or ``retryproof`` on ``PATH``), reads its URL from the first line it prints, waits until
+``GET /_test/health`` answers, and steers and reads it over its control plane: faults, jobs,
+the journal, and verdicts judged from the traffic your code sent (``GET /_test/verdicts``)::
 
     with Sandbox() as sandbox:
         sandbox.faults("commit-then-drop")
@@ -12,7 +12,8 @@ traffic your code sent (``GET /_test/verdicts``)::
         assert verdicts.ok, verdicts
         assert len(sandbox.jobs()) == 1
 
-As a pytest fixture::
+Installed with pip (``pip install path/to/retryproof/embed/python``), the package's pytest
+plugin gives every test the ``retryproof_sandbox`` fixture. A fixture of your own::
 
     @pytest.fixture
     def sandbox():
@@ -105,6 +106,7 @@ class Sandbox:
     # -- life ------------------------------------------------------------------------------
 
     def start(self):
+        deadline = time.monotonic() + self._start_timeout
         command = [find_binary(self._binary), "provider", "--port", "0", "--seed",
                    str(self._seed)]
         if self._operation_field:
@@ -134,7 +136,37 @@ class Sandbox:
             self.stop()
             raise SandboxError(f"{' '.join(command)} {why}: {self.log.strip() or 'no output'}")
         self.url = line
+        try:
+            self._wait_until_healthy(deadline)
+        except SandboxError as problem:
+            self.stop()
+            raise SandboxError(f"{' '.join(command)} {problem}: "
+                               f"{self.log.strip() or 'no output'}") from None
         return self
+
+    def _wait_until_healthy(self, deadline):
+        """Waits until GET /_test/health answers 200: the provider accepts connections. It
+        needs no control token, so a provider started with --control-token answers it too."""
+        last = "no answer"
+        while True:
+            try:
+                left = max(deadline - time.monotonic(), 0.1)
+                with urllib.request.urlopen(self.url + "/_test/health", timeout=left) as answer:
+                    if json.loads(answer.read()).get("status") == "ok":
+                        return
+            except urllib.error.HTTPError as error:
+                last = f"{error.code} {error.read().decode(errors='replace').strip()}"
+                if error.code == 404:
+                    raise SandboxError("has no GET /_test/health (a retryproof older than this "
+                                       "helper?)") from None
+            except (urllib.error.URLError, OSError, ValueError) as error:
+                last = str(error)
+            if self._process.poll() is not None:
+                raise SandboxError(f"exited ({self._process.poll()}) while starting")
+            if time.monotonic() > deadline:
+                raise SandboxError(f"printed {self.url} but GET /_test/health did not answer "
+                                   f"200 within {self._start_timeout} s (last: {last})")
+            time.sleep(0.01)
 
     def stop(self):
         """Stops the provider (SIGTERM, then SIGKILL after five seconds). Idempotent."""

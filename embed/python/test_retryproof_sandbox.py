@@ -5,6 +5,7 @@ import http.client
 import json
 import os
 import subprocess
+import tempfile
 import unittest
 import urllib.error
 import urllib.parse
@@ -139,6 +140,20 @@ class SandboxTest(unittest.TestCase):
     def test_a_provider_that_cannot_start_says_why(self):
         with self.assertRaisesRegex(SandboxError, "exited \\(2\\) before printing its URL.*--plan"):
             Sandbox(args=["--plan", "/nonexistent/plan.json"]).start()
+
+    def test_it_waits_on_the_health_check_which_needs_no_token(self):
+        with Sandbox(args=["--control-token", "T"]) as sandbox:
+            with self.assertRaisesRegex(SandboxError, "401"):
+                sandbox.jobs()  # the rest of the control plane still needs the token
+
+    def test_a_url_that_never_answers_the_health_check_says_so(self):
+        with tempfile.TemporaryDirectory() as directory:
+            fake = os.path.join(directory, "retryproof")
+            with open(fake, "w") as script:  # prints a URL nobody listens on, then waits
+                script.write("#!/bin/sh\necho http://127.0.0.1:1\nexec sleep 30\n")
+            os.chmod(fake, 0o755)
+            with self.assertRaisesRegex(SandboxError, "did not answer 200 within 0.5 s"):
+                Sandbox(binary=fake, start_timeout=0.5).start()
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// A retry-safe client for retryproof's provider (Node 20+, built-in fetch, no npm
+// A retry-safe client for retryproof's provider (Node 18+, built-in fetch, no npm
 // dependencies). The same logic as examples/python/correct_client.py:
 //
 // One logical operation, one idempotency key (the operationId itself), the same payload
