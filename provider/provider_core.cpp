@@ -351,7 +351,7 @@ Decision ProviderCore::lookup_job(const std::string& key, const Lookup& route, J
     log("[provider] key=" + quoted_text(key) + " LOOKUP failed (" + std::string(row.name) + ")");
     return answer_of(row, fault, {});
   }
-  if (route.list_field) return lookup_list(key, *route.list_field, entry, now);
+  if (route.list_field) return lookup_list(key, *route.list_field, entry);
   const std::optional<StoredJob> stored =
       key.empty() ? std::nullopt : store_.find(key, now);  // an empty value names nothing
   if (!stored) {
@@ -366,15 +366,15 @@ Decision ProviderCore::lookup_job(const std::string& key, const Lookup& route, J
 }
 
 Decision ProviderCore::lookup_list(const std::string& key, const std::string& list_field,
-                                   JournalEntry& entry, Millis now) {
-  // A search endpoint answers every job the value names, oldest first. It reads the held
-  // jobs one by one: a list lookup is a reconciliation, not a hot path.
+                                   JournalEntry& entry) {
+  // A search endpoint answers every job the value names, oldest first, however long ago it
+  // was made: it reads the objects, which outlive the idempotency index's keys. It reads the
+  // held jobs one by one: a list lookup is a reconciliation, not a hot path.
   std::string items;
   std::optional<std::string> first;
   for (std::size_t i = 0; i < store_.size() && !key.empty(); ++i) {
     StoredJob job = store_.at(i);
-    const bool expired = config_.key_ttl && now - job.created_at > *config_.key_ttl;
-    if (job.key != key || expired) continue;
+    if (job.key != key) continue;
     items += (items.empty() ? "" : ",") + job.body;
     if (!first) first = std::move(job.id);
   }

@@ -162,8 +162,7 @@ class ProviderCore {
   Decision answer_of(const FaultRow& row, const Fault& fault, const std::string& job) const;
   Decision replay(const StoredJob& stored) const;
   Decision lookup_job(const std::string& key, const Lookup& route, JournalEntry& entry, Millis now);
-  Decision lookup_list(const std::string& key, const std::string& list_field, JournalEntry& entry,
-                       Millis now);
+  Decision lookup_list(const std::string& key, const std::string& list_field, JournalEntry& entry);
   Decision control(const HttpRequest& request);
   Decision read_journal(std::string_view query);
   Decision read_jobs();

@@ -222,6 +222,7 @@ int run(const RunCommandOptions& command) {
                              .paths = command.paths,
                              .time_scale = time_scale,
                              .api = command.api,
+                             .client_policy = command.client_policy,
                              .skipped = skipped};
     // The clock probe's finding and the scenarios judged at real time are in the report.
     write_terminal_report(std::cout, summary, terminal_colour());
@@ -280,7 +281,9 @@ void add_run_command(CLI::App& app, int& exit_code) {
                       "settings: attempts=N (creates per run, counting the first), "
                       "min-backoff=DURATION, timeout=DURATION, "
                       "on-ambiguous=lookup-first|same-key-retry, follows-settings (it honours "
-                      "RETRYPROOF_CLIENT). Example: attempts=4,min-backoff=0ms");
+                      "RETRYPROOF_CLIENT), payload=verbatim|mapped (it sends the payload as its "
+                      "body, or maps it to its SDK's wire: the default). Example: "
+                      "attempts=4,min-backoff=0ms");
   command
       ->add_option("--fail-on", options->fail_on,
                    "Which failures make the run fail: policy (any, the default) or harm "

@@ -65,6 +65,7 @@ def program_facts(retryproof, source):
 
     facts["catalog"] = len(glob.glob(os.path.join(source, "scenarios/catalog/*.json")))
     facts["stripe set"] = len(glob.glob(os.path.join(source, "scenarios/stripe/*.json")))
+    facts["source"] = source
     return facts
 
 
@@ -135,11 +136,20 @@ def check_run_summaries(page, block, facts, problems):
     """`N scenarios: N met ...` after a run (in a code block or a paragraph): the catalog's
     count, or the Stripe set's when the run shown is of scenarios/stripe."""
     stripe = any("scenarios/stripe" in line for line in block)
-    expected = facts["stripe set" if stripe else "catalog"]
+    sets = {m for line in block for m in re.findall(r"scenarios/sdks/([\w-]+)", line)}
+    if len(sets) == 1:
+        name = sets.pop()
+        label, expected = f"scenarios/sdks/{name} set", len(glob.glob(os.path.join(
+            facts["source"], "scenarios/sdks", name, "*.json")))
+    else:
+        label = "Stripe set" if stripe else "catalog"
+        expected = facts["stripe set" if stripe else "catalog"]
+        # run --api: a scenario that cannot apply to the shape is skipped, and says so.
+        expected -= sum(1 for line in block if re.match(r"skipped \S+ on the .* API: ", line))
     for line in block:
         match = re.search(r"\b(\d+) scenarios: (\d+) met their\s+expectations", line)
         if match and int(match.group(1)) != expected:
-            problems.append(f"{page}: \"{match.group(0)}\": the {'Stripe set' if stripe else 'catalog'}"
+            problems.append(f"{page}: \"{match.group(0)}\": the {label}"
                             f" has {expected} scenarios")
 
 

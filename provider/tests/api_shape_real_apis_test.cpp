@@ -151,6 +151,21 @@ TEST(Keyless, AListLookupFindsEveryJobOfTheOperationAndAnEmptyListForNone) {
   EXPECT_EQ(core.journal()[4].outcome, Outcome::lookup_miss);
 }
 
+// A search reads the objects, which outlive the idempotency index's keys: a rerun hours
+// later still finds the job it must not make twice.
+TEST(Keyless, AListLookupFindsAJobWhoseKeyTheProviderForgot) {
+  ProviderConfig config;
+  config.api = keyless_shape();
+  config.key_ttl = Millis{3600 * 1000};
+  ProviderCore core(config);
+  core.handle(make_request("POST", "/v1/stores", R"({"metadata":{"orderId":"order-42"}})"),
+              Millis{0});
+  HttpRequest lookup = make_request("GET", "/v1/stores");
+  lookup.query = "order=order-42";
+  const Decision found = core.handle(lookup, Millis{2 * 3600 * 1000});
+  EXPECT_EQ(body_of(found)["data"].size(), 1u) << found.body;
+}
+
 TEST(ShapeFile, NewFieldsAreReadStrictly) {
   EXPECT_EQ(load_error({{"key", "none"}}).substr(0, 72),
             "shape.json: $: an API without a key (\"key\": \"none\") names the body field");

@@ -18,6 +18,7 @@ struct JudgeOptions {
   std::string journal;
   std::string operation_field;
   std::string client_policy;
+  std::string api;  // the shape the journal's provider spoke, when not jobs
   std::string fail_on = "policy";
   std::map<std::string, std::string> reports;  // format option -> file
 };
@@ -39,6 +40,7 @@ std::string replay_of(const JudgeOptions& options) {
     command += " --operation-field " + reports::shell_quote(options.operation_field);
   if (!options.client_policy.empty())
     command += " --client-policy " + reports::shell_quote(options.client_policy);
+  if (!options.api.empty()) command += " --api " + reports::shell_quote(options.api);
   return command;
 }
 
@@ -47,10 +49,12 @@ int judge(const JudgeOptions& options) {
   RunSummary summary{.seed = 0, .client = "traffic"};
   try {
     reports.emplace(options.reports);
-    const TrafficOptions traffic{.operation_field = options.operation_field,
-                                 .require_operations = !options.operation_field.empty(),
-                                 .declared = parse_client_policy(options.client_policy),
-                                 .file = options.journal};
+    const TrafficOptions traffic{
+        .operation_field = options.operation_field,
+        .require_operations = !options.operation_field.empty(),
+        .declared = parse_client_policy(options.client_policy),
+        .api = options.api.empty() ? provider::jobs_shape() : provider::load_api_shape(options.api),
+        .file = options.journal};
     summary.results.push_back(judge_traffic(read_journal(options.journal), traffic));
   } catch (const std::exception& error) {
     std::cerr << "retryproof judge: " << error.what() << '\n';
@@ -91,6 +95,10 @@ void add_judge_command(CLI::App& app, int& exit_code) {
                       "What the service promises, as for run: attempts=N, min-backoff=DURATION, "
                       "timeout=DURATION, on-ambiguous=lookup-first|same-key-retry. Default: "
                       "attempts 3, min-backoff 50ms, timeout 1s, lookup-first");
+  command->add_option("--api", options->api,
+                      "The API the journal's provider spoke (" + provider::api_shape_names() +
+                          ", or a shape file): on an API without idempotency keys a re-sent "
+                          "create is judged as the risk it is");
   command
       ->add_option("--fail-on", options->fail_on,
                    "Which failures make the exit status 1: policy (any, the default) or harm")

@@ -42,7 +42,8 @@ struct RunSummary {
   std::string subject = {};  // "judge: traffic in journal.json, operations by orderId"
   std::string replay = {};   // "retryproof judge journal.json --operation-field orderId"
   RunTimeScale time_scale = {};
-  std::string api = {};  // --api: the API every scenario ran on; empty: each its own
+  std::string api = {};            // --api: the API every scenario ran on; empty: each its own
+  std::string client_policy = {};  // --client-policy, as given: a replay judges by it too
   std::vector<std::string> skipped = {};  // "NAME on the API NAME: why it cannot run there"
 };
 

@@ -77,6 +77,7 @@ std::string replay_command(const RunSummary& run) {
     command += " " + shell_quote(path);
   command += " --seed " + std::to_string(run.seed) + " --client " + shell_quote(run.client);
   if (!run.api.empty()) command += " --api " + shell_quote(run.api);
+  if (!run.client_policy.empty()) command += " --client-policy " + shell_quote(run.client_policy);
   // The scale asked for: the replay probes the client again and settles the same way.
   if (run.time_scale.scaled()) command += " --time-scale " + std::to_string(run.time_scale.asked);
   return command;

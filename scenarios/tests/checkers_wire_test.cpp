@@ -154,6 +154,16 @@ TEST_F(KeylessCheckers, ARetryAfterA429IsAllowedForA429TurnsTheCreateAwayBeforeA
   expect_pass(check("attempt-budget", record));
 }
 
+// A careful keyless client that says unknown after a 503 has not given up: on an API
+// without keys a 503 is no invitation to re-send.
+TEST_F(KeylessCheckers, UnknownAfterA503IsNoGivingUpOnAnApiWithoutKeys) {
+  const auto record =
+      run({invocation(1, 1, unknown())},
+          {keyless_post({.seq = 1, .payload = wire_42(), .fault = "fail-before-commit"})});
+  expect_pass(check("gave-up", record));
+  expect_pass(check("attempt-budget", record));
+}
+
 TEST_F(KeylessCheckers, AClientThatLooksUpByTheBusinessFieldAfterAHiddenOutcomeFailsClosed) {
   JournalEntry found = lookup({.seq = 2, .at = 300, .key = "", .job = "job_1"});
   found.key.reset();

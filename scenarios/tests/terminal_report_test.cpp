@@ -88,6 +88,26 @@ TEST(TerminalReport, ShowsKeysThatAreNotUtf8DistinctlyEscaped) {
   EXPECT_EQ(journal[1].key, "k\xFE");
 }
 
+// A run on another wire, judged by a declared policy, replays on that wire under that
+// policy, and names what it skipped there.
+TEST(TerminalReport, TheReplayCarriesTheApiAndThePolicyAndTheSkippedAreNamed) {
+  RunSummary run = summary();
+  run.api = "examples/square-node/shape.json";
+  run.client_policy = "on-ambiguous=same-key-retry,attempts=3";
+  run.skipped = {
+      "lookup-unavailable on the square-payments API: its fault fails lookups, and "
+      "the square-payments API has none"};
+  std::ostringstream out;
+  write_terminal_report(out, run, Colour::off);
+  EXPECT_TRUE(contains(out.str(),
+                       "replay: retryproof run --seed 42 --client reference --api "
+                       "examples/square-node/shape.json --client-policy "
+                       "on-ambiguous=same-key-retry,attempts=3\n"))
+      << out.str();
+  EXPECT_TRUE(contains(out.str(), "\nskipped lookup-unavailable on the square-payments API: "))
+      << out.str();
+}
+
 TEST(TerminalReport, EndsWithTheSummaryAndTheReplayCommands) {
   const std::string text = terminal(Colour::off);
   EXPECT_TRUE(contains(
