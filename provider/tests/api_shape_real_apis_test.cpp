@@ -15,15 +15,7 @@ namespace {
 using nlohmann::json;
 using testing::body_of;
 using testing::make_request;
-
-std::string load_error(const json& document) {
-  try {
-    api_shape_from_json(document, "shape.json");
-  } catch (const std::invalid_argument& error) {
-    return error.what();
-  }
-  return "(accepted)";
-}
+const auto load_error = testing::shape_load_error;
 
 // A payment API as Square's v2 wire has it: the key in the body, the payment in an
 // envelope, errors as a list of {category, code, detail}.

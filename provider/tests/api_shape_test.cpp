@@ -16,15 +16,7 @@ namespace {
 using nlohmann::json;
 using testing::body_of;
 using testing::make_request;
-
-std::string load_error(const json& document) {
-  try {
-    api_shape_from_json(document, "shape.json");
-  } catch (const std::invalid_argument& error) {
-    return error.what();
-  }
-  return "(accepted)";
-}
+const auto load_error = testing::shape_load_error;
 
 TEST(ApiShapeFile, ErrorsNameTheFileThePathAndWhatWasExpected) {
   EXPECT_EQ(load_error({{"creates", json::array()}}),

@@ -142,4 +142,16 @@ inline std::size_t stored_count(ProviderCore& core, Checks checks = Checks::full
   return jobs.at("count").get<std::size_t>();
 }
 
+// ---- shapes --------------------------------------------------------------------------
+
+// What reading `document` as "shape.json" is refused with, or "(accepted)".
+inline std::string shape_load_error(const nlohmann::json& document) {
+  try {
+    api_shape_from_json(document, "shape.json");
+  } catch (const std::invalid_argument& error) {
+    return error.what();
+  }
+  return "(accepted)";
+}
+
 }  // namespace retryproof::provider::testing
