@@ -42,6 +42,7 @@ struct RunSummary {
   std::string subject = {};  // "judge: traffic in journal.json, operations by orderId"
   std::string replay = {};   // "retryproof judge journal.json --operation-field orderId"
   RunTimeScale time_scale = {};
+  bool tls = false;  // run --tls: the replay says so too
 };
 
 // A block per scenario (mark, jobs, POSTs, outcomes, verdicts; for a scenario that missed

@@ -78,6 +78,7 @@ std::string replay_command(const RunSummary& run) {
   command += " --seed " + std::to_string(run.seed) + " --client " + shell_quote(run.client);
   // The scale asked for: the replay probes the client again and settles the same way.
   if (run.time_scale.scaled()) command += " --time-scale " + std::to_string(run.time_scale.asked);
+  if (run.tls) command += " --tls";
   return command;
 }
 
