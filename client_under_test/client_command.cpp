@@ -18,6 +18,7 @@ struct ClientOptions {
   std::string operation_id;
   std::string payload;
   std::string state_dir;
+  std::string ca_file;
   int attempts = kDefaultSettings.attempts;
   std::string base_delay = format_duration(kDefaultSettings.base_delay);
   std::string max_delay = format_duration(kDefaultSettings.max_delay);
@@ -94,8 +95,10 @@ int run_client(const ClientOptions& options, const CLI::App& command) {
   Mutant mutant = Mutant::none;
   std::string base_url;
   std::string state_dir;
+  std::string ca_file;
   try {
     base_url = from_environment(options.base_url, "RETRYPROOF_BASE_URL");
+    ca_file = from_environment(options.ca_file, "RETRYPROOF_CA_FILE");
     if (base_url.empty()) throw UsageError("name the provider: --base-url or RETRYPROOF_BASE_URL");
     state_dir = from_environment(options.state_dir, "RETRYPROOF_STATE_DIR");
     operation = read_operation(options);
@@ -115,7 +118,7 @@ int run_client(const ClientOptions& options, const CLI::App& command) {
           std::make_unique<SqliteIntentLedger>(std::filesystem::path(state_dir) / "intents.sqlite");
     }
     const TimeScale scale(options.time_scale);
-    HttpTransport transport(base_url, scale);
+    HttpTransport transport(base_url, scale, ca_file);
     SystemClock clock(scale);
     SeededRandom random(options.seed ? *options.seed : std::random_device{}());
     RetryingClient client(settings, {transport, clock, clock, random, *ledger}, mutant);
@@ -142,6 +145,9 @@ void add_client_command(CLI::App& app, int& exit_code) {
       "settings come from RETRYPROOF_CLIENT, and a flag given here wins over it.");
   command->add_option("--base-url", options->base_url,
                       "The provider, e.g. http://127.0.0.1:4040 (or RETRYPROOF_BASE_URL)");
+  command->add_option("--ca-file", options->ca_file,
+                      "For an https:// provider: the CA certificate (PEM) to trust instead of the "
+                      "system's (or RETRYPROOF_CA_FILE)");
   command->add_option("--operation-id", options->operation_id,
                       "Business identity of the operation; the idempotency key derives from it "
                       "(or RETRYPROOF_OPERATION's operationId)");

@@ -68,7 +68,7 @@ bool is_expect_continue(const http::request<http::string_body>& message) {
 
 }  // namespace
 
-std::uint64_t ConnectionRegistry::add(std::weak_ptr<HttpConnection> connection) {
+std::uint64_t ConnectionRegistry::add(std::weak_ptr<Connection> connection) {
   std::lock_guard lock(mutex_);
   connections_.emplace(++next_id_, std::move(connection));
   return next_id_;
@@ -79,60 +79,156 @@ void ConnectionRegistry::remove(std::uint64_t id) {
   connections_.erase(id);
 }
 
-std::vector<std::shared_ptr<HttpConnection>> ConnectionRegistry::live() const {
+std::vector<std::shared_ptr<Connection>> ConnectionRegistry::live() const {
   std::lock_guard lock(mutex_);
-  std::vector<std::shared_ptr<HttpConnection>> live;
+  std::vector<std::shared_ptr<Connection>> live;
   for (const auto& [id, connection] : connections_) {
     if (auto alive = connection.lock()) live.push_back(std::move(alive));
   }
   return live;
 }
 
-HttpConnection::HttpConnection(ConnectionSocket socket, ConnectionContext& context,
-                               ConnectionBudget::Slot slot)
-    : socket_(std::move(socket)),
+namespace {
+
+template <class Stream>
+Stream open_stream(ConnectionSocket socket, ConnectionContext& context) {
+  if constexpr (std::is_same_v<Stream, TlsStream>) {
+    return Stream(std::move(socket), *context.tls);
+  } else {
+    return socket;
+  }
+}
+
+// What a TLS connection's first byte is when the client speaks plain HTTP: a method's
+// first letter. A TLS client's is 0x16 (a handshake record); anything else goes to the
+// handshake too, which refuses it.
+bool begins_plain_http(char first) {
+  return first >= 'A' && first <= 'Z';
+}
+
+}  // namespace
+
+template <class Stream>
+HttpConnection<Stream>::HttpConnection(ConnectionSocket socket, ConnectionContext& context,
+                                       ConnectionBudget::Slot slot)
+    : stream_(open_stream<Stream>(std::move(socket), context)),
       context_(context),
       slot_(std::move(slot)),
-      deadline_(socket_.get_executor()),
-      hold_(socket_.get_executor()),
+      deadline_(stream_.get_executor()),
+      hold_(stream_.get_executor()),
       buffer_(context.settings.options.max_header_bytes + kBufferSlack) {}
 
-HttpConnection::~HttpConnection() {
+template <class Stream>
+HttpConnection<Stream>::~HttpConnection() {
   if (registry_id_ != 0) context_.registry.remove(registry_id_);
 }
 
-void HttpConnection::start() {
-  registry_id_ = context_.registry.add(weak_from_this());
-  net::dispatch(socket_.get_executor(), [self = shared_from_this()] {
+template <class Stream>
+ConnectionSocket& HttpConnection<Stream>::tcp() {
+  if constexpr (kTls) {
+    return stream_.next_layer();
+  } else {
+    return stream_;
+  }
+}
+
+template <class Stream>
+void HttpConnection<Stream>::start() {
+  registry_id_ = context_.registry.add(this->weak_from_this());
+  net::dispatch(stream_.get_executor(), [self = this->shared_from_this()] {
     error_code ignored;
-    self->socket_.set_option(net::ip::tcp::no_delay(true), ignored);  // small answers, at once
-    if (self->slot_.admission() != Admission::refused) {
-      self->await_request();
-      return;
+    self->tcp().set_option(net::ip::tcp::no_delay(true), ignored);  // small answers, at once
+    if constexpr (kTls) {
+      self->await_first_byte();
+    } else {
+      self->begin();
     }
-    // Over capacity: say so before the client sends a byte, rather than queue it.
-    Decision refusal = self->context_.handler.server_error(
-        503, "capacity_exhausted",
-        "the provider holds its maximum of " +
-            std::to_string(self->context_.settings.options.max_connections) +
-            " connections (--max-connections); close idle connections or retry later");
-    refusal.headers.emplace("Retry-After", "1");
-    self->decision_ = std::move(refusal);
-    self->respond(true);
   });
 }
 
-void HttpConnection::stop() {
-  net::post(socket_.get_executor(), [self = shared_from_this()] { self->on_stop(); });
+template <class Stream>
+void HttpConnection<Stream>::begin() {
+  if (slot_.admission() != Admission::refused) return await_request();
+  // Over capacity: say so before the client sends a byte, rather than queue it.
+  Decision refusal = context_.handler.server_error(
+      503, "capacity_exhausted",
+      "the provider holds its maximum of " +
+          std::to_string(context_.settings.options.max_connections) +
+          " connections (--max-connections); close idle connections or retry later");
+  refusal.headers.emplace("Retry-After", "1");
+  decision_ = std::move(refusal);
+  respond(true);
 }
 
-void HttpConnection::close_now() {
+template <class Stream>
+void HttpConnection<Stream>::await_first_byte() {
+  phase_ = Phase::handshake;
+  arm_deadline(slot_.admission() == Admission::control_only
+                   ? std::min(context_.settings.options.idle_timeout, kReservedIdleTimeout)
+                   : context_.settings.options.idle_timeout);
+  // Peeked, not read: the handshake reads it again.
+  tcp().async_receive(net::buffer(first_byte_), net::socket_base::message_peek,
+                      [self = this->shared_from_this()](error_code error, std::size_t bytes) {
+                        if (self->deadline_passed_) return self->on_deadline();
+                        if (error || bytes == 0) return self->close_socket();
+                        if (begins_plain_http(self->first_byte_[0])) {
+                          return self->refuse_plain_http();
+                        }
+                        self->handshake();
+                      });
+}
+
+template <class Stream>
+void HttpConnection<Stream>::handshake() {
+  if constexpr (kTls) {
+    arm_deadline(context_.settings.options.header_timeout);
+    stream_.async_handshake(boost::asio::ssl::stream_base::server,
+                            [self = this->shared_from_this()](error_code error) {
+                              if (self->deadline_passed_) return self->on_deadline();
+                              // OpenSSL has sent its alert, if any: nothing more to say.
+                              if (error) return self->close_socket();
+                              self->tls_up_ = true;
+                              self->begin();
+                            });
+  }
+}
+
+template <class Stream>
+void HttpConnection<Stream>::refuse_plain_http() {
+  // The client speaks plain HTTP to an HTTPS port: answered in plain HTTP, so that it
+  // reads why (as nginx does), then closed. What it sent is not read as a request.
+  keep_alive_ = false;
+  head_request_ = false;
+  decision_ = context_.handler.server_error(
+      400, "plain_http_to_https_port",
+      "The plain HTTP request was sent to an HTTPS port: this server speaks only HTTPS; use "
+      "an https:// URL (and trust the server's CA file)");
+  out_ =
+      response_head(decision_, BodyFraming::content_length, AfterResponse::closes) + decision_.body;
+  phase_ = Phase::writing;
+  arm_deadline(context_.settings.options.write_timeout);
+  net::async_write(tcp(), net::buffer(out_),
+                   [self = this->shared_from_this()](error_code error, std::size_t) {
+                     if (error || self->deadline_passed_) return self->close_socket();
+                     self->arm_deadline(kLingerTimeout);
+                     self->close_tcp_gracefully();
+                   });
+}
+
+template <class Stream>
+void HttpConnection<Stream>::stop() {
+  net::post(stream_.get_executor(), [self = this->shared_from_this()] { self->on_stop(); });
+}
+
+template <class Stream>
+void HttpConnection<Stream>::close_now() {
   error_code ignored;
-  socket_.close(ignored);
+  tcp().close(ignored);
   phase_ = Phase::closed;
 }
 
-void HttpConnection::on_stop() {
+template <class Stream>
+void HttpConnection<Stream>::on_stop() {
   stopping_ = true;
   switch (phase_) {
     case Phase::holding:
@@ -147,12 +243,14 @@ void HttpConnection::on_stop() {
   }
 }
 
-bool HttpConnection::closes_after_response() const {
+template <class Stream>
+bool HttpConnection<Stream>::closes_after_response() const {
   return !keep_alive_ || stopping_ || context_.stopping ||
          slot_.admission() != Admission::any_request;
 }
 
-void HttpConnection::await_request() {
+template <class Stream>
+void HttpConnection<Stream>::await_request() {
   if (stopping_ || context_.stopping) {
     close_socket();
     return;
@@ -168,7 +266,8 @@ void HttpConnection::await_request() {
   scan_buffered();
 }
 
-void HttpConnection::scan_buffered() {
+template <class Stream>
+void HttpConnection<Stream>::scan_buffered() {
   const ServerOptions& options = context_.settings.options;
   const auto data = buffer_.data();
   const HeadScan scan = scan_request_head(
@@ -201,6 +300,11 @@ void HttpConnection::scan_buffered() {
       return refuse(431, "request_header_fields_too_large",
                     "the request head is over " + limit + " bytes");
     case HeadStatus::not_http:
+      if (static_cast<unsigned char>(*static_cast<const char*>(data.data())) == 0x16) {
+        return refuse(400, "bad_request",
+                      "a TLS handshake was sent to a plain HTTP port: this server speaks plain "
+                      "HTTP here; use an http:// URL, or start it with --tls");
+      }
       return refuse(400, "bad_request",
                     "this is not an HTTP/1.1 request (TLS? the provider speaks plain HTTP)");
     case HeadStatus::obsolete_folding:
@@ -210,22 +314,24 @@ void HttpConnection::scan_buffered() {
   }
 }
 
-void HttpConnection::acknowledge_now() {
+template <class Stream>
+void HttpConnection<Stream>::acknowledge_now() {
   // A client that writes a request in two parts (head, then body) with Nagle's algorithm
   // on sends the second only once the first is acknowledged, and on a kept-alive
   // connection Linux delays that acknowledgement by 40 ms: every such request would take
   // 40 ms. TCP_QUICKACK sends the pending acknowledgement at once.
   const int yes = 1;
-  ::setsockopt(socket_.native_handle(), IPPROTO_TCP, TCP_QUICKACK, &yes, sizeof(yes));
+  ::setsockopt(tcp().native_handle(), IPPROTO_TCP, TCP_QUICKACK, &yes, sizeof(yes));
 }
 
-void HttpConnection::read_some() {
+template <class Stream>
+void HttpConnection<Stream>::read_some() {
   const std::size_t room = std::min(kReadChunk, buffer_.max_size() - buffer_.size());
   if (room == 0) {  // cannot happen while the head limit is below the buffer's size
     return refuse(431, "request_header_fields_too_large", "the request head is too large");
   }
-  socket_.async_read_some(buffer_.prepare(room),
-                          [self = shared_from_this()](error_code error, std::size_t bytes) {
+  stream_.async_read_some(buffer_.prepare(room),
+                          [self = this->shared_from_this()](error_code error, std::size_t bytes) {
                             if (self->deadline_passed_) return self->on_deadline();
                             // The client left, or the server is stopping.
                             if (error) return self->close_socket();
@@ -234,7 +340,8 @@ void HttpConnection::read_some() {
                           });
 }
 
-void HttpConnection::on_head(std::size_t head_size) {
+template <class Stream>
+void HttpConnection<Stream>::on_head(std::size_t head_size) {
   parser_.emplace();
   // The head was checked already; the parser's own limits must not be the tighter ones.
   parser_->header_limit(static_cast<std::uint32_t>(head_size + 1));
@@ -270,8 +377,8 @@ void HttpConnection::on_head(std::size_t head_size) {
   acknowledge_now();
   if (expects_continue) {
     out_ = std::string(kContinue);
-    net::async_write(socket_, net::buffer(out_),
-                     [self = shared_from_this()](error_code e, std::size_t) {
+    net::async_write(stream_, net::buffer(out_),
+                     [self = this->shared_from_this()](error_code e, std::size_t) {
                        if (self->deadline_passed_) return self->on_deadline();
                        if (e) return self->close_socket();
                        self->read_body();
@@ -281,7 +388,8 @@ void HttpConnection::on_head(std::size_t head_size) {
   read_body();
 }
 
-bool HttpConnection::parse_buffered_body() {
+template <class Stream>
+bool HttpConnection<Stream>::parse_buffered_body() {
   error_code error;
   while (!parser_->is_done() && buffer_.size() > 0) {
     const std::size_t used = parser_->put(buffer_.data(), error);
@@ -298,7 +406,8 @@ bool HttpConnection::parse_buffered_body() {
   return true;
 }
 
-void HttpConnection::on_body_error(const error_code& error) {
+template <class Stream>
+void HttpConnection<Stream>::on_body_error(const error_code& error) {
   if (error == http::error::body_limit) {
     return refuse(413, "payload_too_large", "");
   }
@@ -308,19 +417,21 @@ void HttpConnection::on_body_error(const error_code& error) {
   close_socket();
 }
 
-void HttpConnection::read_body() {
-  http::async_read(socket_, buffer_, *parser_,
-                   [self = shared_from_this()](error_code error, std::size_t) {
+template <class Stream>
+void HttpConnection<Stream>::read_body() {
+  http::async_read(stream_, buffer_, *parser_,
+                   [self = this->shared_from_this()](error_code error, std::size_t) {
                      if (self->deadline_passed_) return self->on_deadline();
                      if (error) return self->on_body_error(error);
                      self->dispatch();
                    });
 }
 
-void HttpConnection::ask(const std::function<void(RequestHandler::Answer)>& question,
-                         void (HttpConnection::*then)()) {
-  RequestHandler::Answer answer = [self = shared_from_this(), then](Decision decision) {
-    net::dispatch(self->socket_.get_executor(),
+template <class Stream>
+void HttpConnection<Stream>::ask(const std::function<void(RequestHandler::Answer)>& question,
+                                 void (HttpConnection::*then)()) {
+  RequestHandler::Answer answer = [self = this->shared_from_this(), then](Decision decision) {
+    net::dispatch(self->stream_.get_executor(),
                   [self, then, decision = std::move(decision)]() mutable {
                     self->decision_ = std::move(decision);
                     (self.get()->*then)();
@@ -333,7 +444,8 @@ void HttpConnection::ask(const std::function<void(RequestHandler::Answer)>& ques
   }
 }
 
-void HttpConnection::dispatch() {
+template <class Stream>
+void HttpConnection<Stream>::dispatch() {
   disarm_deadline();
   phase_ = Phase::handling;
   const HttpRequest request = to_http_request(parser_->release());
@@ -348,7 +460,8 @@ void HttpConnection::dispatch() {
       &HttpConnection::on_decision);
 }
 
-void HttpConnection::dispatch_malformed(const UnreadableRequestLine& line) {
+template <class Stream>
+void HttpConnection<Stream>::dispatch_malformed(const UnreadableRequestLine& line) {
   // As refuse(): the rest of what the client sent is not read; but the handler answers, so
   // that the journal has the request. A seat reserved for the control plane journals none.
   if (slot_.admission() == Admission::control_only) {
@@ -368,16 +481,18 @@ void HttpConnection::dispatch_malformed(const UnreadableRequestLine& line) {
       &HttpConnection::on_decision);
 }
 
-void HttpConnection::on_decision() {
+template <class Stream>
+void HttpConnection<Stream>::on_decision() {
   if (decision_.delay <= Millis(0)) return deliver();
 
   phase_ = Phase::holding;
   if (stopping_) return on_hold_end();  // stopping ends every wait, this one at once
   hold_.expires_after(decision_.delay);
-  hold_.async_wait([self = shared_from_this()](error_code) { self->on_hold_end(); });
+  hold_.async_wait([self = this->shared_from_this()](error_code) { self->on_hold_end(); });
 }
 
-void HttpConnection::on_hold_end() {
+template <class Stream>
+void HttpConnection<Stream>::on_hold_end() {
   if (!decision_.pending_commit) return deliver();
   phase_ = Phase::handling;
   const std::uint64_t hold = *decision_.pending_commit;
@@ -385,7 +500,8 @@ void HttpConnection::on_hold_end() {
       &HttpConnection::deliver);
 }
 
-void HttpConnection::deliver() {
+template <class Stream>
+void HttpConnection<Stream>::deliver() {
   error_code ignored;
   switch (decision_.delivery) {
     case Delivery::respond:
@@ -394,7 +510,7 @@ void HttpConnection::deliver() {
       phase_ = Phase::closing;
       return close_gracefully();
     case Delivery::reset:  // RST, not one byte: a zero linger makes close() abort
-      socket_.set_option(net::socket_base::linger(true, 0), ignored);
+      tcp().set_option(net::socket_base::linger(true, 0), ignored);
       return close_socket();
     case Delivery::truncate: {  // a head that promises the whole body, half of it, FIN
       std::string bytes =
@@ -405,7 +521,8 @@ void HttpConnection::deliver() {
   }
 }
 
-void HttpConnection::respond(bool closes) {
+template <class Stream>
+void HttpConnection<Stream>::respond(bool closes) {
   const auto after = [this](bool closing) {
     if (closing) return AfterResponse::closes;
     return http10_ ? AfterResponse::stays_open_for_http10 : AfterResponse::stays_open;
@@ -425,7 +542,8 @@ void HttpConnection::respond(bool closes) {
   write(std::move(head), [this, closes] { send_next_chunk(closes); });
 }
 
-void HttpConnection::send_next_chunk(bool closes) {
+template <class Stream>
+void HttpConnection<Stream>::send_next_chunk(bool closes) {
   std::optional<std::string> next;
   try {
     do {
@@ -441,7 +559,8 @@ void HttpConnection::send_next_chunk(bool closes) {
   write(http10_ ? std::move(*next) : chunk(*next), [this, closes] { send_next_chunk(closes); });
 }
 
-void HttpConnection::refuse(int status, std::string_view code, std::string_view detail) {
+template <class Stream>
+void HttpConnection<Stream>::refuse(int status, std::string_view code, std::string_view detail) {
   // Whatever else the client sent is not read as requests: the connection closes.
   keep_alive_ = false;
   head_request_ = false;
@@ -450,55 +569,81 @@ void HttpConnection::refuse(int status, std::string_view code, std::string_view 
   respond(true);
 }
 
-void HttpConnection::write(std::string bytes, std::function<void()> then) {
+template <class Stream>
+void HttpConnection<Stream>::write(std::string bytes, std::function<void()> then) {
   phase_ = Phase::writing;
   arm_deadline(context_.settings.options.write_timeout);
   out_ = std::move(bytes);
   net::async_write(
-      socket_, net::buffer(out_),
-      [self = shared_from_this(), then = std::move(then)](error_code error, std::size_t) {
+      stream_, net::buffer(out_),
+      [self = this->shared_from_this(), then = std::move(then)](error_code error, std::size_t) {
         if (error || self->deadline_passed_) return self->close_socket();
         then();
       });
 }
 
-void HttpConnection::after_response(bool closes) {
+template <class Stream>
+void HttpConnection<Stream>::after_response(bool closes) {
   decision_ = {};
   if (closes) return close_gracefully();
   await_request();
 }
 
-void HttpConnection::close_gracefully() {
+template <class Stream>
+void HttpConnection<Stream>::close_gracefully() {
   if (stopping_) return close_socket();
   phase_ = Phase::closing;
-  error_code ignored;
-  socket_.shutdown(net::socket_base::shutdown_send, ignored);  // FIN
   arm_deadline(kLingerTimeout);
+  if constexpr (kTls) {
+    if (tls_up_) {
+      // close_notify first: the client learns that the stream ended where the server
+      // meant it to (a drop, a truncation, the end of a response read until close), not
+      // that it was cut. OpenSSL then reads, discarding, until the client's close_notify
+      // or its FIN; the FIN follows, within the same linger.
+      tls_up_ = false;
+      stream_.async_shutdown([self = this->shared_from_this()](error_code) {
+        if (self->deadline_passed_ || self->phase_ == Phase::closed) return self->close_socket();
+        self->close_tcp_gracefully();
+      });
+      return;
+    }
+  }
+  close_tcp_gracefully();
+}
+
+template <class Stream>
+void HttpConnection<Stream>::close_tcp_gracefully() {
+  phase_ = Phase::closing;
+  error_code ignored;
+  tcp().shutdown(net::socket_base::shutdown_send, ignored);  // FIN
   drained_ = 0;
   drain();
 }
 
-void HttpConnection::drain() {
-  socket_.async_read_some(net::buffer(discard_),
-                          [self = shared_from_this()](error_code error, std::size_t bytes) {
-                            self->drained_ += bytes;
-                            if (error || self->deadline_passed_ || self->drained_ > kLingerBytes) {
-                              return self->close_socket();
-                            }
-                            self->drain();
-                          });
+template <class Stream>
+void HttpConnection<Stream>::drain() {
+  tcp().async_read_some(net::buffer(discard_),
+                        [self = this->shared_from_this()](error_code error, std::size_t bytes) {
+                          self->drained_ += bytes;
+                          if (error || self->deadline_passed_ || self->drained_ > kLingerBytes) {
+                            return self->close_socket();
+                          }
+                          self->drain();
+                        });
 }
 
-void HttpConnection::close_socket() {
+template <class Stream>
+void HttpConnection<Stream>::close_socket() {
   disarm_deadline();
   deadline_.cancel();  // the pending wait would keep this connection alive until it ends
   hold_.cancel();
   error_code ignored;
-  socket_.close(ignored);
+  tcp().close(ignored);
   phase_ = Phase::closed;
 }
 
-void HttpConnection::arm_deadline(Millis timeout) {
+template <class Stream>
+void HttpConnection<Stream>::arm_deadline(Millis timeout) {
   deadline_passed_ = false;
   deadline_at_ = std::chrono::steady_clock::now() + timeout;
   // A wait that ends sooner finds the later deadline and waits again; only a sooner
@@ -506,17 +651,19 @@ void HttpConnection::arm_deadline(Millis timeout) {
   if (!timer_waiting_ || deadline_at_ < timer_at_) wait_for_deadline(deadline_at_);
 }
 
-void HttpConnection::disarm_deadline() {
+template <class Stream>
+void HttpConnection<Stream>::disarm_deadline() {
   deadline_passed_ = false;
   deadline_at_ = std::chrono::steady_clock::time_point::max();  // the pending wait finds none
 }
 
-void HttpConnection::wait_for_deadline(std::chrono::steady_clock::time_point at) {
+template <class Stream>
+void HttpConnection<Stream>::wait_for_deadline(std::chrono::steady_clock::time_point at) {
   timer_at_ = at;
   timer_waiting_ = true;
   deadline_.expires_at(at);  // a pending wait ends with operation_aborted, and is stale
   deadline_.async_wait(
-      [self = shared_from_this(), generation = ++deadline_generation_](error_code error) {
+      [self = this->shared_from_this(), generation = ++deadline_generation_](error_code error) {
         if (generation != self->deadline_generation_) return;  // a sooner wait replaced it
         self->timer_waiting_ = false;
         if (error || self->phase_ == Phase::closed) return;  // closed meanwhile
@@ -526,11 +673,12 @@ void HttpConnection::wait_for_deadline(std::chrono::steady_clock::time_point at)
         }
         self->deadline_passed_ = true;
         error_code ignored;
-        self->socket_.cancel(ignored);  // the pending operation ends, and sees the flag
+        self->tcp().cancel(ignored);  // the pending operation ends, and sees the flag
       });
 }
 
-void HttpConnection::on_deadline() {
+template <class Stream>
+void HttpConnection<Stream>::on_deadline() {
   const ServerOptions& options = context_.settings.options;
   switch (phase_) {
     case Phase::head:
@@ -545,5 +693,8 @@ void HttpConnection::on_deadline() {
       return close_socket();
   }
 }
+
+template class HttpConnection<ConnectionSocket>;
+template class HttpConnection<TlsStream>;
 
 }  // namespace retryproof::provider

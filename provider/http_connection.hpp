@@ -2,7 +2,10 @@
 // requests are answered in order), under the server's limits and deadlines, hands each
 // to the RequestHandler and delivers its Decision: a response, a chunked stream, or a
 // fault (drop, reset, truncation) carried out on the socket it owns. Every member runs
-// on the connection's strand. Internal to the server: this header brings in Asio.
+// on the connection's strand. A template over its stream: a TCP socket for plain HTTP (the
+// hot path, no TLS code in it), or an OpenSSL stream over one for HTTPS, which adds the
+// handshake, a plain-HTTP client's refusal and close_notify; both are instantiated in
+// http_connection.cpp. Internal to the server: this header brings in Asio.
 #pragma once
 
 #include <array>
@@ -11,6 +14,8 @@
 #include <boost/asio/basic_waitable_timer.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <boost/asio/ssl/stream.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http/parser.hpp>
@@ -22,6 +27,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -42,19 +48,31 @@ using ConnectionTimer =
                                       boost::asio::wait_traits<std::chrono::steady_clock>,
                                       ConnectionExecutor>;
 
-class HttpConnection;
+// HTTPS: TLS over the same socket.
+using TlsStream = boost::asio::ssl::stream<ConnectionSocket>;
+
+// What the server does to any connection, plain or TLS: only at stop, never per request.
+class Connection {
+ public:
+  virtual ~Connection() = default;
+  // From any thread: end as soon as possible. A held request ends its wait and is
+  // answered; a response being written is finished; anything else is closed.
+  virtual void stop() = 0;
+  // Only once no I/O thread runs: closes the socket at once.
+  virtual void close_now() = 0;
+};
 
 // The connections alive, so that stop() can reach each one. Thread-safe.
 class ConnectionRegistry {
  public:
-  std::uint64_t add(std::weak_ptr<HttpConnection> connection);
+  std::uint64_t add(std::weak_ptr<Connection> connection);
   void remove(std::uint64_t id);
-  std::vector<std::shared_ptr<HttpConnection>> live() const;
+  std::vector<std::shared_ptr<Connection>> live() const;
 
  private:
   mutable std::mutex mutex_;
   std::uint64_t next_id_ = 0;
-  std::unordered_map<std::uint64_t, std::weak_ptr<HttpConnection>> connections_;
+  std::unordered_map<std::uint64_t, std::weak_ptr<Connection>> connections_;
 };
 
 // What the connections of one server share; it outlives them all.
@@ -63,25 +81,37 @@ struct ConnectionContext {
   const HttpServerSettings& settings;
   ConnectionRegistry& registry;
   const std::atomic<bool>& stopping;
+  boost::asio::ssl::context* tls = nullptr;  // set when the server speaks HTTPS
 };
 
-class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
+template <class Stream>
+class HttpConnection final : public Connection,
+                             public std::enable_shared_from_this<HttpConnection<Stream>> {
  public:
   HttpConnection(ConnectionSocket socket, ConnectionContext& context, ConnectionBudget::Slot slot);
   ~HttpConnection();
   HttpConnection(const HttpConnection&) = delete;
   HttpConnection& operator=(const HttpConnection&) = delete;
 
-  // Serves requests; or, if the slot says refused, answers 503 at once and closes.
+  // Serves requests; or, if the slot says refused, answers 503 at once and closes. Over
+  // TLS, after the handshake.
   void start();
-  // From any thread: end as soon as possible. A held request ends its wait and is
-  // answered; a response being written is finished; anything else is closed.
-  void stop();
-  // Only once no I/O thread runs: closes the socket at once.
-  void close_now();
+  void stop() override;
+  void close_now() override;
 
  private:
-  enum class Phase { idle, head, body, handling, holding, writing, closing, closed };
+  static constexpr bool kTls = std::is_same_v<Stream, TlsStream>;
+  enum class Phase { handshake, idle, head, body, handling, holding, writing, closing, closed };
+
+  ConnectionSocket& tcp();  // the socket under the stream: options, shutdown, close
+  void begin();
+  // TLS only: the first byte tells a TLS client from a plain HTTP one, which is refused in
+  // plain text; then the handshake, under the header deadline.
+  void await_first_byte();
+  void handshake();
+  void refuse_plain_http();
+  // FIN, then reads and discards until the client closes or the deadline armed passes.
+  void close_tcp_gracefully();
 
   void await_request();
   void scan_buffered();
@@ -123,7 +153,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   void ask(const std::function<void(RequestHandler::Answer)>& question,
            void (HttpConnection::*then)());
 
-  ConnectionSocket socket_;
+  Stream stream_;
   ConnectionContext& context_;
   ConnectionBudget::Slot slot_;
   std::uint64_t registry_id_ = 0;
@@ -146,6 +176,11 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   std::string out_;  // the bytes being written
   std::array<char, 4096> discard_{};
   std::size_t drained_ = 0;
+  bool tls_up_ = false;  // the handshake completed: a graceful close sends close_notify
+  std::array<char, 1> first_byte_{};
 };
+
+extern template class HttpConnection<ConnectionSocket>;
+extern template class HttpConnection<TlsStream>;
 
 }  // namespace retryproof::provider

@@ -5,6 +5,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/ssl/context.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <mutex>
@@ -29,6 +30,24 @@ constexpr Millis kAcceptBackoff{100};
 // How long stop() lets connections finish their last answer before closing them.
 constexpr Millis kStopGrace{500};
 
+// TLS 1.2 and 1.3 with OpenSSL's defaults for both (its cipher lists and groups), the
+// identity's certificate chain and key. Throws std::runtime_error saying what OpenSSL refused.
+std::optional<net::ssl::context> tls_context(const std::optional<TlsIdentity>& identity) {
+  if (!identity) return std::nullopt;
+  std::optional<net::ssl::context> context(std::in_place, net::ssl::context::tls_server);
+  try {
+    context->set_options(net::ssl::context::default_workarounds | net::ssl::context::no_sslv2 |
+                         net::ssl::context::no_sslv3 | net::ssl::context::no_tlsv1 |
+                         net::ssl::context::no_tlsv1_1 | net::ssl::context::single_dh_use);
+    context->use_certificate_chain(net::buffer(identity->certificate_chain_pem));
+    context->use_private_key(net::buffer(identity->private_key_pem), net::ssl::context::pem);
+  } catch (const boost::system::system_error& error) {
+    throw std::runtime_error("cannot serve TLS with this certificate and key: " +
+                             std::string(error.what()));
+  }
+  return context;
+}
+
 bool is_resource_shortage(const error_code& error) {
   return error == net::error::no_descriptors ||  // EMFILE
          error == boost::system::errc::too_many_files_open_in_system ||
@@ -41,7 +60,8 @@ struct HttpServer::Impl {
   Impl(RequestHandler& handler, HttpServerSettings server_settings)
       : settings(std::move(server_settings)),
         budget(settings.options.max_connections, settings.options.reserved_control_connections),
-        context{handler, settings, registry, stopping},
+        tls(tls_context(settings.options.tls)),
+        context{handler, settings, registry, stopping, tls ? &*tls : nullptr},
         acceptor(net::make_strand(io)),
         backoff(acceptor.get_executor()) {}
 
@@ -55,6 +75,7 @@ struct HttpServer::Impl {
   std::atomic<bool> stopping{false};
   ConnectionBudget budget;
   ConnectionRegistry registry;
+  std::optional<net::ssl::context> tls;  // set when the server speaks HTTPS
   ConnectionContext context;
   net::io_context io;
   tcp::acceptor acceptor;
@@ -110,7 +131,13 @@ void HttpServer::Impl::on_accept(const error_code& error, ConnectionSocket socke
     });
     return;
   }
-  std::make_shared<HttpConnection>(std::move(socket), context, budget.admit())->start();
+  if (tls) {
+    std::make_shared<HttpConnection<TlsStream>>(std::move(socket), context, budget.admit())
+        ->start();
+  } else {
+    std::make_shared<HttpConnection<ConnectionSocket>>(std::move(socket), context, budget.admit())
+        ->start();
+  }
   accept();
 }
 

@@ -78,6 +78,7 @@ struct ProviderServer::Impl final : RequestHandler {
 ProviderServer::ProviderServer(ProviderConfig config, const ServerOptions& options)
     : core_(std::move(config)),
       host_(options.host),
+      tls_(options.tls.has_value()),
       started_(std::chrono::steady_clock::now()),
       time_scale_(options.time_scale),
       impl_(std::make_unique<Impl>(*this, options)),
@@ -93,7 +94,8 @@ void ProviderServer::stop() {
 
 std::string ProviderServer::base_url() const {
   const bool ipv6 = host_.find(':') != std::string::npos;
-  return "http://" + (ipv6 ? "[" + host_ + "]" : host_) + ":" + std::to_string(port_);
+  return (tls_ ? "https://" : "http://") + (ipv6 ? "[" + host_ + "]" : host_) + ":" +
+         std::to_string(port_);
 }
 
 Millis ProviderServer::now() const {

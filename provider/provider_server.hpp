@@ -23,7 +23,7 @@ class ProviderServer {
 
   ProviderCore& core() { return core_; }
   int port() const { return port_; }
-  std::string base_url() const;
+  std::string base_url() const;  // https:// when it serves TLS (ServerOptions::tls)
 
   // Stops accepting, ends every wait, closes every connection and joins the I/O
   // threads, within a second whatever clients are connected. Idempotent.
@@ -38,6 +38,7 @@ class ProviderServer {
 
   ProviderCore core_;
   std::string host_;
+  bool tls_ = false;
   std::chrono::steady_clock::time_point started_;
   TimeScale time_scale_;
   std::unique_ptr<Impl> impl_;  // destroyed before the core it calls

@@ -4,10 +4,12 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 
 #include "common/millis.hpp"
 #include "common/time_scale.hpp"
+#include "provider/tls_identity.hpp"
 
 namespace retryproof::provider {
 
@@ -41,6 +43,10 @@ struct ServerOptions {
   // real time, and a hold lasts a Nth as long (`run --time-scale`). The deadlines above
   // protect the server, not a scenario, and stay in real time.
   TimeScale time_scale;
+
+  // Set: the server speaks HTTPS (TLS 1.2 and 1.3) with this certificate and key, and
+  // nothing else on its port. Empty: plain HTTP.
+  std::optional<TlsIdentity> tls;
 };
 
 }  // namespace retryproof::provider

@@ -8,6 +8,7 @@
 #include "common/duration.hpp"
 #include "scenarios/child_process.hpp"
 #include "scenarios/invocation_deadline.hpp"
+#include "scenarios/run_tls.hpp"
 #include "scenarios/scale_guard.hpp"
 #include "scenarios/scaled_client.hpp"
 
@@ -37,6 +38,13 @@ std::map<std::string, std::string> client_environment(const ClientChoice& choice
                                                       const RunOptions& options) {
   if (choice.kind != ClientChoice::Kind::command) return {};
   return faketime_environment(options.time_scale);
+}
+
+provider::ServerOptions server_options(const RunOptions& options, bool tls) {
+  provider::ServerOptions server{
+      .host = "127.0.0.1", .port = 0, .workers = 2, .time_scale = options.time_scale};
+  if (tls) server.tls = run_tls().identity;
+  return server;
 }
 
 std::string last_lines(const std::string& text, std::size_t count) {
@@ -73,8 +81,8 @@ ProcessWorld::ProcessWorld(const Scenario& scenario, const ClientChoice& client,
     : scenario_(scenario),
       client_(client),
       options_(options),
-      server_(provider_config(scenario, options.seed),
-              {.host = "127.0.0.1", .port = 0, .workers = 2, .time_scale = options.time_scale}),
+      tls_(options.tls || scenario.tls),
+      server_(provider_config(scenario, options.seed), server_options(options, tls_)),
       state_("retryproof-run", state_parent()) {}
 
 InvocationResult ProcessWorld::invoke(const InvocationPlan& plan) {
@@ -96,6 +104,7 @@ InvocationResult ProcessWorld::invoke(const InvocationPlan& plan) {
        json{{"operationId", plan.invocation.operation}, {"payload", plan.payload}}.dump()},
       {"RETRYPROOF_STATE_DIR", state_.path().string()},
       {"RETRYPROOF_SEED", std::to_string(plan.client_seed)}});
+  if (tls_) environment.merge(tls_client_environment(run_tls()));
   ChildProcess child(client_argv(client_, options_, plan.client_seed), environment);
   InvocationDeadline limit(scenario_.time_limit, options_.time_scale);
   const auto deadline = [&] { return limit.at(core.journal_size() >= result.first_seq); };

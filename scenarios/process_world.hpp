@@ -24,6 +24,9 @@ struct RunOptions {
   // The real time a retry that does not wait at all may take here, which the scale guard
   // allows for (measured by settle_time_scale, retry_overhead.hpp).
   Millis retry_overhead = kLeastRetryOverhead;
+  // --tls: every scenario's provider serves HTTPS (as one with "tls": true does), and clients
+  // trust its CA through the environment (run_tls.hpp).
+  bool tls = false;
 };
 
 class ProcessWorld final : public World {
@@ -37,6 +40,7 @@ class ProcessWorld final : public World {
   const Scenario& scenario_;
   ClientChoice client_;
   RunOptions options_;
+  bool tls_;
   provider::ProviderServer server_;
   TempDir state_;  // one state directory serves every invocation of the scenario
 };

@@ -42,6 +42,7 @@ struct RunCommandOptions {
   bool mutants = false;
   int time_scale = 1;
   std::string api;  // every scenario on this API's wire (--api), when given
+  bool tls = false;
 };
 
 Colour terminal_colour() {
@@ -134,6 +135,7 @@ std::string mutant_replay(const RunCommandOptions& command) {
   replay += " --mutants --seed " + std::to_string(command.seed);
   if (!command.filter.empty()) replay += " --filter " + reports::shell_quote(command.filter);
   if (command.time_scale > 1) replay += " --time-scale " + std::to_string(command.time_scale);
+  if (command.tls) replay += " --tls";
   return replay;
 }
 
@@ -198,6 +200,7 @@ int run(const RunCommandOptions& command) {
   }
   options.seed = command.seed;
   options.executable = this_executable();
+  options.tls = command.tls;
   RunTimeScale time_scale;
   try {
     options.time_scale = TimeScale(command.time_scale);
@@ -223,7 +226,8 @@ int run(const RunCommandOptions& command) {
                              .time_scale = time_scale,
                              .api = command.api,
                              .client_policy = command.client_policy,
-                             .skipped = skipped};
+                             .skipped = skipped,
+                             .tls = command.tls};
     // The clock probe's finding and the scenarios judged at real time are in the report.
     write_terminal_report(std::cout, summary, terminal_colour());
     reports->write(summary);
@@ -295,6 +299,11 @@ void add_run_command(CLI::App& app, int& exit_code) {
                         options->reports[std::string(format.option)], std::string(format.help));
   }
   add_time_scale_option(*command, options->time_scale);
+  command->add_flag(
+      "--tls", options->tls,
+      "Every scenario's provider serves HTTPS with a certificate made for the run; clients get "
+      "an https:// RETRYPROOF_BASE_URL and its CA through SSL_CERT_FILE, NODE_EXTRA_CA_CERTS, "
+      "REQUESTS_CA_BUNDLE, CURL_CA_BUNDLE and RETRYPROOF_CA_FILE");
   command->add_flag(
       "--mutants", options->mutants,
       "Run the reference client and every mutant, and print the matrix of what "

@@ -112,7 +112,7 @@ Scenario read_scenario(const json& document, const std::filesystem::path& file) 
   const Node root{document, "$"};
   root.object({"name", "description", "api", "profile", "provider", "plan", "operations",
                "generatedOperations", "clientPolicy", "invocations", "client", "minGap",
-               "timeLimit", "expect"});
+               "timeLimit", "expect", "tls"});
   Scenario scenario;
   scenario.file = file;
   if (!root.has("name")) root.fail("a scenario needs a \"name\"");
@@ -171,6 +171,11 @@ Scenario read_scenario(const json& document, const std::filesystem::path& file) 
       scenario.invocations.push_back({operation.id});
   }
 
+  if (root.has("tls")) {
+    const Node field = root.field("tls");
+    if (!field.value.is_boolean()) field.fail("expected true or false");
+    scenario.tls = field.value.get<bool>();
+  }
   if (root.has("client")) read_client(root.field("client"), scenario);
   scenario.min_gap =
       root.has("minGap") ? root.field("minGap").duration() : scenario.settings.base_delay / 2;

@@ -115,6 +115,7 @@ struct Scenario {
   Millis min_gap{50};          // the backoff floor, unless the client declares another
   Millis time_limit{20000};    // per invocation
   ClientPolicy client_policy;  // what the scenario assumes of its client; the user's wins
+  bool tls = false;            // "tls": its provider serves HTTPS, as under `run --tls`
   std::optional<ClientChoice> pinned_client;
   ScenarioExpectations expect;
 

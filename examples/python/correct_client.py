@@ -85,13 +85,18 @@ class Provider:
 
     def __init__(self, base_url):
         parsed = urllib.parse.urlsplit(base_url)
-        self.host, self.port = parsed.hostname, parsed.port or 80
+        # https:// is verified against the system's CAs, or SSL_CERT_FILE's when it is set
+        # (`retryproof run --tls` sets it to a bundle with the run's CA).
+        self.connection = (http.client.HTTPSConnection if parsed.scheme == "https"
+                           else http.client.HTTPConnection)
+        self.host = parsed.hostname
+        self.port = parsed.port or (443 if parsed.scheme == "https" else 80)
 
     def send(self, method, path, body=None, headers=None):
-        conn = http.client.HTTPConnection(self.host, self.port, timeout=TIMEOUT_S)
+        conn = self.connection(self.host, self.port, timeout=TIMEOUT_S)
         try:
             try:
-                conn.connect()            # refused or unreachable: no byte of the request left
+                conn.connect()            # refused, unreachable, TLS refused: no byte of it left
             except OSError as error:
                 return f"not-sent ({error.__class__.__name__})", None, None
             try:

@@ -14,6 +14,7 @@
 #include "common/temp_dir.hpp"
 #include "provider/tests/eventually.hpp"
 #include "provider/tests/raw_http.hpp"
+#include "provider/tests/tls_client.hpp"
 #include "scenarios/child_process.hpp"
 
 namespace retryproof::provider {
@@ -266,6 +267,51 @@ TEST(ProviderProcess, AMemoryFlagWithABadValueIsAUsageErrorNamingIt) {
     ASSERT_TRUE(status) << flags[0] << ": it started";
     EXPECT_EQ(status->code, 2) << flags[0];
     EXPECT_NE(child.standard_error().find(message), std::string::npos) << child.standard_error();
+  }
+}
+
+// --tls: an https:// URL on the first line, the CA's file on the second, and that file is
+// all a client needs to trust the provider; it goes when the provider stops.
+TEST(ProviderProcess, WithTlsItNamesAnHttpsUrlAndTheCaFileThatVerifiesIt) {
+  Provider provider({kBinary, "provider", "--port", "0", "--tls", "--log", "none"});
+  const auto ca_line = provider.child.read_line(10s);
+  ASSERT_TRUE(ca_line) << provider.child.standard_error();
+  ASSERT_TRUE(ca_line->starts_with("CA file: ")) << *ca_line;
+  const std::filesystem::path ca_file = ca_line->substr(9);
+  std::ifstream in(ca_file);
+  std::stringstream ca;
+  ca << in.rdbuf();
+  ASSERT_NE(ca.str().find("-----BEGIN CERTIFICATE-----"), std::string::npos) << ca_file;
+  const auto exchange = testing::tls_exchange(provider.port, ca.str(), raw_post_jobs("k", "{}"));
+  EXPECT_EQ(status_of(exchange.received), 201) << exchange.tls_error;
+  provider.child.send_signal(SIGTERM);
+  const auto status = provider.child.wait(10s);
+  ASSERT_TRUE(status);
+  EXPECT_EQ(status->code, 0);
+  EXPECT_FALSE(std::filesystem::exists(ca_file));
+}
+
+TEST(ProviderProcess, BadTlsFilesAreAUsageErrorNamingTheFileAndItsProblem) {
+  TempDir dir;
+  const auto not_pem = dir.write("cert.pem", "hello\n");
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--tls-cert", "/nonexistent/c.pem", "--tls-key", not_pem.string()},
+       "--tls-cert/--tls-key: cannot read the certificate file /nonexistent/c.pem: No such file"},
+      {{"--tls-cert", not_pem.string(), "--tls-key", not_pem.string()},
+       "--tls-cert/--tls-key: the certificate file " + not_pem.string() +
+           " holds no PEM certificate"},
+      {{"--tls-cert", not_pem.string()}, "--tls-cert requires --tls-key"},
+      {{"--tls", "--tls-key", not_pem.string()}, "--tls excludes --tls-key"},
+  };
+  for (const auto& [flags, message] : cases) {
+    std::vector<std::string> argv = {kBinary, "provider", "--port", "0"};
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    ChildProcess child(argv);
+    const auto status = child.wait(10s);
+    ASSERT_TRUE(status);
+    EXPECT_EQ(status->code, 2) << child.standard_error();
+    EXPECT_NE(child.standard_error().find(message), std::string::npos) << child.standard_error();
+    EXPECT_EQ(child.standard_output(), "");
   }
 }
 

@@ -45,6 +45,7 @@ struct RunSummary {
   std::string api = {};            // --api: the API every scenario ran on; empty: each its own
   std::string client_policy = {};  // --client-policy, as given: a replay judges by it too
   std::vector<std::string> skipped = {};  // "NAME on the API NAME: why it cannot run there"
+  bool tls = false;                       // run --tls: the replay says so too
 };
 
 // A block per scenario (mark, jobs, POSTs, outcomes, verdicts; for a scenario that missed

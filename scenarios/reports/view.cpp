@@ -80,6 +80,7 @@ std::string replay_command(const RunSummary& run) {
   if (!run.client_policy.empty()) command += " --client-policy " + shell_quote(run.client_policy);
   // The scale asked for: the replay probes the client again and settles the same way.
   if (run.time_scale.scaled()) command += " --time-scale " + std::to_string(run.time_scale.asked);
+  if (run.tls) command += " --tls";
   return command;
 }
 

@@ -59,6 +59,23 @@ TEST(Examples, TheNodeClientMeetsEveryScenario) {
   EXPECT_EQ(run.exit_code, 0) << run.report;
 }
 
+// Over HTTPS (run --tls), trusting the run's CA only through the environment: Node's fetch
+// through NODE_EXTRA_CA_CERTS, Python's urllib through SSL_CERT_FILE. Neither example names
+// a certificate; each meets every scenario, as over plain HTTP.
+TEST(Examples, TheNodeClientMeetsEveryScenarioOverTls) {
+  if (!installed("node")) GTEST_SKIP() << "node is not installed";
+  const CatalogRun run = run_catalog("node " EXAMPLES_DIR "/node/correct_client.mjs",
+                                     "follows-settings", "", {"--tls"});
+  EXPECT_EQ(run.exit_code, 0) << run.report;
+}
+
+TEST(Examples, ThePythonClientMeetsEveryScenarioOverTls) {
+  if (!installed("python3")) GTEST_SKIP() << "python3 is not installed";
+  const CatalogRun run =
+      run_catalog("python3 " EXAMPLES_DIR "/python/correct_client.py", "", "", {"--tls"});
+  EXPECT_EQ(run.exit_code, 0) << run.report;
+}
+
 // The official stripe package, unmodified, on the Stripe set: its own retries under one
 // key, a replay as its reconciliation (the set declares same-key-retry), no second intent.
 TEST(Examples, TheStripeSdkMeetsTheStripeSet) {

@@ -1,0 +1,122 @@
+// Faults over HTTPS at the byte level, with a real OpenSSL client: what each delivery puts in
+// the TLS stream and how the stream ends (docs/provider.md, *HTTPS*: a drop and a truncation
+// end with close_notify, a reset with an RST and none), and the wrong protocol on either
+// port: a prompt, clear failure, never a hang.
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include "common/temp_dir.hpp"
+#include "provider/tests/raw_http.hpp"
+#include "provider/tests/tls_client.hpp"
+#include "provider/tests/tls_fixture.hpp"
+
+namespace retryproof::provider {
+namespace {
+
+using testing::ConnectionEnd;
+using testing::OverTls;
+using testing::raw_exchange;
+using testing::raw_post_jobs;
+using testing::status_of;
+using testing::tls_exchange;
+using testing::TlsEnd;
+using testing::with_faults;
+using namespace std::chrono_literals;
+
+TEST_F(OverTls, ACommitThenDropSendsNoResponseRecordThenCloseNotify) {
+  serve(with_faults({"commit-then-drop"}));
+  const auto exchange = tls_exchange(server->port(), ca(), raw_post_jobs("k", "{}"));
+  EXPECT_EQ(exchange.received, "");
+  EXPECT_EQ(exchange.end, TlsEnd::close_notify) << to_string(exchange.end);
+  EXPECT_EQ(server->core().job_count(), 1u);
+  EXPECT_EQ(last_entry()["delivery"], "drop");
+  EXPECT_TRUE(last_entry()["status"].is_null());
+  EXPECT_EQ(last_entry()["delivered"], false);
+}
+
+TEST_F(OverTls, ACommitThenResetSendsNoResponseRecordAndNoCloseNotifyButAnRst) {
+  serve(with_faults({"commit-then-reset"}));
+  const auto exchange = tls_exchange(server->port(), ca(), raw_post_jobs("k", "{}"));
+  EXPECT_EQ(exchange.received, "");
+  EXPECT_EQ(exchange.end, TlsEnd::reset) << to_string(exchange.end) << " " << exchange.tls_error;
+  EXPECT_EQ(server->core().job_count(), 1u);
+  EXPECT_EQ(last_entry()["delivery"], "reset");
+  EXPECT_TRUE(last_entry()["status"].is_null());
+}
+
+TEST_F(OverTls, ACommitThenTruncateCutsTheResponseInsideTheTlsStream) {
+  serve(with_faults({"commit-then-truncate"}));
+  const auto exchange =
+      tls_exchange(server->port(), ca(), raw_post_jobs("k", R"({"orderId":"order-42"})"));
+  const std::string& raw = exchange.received;
+  ASSERT_TRUE(raw.starts_with("HTTP/1.1 201 Created\r\n")) << raw;
+  const auto head_end = raw.find("\r\n\r\n");
+  ASSERT_NE(head_end, std::string::npos);
+  const auto length_at = raw.find("Content-Length: ");
+  ASSERT_LT(length_at, head_end);
+  const std::size_t promised = std::stoul(raw.substr(length_at + 16));
+  EXPECT_EQ(raw.size() - (head_end + 4), promised / 2);
+  // The TLS stream itself ends cleanly: only the HTTP message is short.
+  EXPECT_EQ(exchange.end, TlsEnd::close_notify) << to_string(exchange.end);
+  EXPECT_EQ(last_entry()["delivery"], "truncate");
+  EXPECT_EQ(last_entry()["status"], 201);
+  EXPECT_EQ(last_entry()["delivered"], false);
+}
+
+TEST_F(OverTls, ATruncatedBodyIsAnErrorForAnHttpsClient) {
+  serve(with_faults({"commit-then-truncate"}));
+  const TempDir dir("retryproof-tls-test");
+  httplib::SSLClient client("127.0.0.1", server->port());
+  client.set_ca_cert_path(dir.write("ca.pem", ca()).c_str());
+  const auto result = client.Post("/jobs", {{"Idempotency-Key", "k"}}, "{}", "application/json");
+  EXPECT_FALSE(result);
+  EXPECT_EQ(result.error(), httplib::Error::Read);
+  EXPECT_EQ(server->core().job_count(), 1u);
+  // The same client, verifying the same CA, is answered whole when no fault is planned.
+  const auto lookup = client.Get("/jobs/by-idempotency-key/k");
+  ASSERT_TRUE(lookup) << httplib::to_string(lookup.error());
+  EXPECT_EQ(lookup->status, 200);
+}
+
+// nginx's answer to the same mistake: a 400 in plain HTTP that says why, then a close. It
+// is refused before any request is read, so it is not journaled (as no refused connection
+// is: a head too large, a request line over the limit).
+TEST_F(OverTls, PlainHttpToTheTlsPortGetsAPlain400ThatSaysWhyAndAClose) {
+  serve();
+  const auto started = std::chrono::steady_clock::now();
+  const auto exchange = raw_exchange(server->port(), raw_post_jobs("k", "{}"));
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 3s);
+  EXPECT_EQ(status_of(exchange.received), 400) << exchange.received;
+  EXPECT_NE(exchange.received.find("The plain HTTP request was sent to an HTTPS port"),
+            std::string::npos)
+      << exchange.received;
+  EXPECT_EQ(exchange.end, ConnectionEnd::eof);
+  EXPECT_EQ(server->core().journal_size(), 0u);
+  EXPECT_EQ(server->core().job_count(), 0u);
+}
+
+TEST_F(OverTls, ATlsHandshakeToAPlainPortFailsAtOnce) {
+  ProviderServer plain({}, {.port = 0});
+  const auto started = std::chrono::steady_clock::now();
+  const auto error = testing::tls_handshake_error(plain.port(), ca(), 5s);
+  ASSERT_TRUE(error);
+  EXPECT_EQ(error->find("timeout"), std::string::npos) << *error;
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 3s) << *error;
+  EXPECT_EQ(plain.core().journal_size(), 0u);
+}
+
+// A client that begins a handshake and stops is closed at the header deadline.
+TEST_F(OverTls, AHandshakeThatStallsIsClosedAtTheHeaderDeadline) {
+  ProviderServer stalled(
+      {}, {.port = 0, .header_timeout = Millis(300), .tls = testing::test_tls().identity});
+  testing::RawConnection connection(stalled.port());
+  ASSERT_TRUE(connection.send(std::string("\x16\x03\x01", 3)));  // a record header, no more
+  const auto started = std::chrono::steady_clock::now();
+  const auto exchange = connection.read_until_closed(5s);
+  EXPECT_NE(exchange.end, ConnectionEnd::timeout);
+  EXPECT_EQ(exchange.received, "");
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 3s);
+}
+
+}  // namespace
+}  // namespace retryproof::provider
