@@ -167,6 +167,10 @@ json ApiShape::created_object(std::string id, const json& payload) const {
     // A dotted path is echoed where it stood: "metadata.orderId" as {"metadata": {...}}.
     const json* value = value_at_path(payload, field);
     if (value == nullptr) continue;
+    if (field.find('.') == std::string::npos) {  // every create of the jobs shape: no parse
+      object[field] = *value;
+      continue;
+    }
     try {
       object[json::json_pointer(pointer_of(field))] = *value;
     } catch (const json::exception&) {

@@ -134,6 +134,12 @@ struct ApiShape {
   // The operation field as a JSON Pointer ("/metadata/orderId"), which the journal's
   // operation_value() reads; nothing when the shape names none.
   std::optional<std::string> operation_pointer() const;
+  // What a server speaking this shape records as each create's operation: the field it was
+  // told (--operation-field), else the shape's own, which a keyless API is judged by.
+  std::optional<std::string> recorded_operation_field(
+      const std::optional<std::string>& told) const {
+    return told ? told : operation_pointer();
+  }
 };
 
 // The seeds' shape: POST /jobs and GET /jobs/by-idempotency-key/{key}.

@@ -14,9 +14,14 @@ namespace {
 
 using nlohmann::json;
 
-// A shape file's route: {"method": "POST", "path": "/v1/{resource}"}.
-Route read_route(const JsonNode& node) {
-  node.object({"method", "path", "queryParameter", "list"});
+// A shape file's route: {"method": "POST", "path": "/v1/{resource}"}; a lookup's may also
+// name its "queryParameter" and "list".
+Route read_route(const JsonNode& node, bool lookup = false) {
+  if (lookup) {
+    node.object({"method", "path", "queryParameter", "list"});
+  } else {
+    node.object({"method", "path"});
+  }
   if (!node.has("method") || !node.has("path"))
     node.fail("a route names its \"method\" and \"path\"");
   Route route{node.field("method").non_empty_string(), node.field("path").non_empty_string()};
@@ -250,14 +255,14 @@ ApiShape api_shape_from_json(const json& document, const std::string& origin) {
       shape.lookups.clear();
       for (std::size_t i = 0; i < lookups.value.size(); ++i) {
         const JsonNode item = lookups.item(i);
-        Lookup lookup{read_route(item), std::nullopt, std::nullopt};
+        Lookup lookup{read_route(item, true), std::nullopt, std::nullopt};
         if (item.has("list")) lookup.list_field = item.field("list").non_empty_string();
         if (item.has("queryParameter")) {
           lookup.query_parameter = item.field("queryParameter").non_empty_string();
-        } else if (lookup.route.path.find("{key}") == std::string::npos) {
-          item.fail(
-              "a lookup finds the key (or, without one, the operation field's value) in its "
-              "path ({key}) or in a \"queryParameter\"");
+        } else if (lookup.route.path != "/{key}" && !lookup.route.path.ends_with("/{key}") &&
+                   lookup.route.path.find("/{key}/") == std::string::npos) {
+          item.fail("a lookup finds the key (or, without one, the operation field's value) in a "
+                    "path segment that is exactly {key} or in a \"queryParameter\"");
         }
         shape.lookups.push_back(std::move(lookup));
       }
@@ -266,10 +271,15 @@ ApiShape api_shape_from_json(const json& document, const std::string& origin) {
       const JsonNode created = root.field("created");
       created.object({"idPrefix", "idField", "envelope", "echo", "constants"});
       if (created.has("idPrefix")) shape.created.id_prefix = created.field("idPrefix").string();
-      if (created.has("idField"))
-        shape.created.id_field = created.field("idField").non_empty_string();
-      if (created.has("envelope"))
-        shape.created.envelope = created.field("envelope").non_empty_string();
+      // One field name each: a dot would be read as a path but written as a name.
+      const auto field_name = [&](const char* name) {
+        std::string text = created.field(name).non_empty_string();
+        if (text.find('.') != std::string::npos)
+          created.field(name).fail("a field name, without dots");
+        return text;
+      };
+      if (created.has("idField")) shape.created.id_field = field_name("idField");
+      if (created.has("envelope")) shape.created.envelope = field_name("envelope");
       if (created.has("echo")) {
         const JsonNode echo = created.field("echo");
         shape.created.echoed.clear();

@@ -82,7 +82,7 @@ KeyReading read_header_key(const Headers& headers, const std::string& name,
 // The shape's operation field is what the journal records when the provider is not told
 // another: an API without a key is judged and looked up by it.
 ProviderConfig with_shape_defaults(ProviderConfig config) {
-  if (!config.operation_field) config.operation_field = config.api.operation_pointer();
+  config.operation_field = config.api.recorded_operation_field(config.operation_field);
   return config;
 }
 
@@ -125,7 +125,7 @@ Decision ProviderCore::route(const HttpRequest& request, JournalEntry& entry, Mi
   const RouteMatch match = config_.api.match(request);
   if (!request.malformed.empty()) {  // journaled as the server read it, and refused
     entry.kind = match.allowed.empty() ? match.kind : RequestKind::other;
-    if (entry.kind == RequestKind::lookup) entry.key = match.key;
+    if (entry.kind == RequestKind::lookup) record_looked_up(entry, match.key);
     entry.outcome = Outcome::invalid;
     log("[provider] " + (entry.key ? "key=" + quoted_text(*entry.key) + " " : std::string()) +
         "REJECTED (malformed request line)");
@@ -340,9 +340,7 @@ Decision ProviderCore::replay(const StoredJob& stored) const {
 
 Decision ProviderCore::lookup_job(const std::string& key, const Lookup& route, JournalEntry& entry,
                                   Millis now) {
-  // Without an idempotency key, a lookup asks by the business field's value.
-  const bool keyless = !config_.api.key.exists();
-  (keyless ? entry.operation : entry.key) = key;
+  record_looked_up(entry, key);
   const Fault fault = plan_.take_for_lookup(key, nth_attempt(lookups_by_key_, key, true));
   if (fault.kind != FaultKind::none) {
     const FaultRow& row = row_of(fault.kind);
@@ -351,7 +349,8 @@ Decision ProviderCore::lookup_job(const std::string& key, const Lookup& route, J
     log("[provider] key=" + quoted_text(key) + " LOOKUP failed (" + std::string(row.name) + ")");
     return answer_of(row, fault, {});
   }
-  if (route.list_field) return lookup_list(key, *route.list_field, entry);
+  // Without a key, a lookup is a search by the business field, as a list lookup always is.
+  if (route.list_field || !config_.api.key.exists()) return search(key, route.list_field, entry);
   const std::optional<StoredJob> stored =
       key.empty() ? std::nullopt : store_.find(key, now);  // an empty value names nothing
   if (!stored) {
@@ -365,24 +364,34 @@ Decision ProviderCore::lookup_job(const std::string& key, const Lookup& route, J
   return Decision{.status = 200, .body = stored->body};
 }
 
-Decision ProviderCore::lookup_list(const std::string& key, const std::string& list_field,
-                                   JournalEntry& entry) {
-  // A search endpoint answers every job the value names, oldest first, however long ago it
-  // was made: it reads the objects, which outlive the idempotency index's keys. It reads the
-  // held jobs one by one: a list lookup is a reconciliation, not a hot path.
-  std::string items;
-  std::optional<std::string> first;
-  for (std::size_t i = 0; i < store_.size() && !key.empty(); ++i) {
+Decision ProviderCore::search(const std::string& value,
+                              const std::optional<std::string>& list_field, JournalEntry& entry) {
+  // A search answers every job the value names, oldest first, however long ago it was
+  // made: it reads the objects, which outlive the idempotency index's keys. It reads the
+  // held jobs one by one: a search is a reconciliation, not a hot path.
+  std::vector<StoredJob> found;
+  for (std::size_t i = 0; i < store_.size() && !value.empty(); ++i) {
     StoredJob job = store_.at(i);
-    if (job.key != key) continue;
-    items += (items.empty() ? "" : ",") + job.body;
-    if (!first) first = std::move(job.id);
+    if (job.key == value) found.push_back(std::move(job));
   }
-  entry.outcome = first ? Outcome::lookup_hit : Outcome::lookup_miss;
-  entry.job_id = first;
-  log("[provider] key=" + quoted_text(key) + " LOOKUP " + (first ? "job=" + *first : "miss"));
+  entry.outcome = found.empty() ? Outcome::lookup_miss : Outcome::lookup_hit;
+  if (!found.empty()) entry.job_id = found.front().id;
+  log("[provider] key=" + quoted_text(value) + " LOOKUP " +
+      (found.empty() ? std::string("miss") : "job=" + found.front().id));
+  if (!list_field) {
+    return found.empty() ? error(404, "not_found")
+                         : Decision{.status = 200, .body = found.front().body};
+  }
+  std::string items;
+  for (const StoredJob& job : found)
+    items += (items.empty() ? "" : ",") + job.body;
   return Decision{.status = 200,
-                  .body = "{" + compact_json(nlohmann::json(list_field)) + ":[" + items + "]}"};
+                  .body = "{" + compact_json(nlohmann::json(*list_field)) + ":[" + items + "]}"};
+}
+
+void ProviderCore::record_looked_up(JournalEntry& entry, const std::string& value) const {
+  // Without an idempotency key, a lookup asks by the business field's value.
+  (config_.api.key.exists() ? entry.key : entry.operation) = value;
 }
 
 Decision ProviderCore::error(int status, std::string_view code, std::string_view detail) const {

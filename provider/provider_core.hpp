@@ -162,7 +162,11 @@ class ProviderCore {
   Decision answer_of(const FaultRow& row, const Fault& fault, const std::string& job) const;
   Decision replay(const StoredJob& stored) const;
   Decision lookup_job(const std::string& key, const Lookup& route, JournalEntry& entry, Millis now);
-  Decision lookup_list(const std::string& key, const std::string& list_field, JournalEntry& entry);
+  // A lookup by the business field (an API without keys) or a list lookup: every held job
+  // the value names; the first, or all in {"<list_field>": [...]}.
+  Decision search(const std::string& value, const std::optional<std::string>& list_field,
+                  JournalEntry& entry);
+  void record_looked_up(JournalEntry& entry, const std::string& value) const;
   Decision control(const HttpRequest& request);
   Decision read_journal(std::string_view query);
   Decision read_jobs();

@@ -52,9 +52,6 @@ int run_proxy(ProxyOptions options) {
     }
     options.core.control_token = provider::control_token(options.control_tokens);
     options.core.operation_field = provider::operation_field(options.operation_field);
-    // The shape's operation field, unless told another: a keyless API is judged by it.
-    if (!options.core.operation_field)
-      options.core.operation_field = options.core.api.operation_pointer();
     limits.connect_timeout =
         provider::positive_duration("--connect-timeout", options.connect_timeout);
     limits.response_timeout =

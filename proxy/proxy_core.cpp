@@ -45,10 +45,16 @@ Outcome lookup_outcome(int status) {
   return Outcome::lookup_failed;
 }
 
+// The shape's operation field, unless told another: a keyless API is judged by it.
+ProxyConfig with_shape_defaults(ProxyConfig config) {
+  config.operation_field = config.api.recorded_operation_field(config.operation_field);
+  return config;
+}
+
 }  // namespace
 
 ProxyCore::ProxyCore(ProxyConfig config)
-    : config_(std::move(config)),
+    : config_(with_shape_defaults(std::move(config))),
       errors_{.shape = &config_.api, .format = provider::error_format_of(config_.api)},
       plan_(config_.initial_plan),
       jobs_(config_.key_ttl) {}
@@ -254,7 +260,9 @@ void ProxyCore::read_answer(ProxyEntry& entry, const Pending& pending, const Ups
   }
   if (entry.kind != RequestKind::create) return;  // `other`, as the journal says of them
   if (!is_success(answer.status)) {
-    entry.outcome = create_outcome(answer.status, entry.key.has_value());
+    // An API without keys needs none: its refusals are not for a missing key.
+    entry.outcome =
+        create_outcome(answer.status, entry.key.has_value() || !config_.api.key.exists());
     return;
   }
   entry.job_id = object_id(config_.api, answer.body);

@@ -124,7 +124,8 @@ std::set<std::string> Evidence::bodies_of(const InvocationResult& invocation) co
       if (create->fingerprint) bodies.insert(*create->fingerprint);
     }
   }
-  if (policy_.payload_verbatim) bodies.insert(fingerprint_of(invocation.payload));
+  if (policy_.payload_verbatim && !invocation.payload.is_null())
+    bodies.insert(fingerprint_of(invocation.payload));
   return bodies;
 }
 

@@ -165,6 +165,8 @@ TEST(ShapeFile, NewFieldsAreReadStrictly) {
             "shape.json: $.created.envelope: expected a non-empty string");
   EXPECT_EQ(load_error({{"created", {{"idField", 7}}}}),
             "shape.json: $.created.idField: expected a string");
+  EXPECT_EQ(load_error({{"created", {{"envelope", "data.payment"}}}}),
+            "shape.json: $.created.envelope: a field name, without dots");
   EXPECT_EQ(load_error({{"errors",
                          {{"template", {{"errors", {{{"kind", "{categry}"}}}}}},
                           {"values", {{"category", "API_ERROR"}}}}}}),

@@ -32,7 +32,14 @@ TEST(ApiShapeFile, ErrorsNameTheFileThePathAndWhatWasExpected) {
             "shape.json: $.encodings[0]: expected \"json\" or \"form\"");
   EXPECT_EQ(load_error({{"lookups", {{{"method", "GET"}, {"path", "/jobs"}}}}}),
             "shape.json: $.lookups[0]: a lookup finds the key (or, without one, the operation "
-            "field's value) in its path ({key}) or in a \"queryParameter\"");
+            "field's value) in a path segment that is exactly {key} or in a \"queryParameter\"");
+  // A {key} inside a segment would match only its own text: refused, never a throw later.
+  EXPECT_NE(load_error({{"lookups", {{{"method", "GET"}, {"path", "/orders/{key}.json"}}}}})
+                .find("exactly {key}"),
+            std::string::npos);
+  EXPECT_NE(load_error({{"creates", {{{"method", "POST"}, {"path", "/o"}, {"list", "data"}}}}})
+                .find("$.creates[0]: unknown field \"list\""),
+            std::string::npos);
   EXPECT_EQ(load_error({{"creates", {{{"method", "POST"}, {"path", "jobs"}}}}}),
             "shape.json: $.creates[0].path: a path begins with /");
   const std::string unknown_code =

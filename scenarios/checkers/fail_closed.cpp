@@ -28,10 +28,10 @@ Verdict fail_closed(const Evidence& evidence) {
       if (next == entries.end() || next->kind != provider::RequestKind::create) continue;
       ++re_sends;
       if (policy.on_ambiguous == OnAmbiguous::same_key_retry) continue;
-      violations.add(request_text(*at) + " with key " + key_text(*at) + " was re-sent (" +
+      violations.add(request_text(*at) + " with " + subject_text(evidence, *at) + " was re-sent (" +
                          seq_text(*next) + ") after " + hidden + " (" + seq_text(*at) + "); " +
                          what_it_got(*next) +
-                         ". Under lookup-first a lookup by key was due first; if your client "
+                         ". Under lookup-first a lookup was due first; if your client "
                          "re-sends the same key by design, declare --client-policy "
                          "on-ambiguous=same-key-retry",
                      {at->seq, next->seq});

@@ -31,13 +31,14 @@ Verdict payload_stability(const Evidence& evidence) {
     if (first == nullptr) continue;
     for (const JournalEntry* create : evidence.creates_of(invocation)) {
       if (!create->fingerprint || *create->fingerprint == *first->fingerprint) continue;
-      violations.add(request_text(*create) + " with key " + key_text(*create) + " (" +
+      violations.add(request_text(*create) + " with " + subject_text(evidence, *create) + " (" +
                          seq_text(*create) + ") carried another body than the first attempt of " +
                          label(invocation) + " (" + seq_text(*first) +
                          "): every attempt must send the same request" + refused_words(*create),
                      {first->seq, create->seq});
     }
-    if (evidence.policy().payload_verbatim &&
+    // Traffic judged alone has no payload to compare with (a null one).
+    if (evidence.policy().payload_verbatim && !invocation.payload.is_null() &&
         *first->fingerprint != evidence.fingerprint_of(invocation.payload)) {
       violations.add(label(invocation) + " sent a body (" + seq_text(*first) +
                          ") other than the payload it was asked to send, though the client "

@@ -55,7 +55,8 @@ Verdict truthful_outcome(const Evidence& evidence) {
             continue;
           }
           violations.add(label(invocation) + " reported failed, but the provider holds " + job->id +
-                             " for key " + job->key + " (created at " + seq_text(*created) +
+                             " for " + subject_text(evidence, *created) + " (created at " +
+                             seq_text(*created) +
                              "); when a request may have committed, report "
                              "unknown or look the key up",
                          {created->seq});

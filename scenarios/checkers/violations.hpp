@@ -53,6 +53,14 @@ inline std::string key_text(const JournalEntry& entry) {
   return entry.key.value_or("");
 }
 
+// What a request named, in words: "key K", or on an API without keys the operation field's
+// value ("reference_id=order-42").
+inline std::string subject_text(const Evidence& evidence, const JournalEntry& entry) {
+  if (!evidence.keyless()) return "key " + key_text(entry);
+  return evidence.scenario().api.operation_field.value_or("operation") + "=" +
+         entry.operation.value_or("");
+}
+
 inline int status_of(const JournalEntry& entry) {
   return entry.status.value_or(0);
 }
