@@ -107,7 +107,7 @@ fi
 
 # The official SDKs judged in examples/ (docs/sdks.md), each pinned by its lock file.
 for example in examples/stripe-node examples/square-node examples/openai-node \
-  examples/modern-treasury-node; do
+  examples/modern-treasury-node examples/mollie-node; do
   # A copy of the lock it was installed from: when it still matches, nothing changed.
   stamp="$example/node_modules/.installed-from-lock"
   if ! cmp -s "$example/package-lock.json" "$stamp" 2>/dev/null; then

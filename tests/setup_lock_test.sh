@@ -12,7 +12,7 @@ fail() { echo "setup test: $*" >&2; exit 1; }
 # installed from their lock files: the test never touches the real tree's node_modules.
 mkdir -p "$tmp/repo/scripts"
 cp "$1/scripts/setup.sh" "$tmp/repo/scripts/"
-for example in stripe-node square-node openai-node modern-treasury-node; do
+for example in stripe-node square-node openai-node modern-treasury-node mollie-node; do
   mkdir -p "$tmp/repo/examples/$example/node_modules"
   echo '{"lockfileVersion": 3}' >"$tmp/repo/examples/$example/package-lock.json"
   cp "$tmp/repo/examples/$example/package-lock.json" \

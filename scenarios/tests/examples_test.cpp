@@ -120,6 +120,12 @@ TEST(Examples, TheOpenAiSdkIsJudgedOnAnApiWithoutKeys) {
   expect_sdk_set("openai", "openai", "6 scenarios: 6 met their expectations");
 }
 
+// Mollie's SDK refuses plain HTTP: its set runs over TLS ("tls": true) and expects two real
+// findings, gave-up after a 429 it never retries and client-error after a 201 cut short.
+TEST(Examples, TheMollieSdkMeetsItsSetOverHttps) {
+  expect_sdk_set("mollie", "@mollie/api-client", "8 scenarios: 8 met their expectations");
+}
+
 // run --api: the catalog on Stripe's wire. What cannot mean the same there is skipped, with
 // its reason, and the rest runs under the shape.
 TEST(Examples, RunApiPutsTheCatalogOnAnotherWireAndSaysWhatItSkips) {
