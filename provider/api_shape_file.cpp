@@ -261,8 +261,9 @@ ApiShape api_shape_from_json(const json& document, const std::string& origin) {
           lookup.query_parameter = item.field("queryParameter").non_empty_string();
         } else if (lookup.route.path != "/{key}" && !lookup.route.path.ends_with("/{key}") &&
                    lookup.route.path.find("/{key}/") == std::string::npos) {
-          item.fail("a lookup finds the key (or, without one, the operation field's value) in a "
-                    "path segment that is exactly {key} or in a \"queryParameter\"");
+          item.fail(
+              "a lookup finds the key (or, without one, the operation field's value) in a "
+              "path segment that is exactly {key} or in a \"queryParameter\"");
         }
         shape.lookups.push_back(std::move(lookup));
       }

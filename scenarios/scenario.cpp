@@ -7,8 +7,8 @@
 #include <sstream>
 
 #include "common/duration.hpp"
-#include "common/json_text.hpp"
 #include "common/json_node.hpp"
+#include "common/json_text.hpp"
 #include "scenarios/verdicts.hpp"
 
 namespace retryproof::scenarios {
@@ -123,7 +123,8 @@ Scenario read_scenario(const json& document, const std::filesystem::path& file) 
     const std::string name = root.field("api").non_empty_string();
     const bool built_in = name.find('/') == std::string::npos && !name.ends_with(".json");
     try {
-      scenario.api = provider::load_api_shape(built_in ? name : (file.parent_path() / name).string());
+      scenario.api =
+          provider::load_api_shape(built_in ? name : (file.parent_path() / name).string());
     } catch (const std::invalid_argument& error) {
       root.field("api").fail(error.what());
     }

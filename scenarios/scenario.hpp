@@ -11,12 +11,12 @@
 
 #include "client_under_test/retrying_client.hpp"
 #include "client_under_test/settings_contract.hpp"
+#include "common/json_node.hpp"
 #include "common/millis.hpp"
 #include "provider/api_shape.hpp"
 #include "provider/fault_plan.hpp"
 #include "provider/profile.hpp"
 #include "scenarios/client_policy.hpp"
-#include "common/json_node.hpp"
 #include "scenarios/outcome_line.hpp"
 
 namespace retryproof::scenarios {
