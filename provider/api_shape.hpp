@@ -147,13 +147,14 @@ const ApiShape& jobs_shape();
 // Stripe's v1 wire (see docs/provider.md for the pages it follows).
 const ApiShape& stripe_shape();
 
-// A shape by built-in name ("jobs", "stripe") or from a JSON file. Throws
+// A shape by built-in name ("jobs", "stripe", or an official SDK's API such as
+// "square-payments": api_shape_names()) or from a JSON file. Throws
 // std::invalid_argument naming the file, the JSON path and what was expected.
 ApiShape load_api_shape(std::string_view name_or_file);
 // A shape document, already parsed; `origin` names it in errors.
 ApiShape api_shape_from_json(const nlohmann::json& document, const std::string& origin);
 
-// "jobs, stripe"
+// "jobs, stripe, modern-treasury-payment-orders, ...": every built-in shape.
 std::string api_shape_names();
 
 // The value at a dotted path of an object ("metadata.orderId"), or null.

@@ -8,6 +8,7 @@
 #include "common/json_file.hpp"
 #include "common/json_node.hpp"
 #include "provider/api_shape.hpp"
+#include "provider/sdk_shapes.hpp"
 
 namespace retryproof::provider {
 namespace {
@@ -210,8 +211,26 @@ const ApiShape& stripe_shape() {
   return shape;
 }
 
+namespace {
+
+// Every built-in shape: the seeds', Stripe's, and the official SDKs' (sdk_shapes.hpp).
+const std::vector<ApiShape>& built_in_shapes() {
+  static const std::vector<ApiShape> shapes = [] {
+    std::vector<ApiShape> all = {jobs_shape(), stripe_shape()};
+    for (const ShapeDocument& document : sdk_shape_documents())
+      all.push_back(api_shape_from_json(json::parse(document.text), std::string(document.origin)));
+    return all;
+  }();
+  return shapes;
+}
+
+}  // namespace
+
 std::string api_shape_names() {
-  return "jobs, stripe";
+  std::string names;
+  for (const ApiShape& shape : built_in_shapes())
+    names += (names.empty() ? "" : ", ") + shape.name;
+  return names;
 }
 
 ApiShape api_shape_from_json(const json& document, const std::string& origin) {
@@ -310,8 +329,9 @@ ApiShape api_shape_from_json(const json& document, const std::string& origin) {
 }
 
 ApiShape load_api_shape(std::string_view name_or_file) {
-  if (name_or_file == "jobs") return jobs_shape();
-  if (name_or_file == "stripe") return stripe_shape();
+  for (const ApiShape& shape : built_in_shapes()) {
+    if (shape.name == name_or_file) return shape;
+  }
   const std::string file(name_or_file);
   if (!std::ifstream(file)) {
     throw std::invalid_argument("\"" + file + "\" is neither a built-in shape (" +

@@ -205,6 +205,18 @@ TEST(Echo, ADottedPathIsEchoedWhereItStood) {
             "fixed");  // never a throw on a create
 }
 
+// The official SDKs' shapes in examples/ are built in, by their names, and are the files.
+TEST(BuiltInShapes, TheSdkShapesAreBuiltInByName) {
+  EXPECT_EQ(api_shape_names().substr(0, 14), "jobs, stripe, ");
+  for (const std::string name :
+       {"square-payments", "openai-conversations", "modern-treasury-payment-orders"}) {
+    EXPECT_NE(api_shape_names().find(name), std::string::npos) << api_shape_names();
+    EXPECT_EQ(load_api_shape(name).name, name);
+  }
+  EXPECT_FALSE(load_api_shape("openai-conversations").key.exists());
+  EXPECT_EQ(load_api_shape("square-payments").created.envelope, "payment");
+}
+
 TEST(ShapeFile, TheOperationFieldIsReadAsAJsonPointer) {
   EXPECT_EQ(keyless_shape().operation_pointer(), "/metadata/orderId");
   EXPECT_EQ(payments_shape().operation_pointer(), "/reference_id");

@@ -59,8 +59,9 @@ TEST(ApiShapeFile, AMissingOrBrokenFileIsNamed) {
           load_api_shape("no-such-shape.json");
         } catch (const std::invalid_argument& error) {
           EXPECT_EQ(std::string(error.what()),
-                    "\"no-such-shape.json\" is neither a built-in shape (jobs, stripe) nor a "
-                    "readable shape file");
+                    "\"no-such-shape.json\" is neither a built-in shape (" + api_shape_names() +
+                        ") nor a "
+                        "readable shape file");
           throw;
         }
       },
