@@ -3,9 +3,22 @@
 install(TARGETS retryproof RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/scenarios/catalog/
         DESTINATION ${RETRYPROOF_INSTALL_CATALOG_DIR})
-# The scenarios on Stripe's wire, beside it: `retryproof run PREFIX/share/retryproof/stripe`.
+# The scenarios on Stripe's wire, beside it: `retryproof run PREFIX/share/retryproof/stripe`,
+# and the official SDKs' sets, on their built-in shapes: PREFIX/share/retryproof/sdks/square.
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/scenarios/stripe/
         DESTINATION ${CMAKE_INSTALL_DATADIR}/retryproof/stripe)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/scenarios/sdks/
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/retryproof/sdks)
+# The test-suite helpers as their ecosystems install them, from where the package puts them:
+# `npm install PREFIX/share/retryproof/embed/node`, `pip install .../embed/python`.
+install(FILES ${PROJECT_SOURCE_DIR}/embed/node/package.json
+              ${PROJECT_SOURCE_DIR}/embed/node/retryproof-sandbox.mjs
+              ${PROJECT_SOURCE_DIR}/embed/node/retryproof-sandbox.d.ts
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/retryproof/embed/node)
+install(FILES ${PROJECT_SOURCE_DIR}/embed/python/pyproject.toml
+              ${PROJECT_SOURCE_DIR}/embed/python/retryproof_sandbox.py
+              ${PROJECT_SOURCE_DIR}/embed/python/retryproof_sandbox_pytest.py
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/retryproof/embed/python)
 
 file(GLOB RETRYPROOF_DOCS ${PROJECT_SOURCE_DIR}/docs/*.md)
 install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/CONTRIBUTING.md

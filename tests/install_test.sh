@@ -17,6 +17,8 @@ cmake --install "$build" --prefix "$tmp/prefix" >"$tmp/install.log" ||
   fail "cmake --install failed: $(cat "$tmp/install.log")"
 for file in bin/retryproof share/retryproof/catalog/03-commit-then-drop.json \
             share/retryproof/stripe/03-commit-then-drop.json \
+            share/retryproof/sdks/square/01-fail-before-commit.json \
+            share/retryproof/embed/node/package.json share/retryproof/embed/python/pyproject.toml \
             share/doc/retryproof/README.md share/doc/retryproof/LICENSE \
             share/doc/retryproof/CONTRIBUTING.md share/doc/retryproof/architecture.md \
             share/doc/retryproof/ci.md share/man/man1/retryproof.1; do
