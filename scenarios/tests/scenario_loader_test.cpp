@@ -448,7 +448,8 @@ TEST_F(ScenarioLoader, ApiNamesABuiltInShapeOrAFileBesideTheScenario) {
 }
 
 TEST(ScenarioCatalog, TheStripeSetSpeaksStripeAndDeclaresSameKeyRetry) {
-  const auto scenarios = load_catalog({std::filesystem::path(RETRYPROOF_CATALOG_DIR).parent_path() / "stripe"});
+  const auto scenarios =
+      load_catalog({std::filesystem::path(RETRYPROOF_CATALOG_DIR).parent_path() / "stripe"});
   EXPECT_EQ(scenarios.size(), 6u);
   for (const auto& scenario : scenarios) {
     EXPECT_EQ(scenario.api.name, "stripe") << scenario.name;
