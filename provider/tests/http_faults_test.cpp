@@ -15,6 +15,7 @@ namespace {
 
 using nlohmann::json;
 using testing::ConnectionEnd;
+using testing::cut_response;
 using testing::raw_exchange;
 using testing::raw_post_jobs;
 using namespace std::chrono_literals;
@@ -80,13 +81,10 @@ TEST_F(FaultsOverHttp, CommitThenTruncateSendsAHeadThatPromisesMoreThanItSends) 
       raw_exchange(server.port(), raw_post_jobs("k", R"({"orderId":"order-42"})"));
   const std::string& raw = exchange.received;
   ASSERT_TRUE(raw.starts_with("HTTP/1.1 201 Created\r\n")) << raw;
-  const auto head_end = raw.find("\r\n\r\n");
-  ASSERT_NE(head_end, std::string::npos);
-  const auto length_at = raw.find("Content-Length: ");
-  ASSERT_LT(length_at, head_end);
-  const std::size_t promised = std::stoul(raw.substr(length_at + 16));
-  const std::string body = raw.substr(head_end + 4);
-  EXPECT_EQ(body.size(), promised / 2);
+  const auto cut = cut_response(raw);
+  ASSERT_TRUE(cut) << raw;
+  const std::string& body = cut->body;
+  EXPECT_EQ(body.size(), cut->promised / 2);
   EXPECT_EQ(exchange.end, ConnectionEnd::eof);
   // What did arrive is the start of the real job.
   const json stored = server.core().jobs_json()["jobs"][0];

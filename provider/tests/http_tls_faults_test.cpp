@@ -14,6 +14,7 @@ namespace retryproof::provider {
 namespace {
 
 using testing::ConnectionEnd;
+using testing::cut_response;
 using testing::OverTls;
 using testing::raw_exchange;
 using testing::raw_post_jobs;
@@ -50,12 +51,9 @@ TEST_F(OverTls, ACommitThenTruncateCutsTheResponseInsideTheTlsStream) {
       tls_exchange(server->port(), ca(), raw_post_jobs("k", R"({"orderId":"order-42"})"));
   const std::string& raw = exchange.received;
   ASSERT_TRUE(raw.starts_with("HTTP/1.1 201 Created\r\n")) << raw;
-  const auto head_end = raw.find("\r\n\r\n");
-  ASSERT_NE(head_end, std::string::npos);
-  const auto length_at = raw.find("Content-Length: ");
-  ASSERT_LT(length_at, head_end);
-  const std::size_t promised = std::stoul(raw.substr(length_at + 16));
-  EXPECT_EQ(raw.size() - (head_end + 4), promised / 2);
+  const auto cut = cut_response(raw);
+  ASSERT_TRUE(cut) << raw;
+  EXPECT_EQ(cut->body.size(), cut->promised / 2);
   // The TLS stream itself ends cleanly: only the HTTP message is short.
   EXPECT_EQ(exchange.end, TlsEnd::close_notify) << to_string(exchange.end);
   EXPECT_EQ(last_entry()["delivery"], "truncate");

@@ -79,6 +79,16 @@ std::optional<std::size_t> complete_response_size(std::string_view received) {
   return body_start + length;
 }
 
+std::optional<CutResponse> cut_response(std::string_view received) {
+  const auto head_end = received.find("\r\n\r\n");
+  if (head_end == std::string_view::npos) return std::nullopt;
+  const auto value = header_value(received.substr(0, head_end + 2), "content-length:");
+  if (!value) return std::nullopt;
+  CutResponse cut{std::string(received.substr(head_end + 4)), 0};
+  std::from_chars(value->data(), value->data() + value->size(), cut.promised);
+  return cut;
+}
+
 RawConnection::RawConnection(int port) : fd_(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) {
   if (fd_ < 0) throw std::runtime_error("socket() failed");
   sockaddr_in address{};

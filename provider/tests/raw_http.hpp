@@ -53,6 +53,14 @@ class RawConnection {
 // or chunked body), or nothing while it is incomplete.
 std::optional<std::size_t> complete_response_size(std::string_view received);
 
+// A response cut short: the body bytes that arrived after its head, and the Content-Length
+// its head promised. Nothing when there is no whole head or no Content-Length in it.
+struct CutResponse {
+  std::string body;
+  std::size_t promised = 0;
+};
+std::optional<CutResponse> cut_response(std::string_view received);
+
 // Connects to 127.0.0.1:port, writes `request` and reads until `until` or `deadline`.
 RawExchange raw_exchange(int port, const std::string& request, ReadUntil until = ReadUntil::closed,
                          std::chrono::milliseconds deadline = std::chrono::seconds(5));
