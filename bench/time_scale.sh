@@ -40,7 +40,7 @@ catalog_figure() {  # name client: the catalog at scale 1 and at $scale, and wha
   }'
   echo "  $(python3 "$root/bench/same_verdicts.py" "$work/catalog-1.json" "$work/catalog-$scale.json")"
   echo "  scale 1:  $(python3 "$root/bench/time_split.py" "$work/catalog-1.json" 1)"
-  # The scenarios judged at real time instead, named on the run's last line (scale_guard.hpp).
+  # The scenarios judged at real time instead, named on the run's last line (scenarios/driver/scale_guard.hpp).
   rejudged=$(sed -n 's/^time scale [0-9]*: [0-9]* of [0-9]* scenarios judged at real time instead: [^(]*(\([^;]*\);.*/\1/p' \
     "$work/catalog-$scale.txt")
   echo "  scale $scale: $(python3 "$root/bench/time_split.py" "$work/catalog-$scale.json" "$scale" "$rejudged")"

@@ -7,7 +7,7 @@
 
 #include <ostream>
 
-#include "scenarios/schedule.hpp"
+#include "scenarios/model/schedule.hpp"
 
 namespace retryproof::scenarios {
 

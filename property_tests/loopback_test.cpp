@@ -6,8 +6,8 @@
 
 #include <string>
 
-#include "scenarios/process_world.hpp"
-#include "scenarios/schedule.hpp"
+#include "scenarios/model/schedule.hpp"
+#include "scenarios/process/process_world.hpp"
 #include "scenarios/simulation/simulated_world.hpp"
 
 namespace retryproof::scenarios {

@@ -11,7 +11,7 @@
 #include "client_under_test/intent_ledger.hpp"
 #include "common/temp_dir.hpp"
 #include "provider/provider_server.hpp"
-#include "scenarios/child_process.hpp"
+#include "scenarios/process/child_process.hpp"
 
 namespace retryproof::client {
 namespace {

@@ -7,7 +7,7 @@
 #include "common/temp_dir.hpp"
 #include "deliver/signature.hpp"
 #include "deliver/tests/webhook_receiver.hpp"
-#include "scenarios/child_process.hpp"
+#include "scenarios/process/child_process.hpp"
 
 namespace retryproof::deliver {
 namespace {

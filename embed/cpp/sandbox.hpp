@@ -22,7 +22,7 @@
 #include "provider/job_record.hpp"
 #include "provider/journal.hpp"
 #include "provider/profile.hpp"
-#include "scenarios/run_result.hpp"
+#include "scenarios/driver/run_result.hpp"
 
 namespace retryproof::provider {
 class ProviderServer;

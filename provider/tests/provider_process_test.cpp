@@ -15,7 +15,7 @@
 #include "provider/tests/eventually.hpp"
 #include "provider/tests/raw_http.hpp"
 #include "provider/tests/tls_client.hpp"
-#include "scenarios/child_process.hpp"
+#include "scenarios/process/child_process.hpp"
 
 namespace retryproof::provider {
 namespace {

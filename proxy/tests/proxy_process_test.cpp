@@ -9,7 +9,7 @@
 
 #include "provider/provider_server.hpp"
 #include "provider/tests/raw_http.hpp"
-#include "scenarios/child_process.hpp"
+#include "scenarios/process/child_process.hpp"
 
 namespace retryproof::proxy {
 namespace {

@@ -5,10 +5,10 @@
 #include <set>
 #include <stdexcept>
 
-#include "scenarios/evidence.hpp"
-#include "scenarios/expectations.hpp"
+#include "scenarios/evidence/evidence.hpp"
+#include "scenarios/evidence/verdicts.hpp"
 #include "scenarios/judge/operations.hpp"
-#include "scenarios/verdicts.hpp"
+#include "scenarios/model/expectations.hpp"
 
 namespace retryproof::scenarios {
 namespace {

@@ -11,8 +11,8 @@
 
 #include "provider/api_shape.hpp"
 #include "provider/journal.hpp"
-#include "scenarios/client_policy.hpp"
-#include "scenarios/run_result.hpp"
+#include "scenarios/driver/run_result.hpp"
+#include "scenarios/model/client_policy.hpp"
 
 namespace retryproof::scenarios {
 

@@ -11,8 +11,8 @@
 #include <string_view>
 
 #include "provider/provider_core.hpp"
-#include "scenarios/client_policy.hpp"
 #include "scenarios/judge/traffic.hpp"
+#include "scenarios/model/client_policy.hpp"
 
 namespace retryproof::scenarios {
 

@@ -4,9 +4,9 @@
 #include <iomanip>
 
 #include "common/utf8.hpp"
+#include "scenarios/driver/scale_guard.hpp"
 #include "scenarios/reports/text.hpp"
 #include "scenarios/reports/view.hpp"
-#include "scenarios/scale_guard.hpp"
 
 namespace retryproof::scenarios {
 namespace {

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "scenarios/run_result.hpp"
+#include "scenarios/driver/run_result.hpp"
 
 namespace retryproof::scenarios {
 

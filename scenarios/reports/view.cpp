@@ -5,8 +5,8 @@
 
 #include "common/json_text.hpp"
 #include "common/utf8.hpp"
+#include "scenarios/driver/scale_guard.hpp"
 #include "scenarios/reports/text.hpp"
-#include "scenarios/scale_guard.hpp"
 
 namespace retryproof::scenarios::reports {
 

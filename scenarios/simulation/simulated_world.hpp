@@ -12,7 +12,7 @@
 #include "client_under_test/retrying_client.hpp"
 #include "client_under_test/time_and_chance.hpp"
 #include "provider/provider_core.hpp"
-#include "scenarios/driver.hpp"
+#include "scenarios/driver/driver.hpp"
 #include "scenarios/simulation/simulated_transport.hpp"
 
 namespace retryproof::scenarios {

@@ -1,4 +1,4 @@
-#include "scenarios/catalog_location.hpp"
+#include "scenarios/commands/catalog_location.hpp"
 
 #include <gtest/gtest.h>
 

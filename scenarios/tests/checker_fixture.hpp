@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "common/fingerprint.hpp"
-#include "scenarios/evidence.hpp"
-#include "scenarios/verdicts.hpp"
+#include "scenarios/evidence/evidence.hpp"
+#include "scenarios/evidence/verdicts.hpp"
 
 namespace retryproof::scenarios::hand_built {
 

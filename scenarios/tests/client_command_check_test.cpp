@@ -1,4 +1,4 @@
-#include "scenarios/client_command_check.hpp"
+#include "scenarios/commands/client_command_check.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

@@ -1,10 +1,10 @@
 // The client's declared policy: the command-line form, the scenario block, and how the
 // declaration and the scenario's settings combine into the numbers a run is judged by.
-#include "scenarios/client_policy.hpp"
+#include "scenarios/model/client_policy.hpp"
 
 #include <gtest/gtest.h>
 
-#include "scenarios/scenario.hpp"
+#include "scenarios/model/scenario.hpp"
 
 namespace retryproof::scenarios {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <filesystem>
 
-#include "scenarios/child_process.hpp"
+#include "scenarios/process/child_process.hpp"
 
 namespace retryproof::scenarios {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "scenarios/child_process.hpp"
+#include "scenarios/process/child_process.hpp"
 
 namespace retryproof::scenarios {
 namespace {

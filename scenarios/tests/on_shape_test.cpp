@@ -1,6 +1,6 @@
 // run --api: which catalog scenarios can mean the same on another API's wire, and what
 // changes when they are put there.
-#include "scenarios/on_shape.hpp"
+#include "scenarios/model/on_shape.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // The outcome line: the last JSON object a client prints on standard output.
-#include "scenarios/outcome_line.hpp"
+#include "scenarios/model/outcome_line.hpp"
 
 #include <gtest/gtest.h>
 

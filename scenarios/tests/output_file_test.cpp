@@ -1,4 +1,4 @@
-#include "scenarios/output_file.hpp"
+#include "scenarios/commands/output_file.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "scenarios/progress.hpp"
+#include "scenarios/commands/progress.hpp"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 // What a scaled run allows a retry that does not wait at all: measured before the run on this
 // machine (the no-backoff mutant at real time, and the clock probe's view of an external
 // client), never less than the least allowance, and what the scale guard then decides with.
-#include "scenarios/retry_overhead.hpp"
+#include "scenarios/process/retry_overhead.hpp"
 
 #include <gtest/gtest.h>
 

@@ -12,7 +12,7 @@
 
 #include "common/temp_dir.hpp"
 #include "provider/provider_server.hpp"
-#include "scenarios/child_process.hpp"
+#include "scenarios/process/child_process.hpp"
 
 namespace retryproof::scenarios {
 namespace {

@@ -10,8 +10,8 @@
 #include <sstream>
 #include <thread>
 
-#include "scenarios/child_process.hpp"
-#include "scenarios/process_world.hpp"
+#include "scenarios/process/child_process.hpp"
+#include "scenarios/process/process_world.hpp"
 #include "scenarios/reports/matrix.hpp"
 
 namespace retryproof::scenarios {

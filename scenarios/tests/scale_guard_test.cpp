@@ -1,6 +1,6 @@
 // What a time scale cannot decide, on hand-built runs: a retry that meets its requirement
 // but came so soon that overhead multiplied by the scale could be all of it.
-#include "scenarios/scale_guard.hpp"
+#include "scenarios/driver/scale_guard.hpp"
 
 #include <gtest/gtest.h>
 

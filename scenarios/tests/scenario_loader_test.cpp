@@ -10,8 +10,8 @@
 #include <string>
 
 #include "common/temp_dir.hpp"
-#include "scenarios/driver.hpp"
-#include "scenarios/scenario.hpp"
+#include "scenarios/driver/driver.hpp"
+#include "scenarios/model/scenario.hpp"
 
 namespace retryproof::scenarios {
 namespace {

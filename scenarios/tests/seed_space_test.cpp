@@ -1,6 +1,6 @@
 // Explore's seed space: a schedule is a function of its seed alone, and shards split the
 // seeds of one explore into disjoint parts that together are all of them.
-#include "scenarios/seed_space.hpp"
+#include "scenarios/model/seed_space.hpp"
 
 #include <gtest/gtest.h>
 

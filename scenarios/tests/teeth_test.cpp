@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "common/temp_dir.hpp"
-#include "scenarios/evidence.hpp"
-#include "scenarios/process_world.hpp"
+#include "scenarios/evidence/evidence.hpp"
+#include "scenarios/process/process_world.hpp"
 #include "scenarios/simulation/simulated_world.hpp"
 
 namespace retryproof::scenarios {

@@ -15,9 +15,9 @@
 #include <nlohmann/json.hpp>
 
 #include "common/temp_dir.hpp"
-#include "scenarios/child_process.hpp"
-#include "scenarios/clock_probe.hpp"
-#include "scenarios/scaled_client.hpp"
+#include "scenarios/process/child_process.hpp"
+#include "scenarios/process/clock_probe.hpp"
+#include "scenarios/process/scaled_client.hpp"
 
 namespace retryproof::scenarios {
 namespace {

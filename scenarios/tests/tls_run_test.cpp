@@ -10,8 +10,8 @@
 #include <sstream>
 
 #include "common/temp_dir.hpp"
-#include "scenarios/child_process.hpp"
-#include "scenarios/scenario.hpp"
+#include "scenarios/model/scenario.hpp"
+#include "scenarios/process/child_process.hpp"
 
 namespace retryproof::scenarios {
 namespace {

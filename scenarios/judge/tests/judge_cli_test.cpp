@@ -10,7 +10,7 @@
 
 #include "common/temp_dir.hpp"
 #include "provider/provider_core.hpp"
-#include "scenarios/child_process.hpp"
+#include "scenarios/process/child_process.hpp"
 
 namespace retryproof::scenarios {
 namespace {

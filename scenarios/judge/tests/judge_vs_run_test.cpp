@@ -12,7 +12,7 @@
 
 #include "common/temp_dir.hpp"
 #include "scenarios/judge/traffic.hpp"
-#include "scenarios/process_world.hpp"
+#include "scenarios/process/process_world.hpp"
 #include "scenarios/simulation/simulated_world.hpp"
 
 namespace retryproof::scenarios {

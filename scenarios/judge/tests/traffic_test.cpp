@@ -7,7 +7,7 @@
 #include <algorithm>
 
 #include "provider/provider_core.hpp"
-#include "scenarios/verdicts.hpp"
+#include "scenarios/evidence/verdicts.hpp"
 
 namespace retryproof::scenarios {
 namespace {

@@ -1,0 +1,74 @@
+// What running a scenario produced, in either world (processes over real HTTP, or the
+// simulation): each invocation's account, the provider's records, and the verdicts.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/millis.hpp"
+#include "provider/job_record.hpp"
+#include "provider/journal.hpp"
+#include "scenarios/evidence/verdicts.hpp"
+#include "scenarios/model/client_policy.hpp"
+#include "scenarios/model/outcome_line.hpp"
+
+namespace retryproof::scenarios {
+
+// One run of the client for one operation.
+struct InvocationResult {
+  int index = 0;  // from 0, in the scenario's order; reports number them from 1
+  std::string operation;
+  nlohmann::json payload;       // what the client was asked to send (null: traffic judged alone)
+  std::uint64_t first_seq = 1;  // the journal entries it caused: [first_seq, last_seq]
+  std::uint64_t last_seq = 0;   // (empty when last_seq < first_seq)
+  Millis started_at{0};         // on the provider's clock
+  Millis ended_at{0};
+  bool killed = false;                 // by the scenario's kill point, on purpose
+  bool timed_out = false;              // still running at the scenario's time limit
+  std::optional<OutcomeLine> outcome;  // empty when killed or when the line was missing or bad
+  std::string client_error;            // why there is no valid outcome line; empty when fine
+  std::string exit;                    // "exit code 0", "killed by SIGKILL"
+  std::string standard_error;          // the client's, kept for the report
+
+  int number() const { return index + 1; }  // as reports and messages count invocations
+};
+
+// The provider's records at the end of a run.
+struct RunEvidence {
+  std::vector<provider::JournalEntry> journal;  // by seq
+  std::vector<provider::JobRecord> jobs;        // in creation order
+};
+
+// An expectation of the scenario that the run missed, and how bad that is.
+struct Unmet {
+  std::string text;
+  Severity severity = Severity::policy;
+  std::string failed_verdict;  // the verdict whose unexpected failure this is, if one is
+};
+
+struct ScenarioResult {
+  std::string name;
+  std::string description;
+  std::string file;
+  std::string client;  // as --client spells it
+  std::uint64_t seed = 0;
+  std::vector<InvocationResult> invocations;
+  std::vector<provider::JournalEntry> journal;
+  std::vector<provider::JobRecord> jobs;
+  JudgedPolicy policy;  // what the client was judged by
+  std::vector<Verdict> verdicts;
+  std::vector<Unmet> unmet;  // how the run missed the scenario's expectations
+  std::vector<std::string> expected_violations;
+  // Under --time-scale, why the verdicts were judged at real time instead of the scale
+  // asked for (scale_guard.hpp); empty otherwise.
+  std::string judged_at_real_time;
+
+  bool met() const { return unmet.empty(); }
+  // Whether it missed an expectation at `threshold` or worse (--fail-on).
+  bool fails_at(Severity threshold) const;
+  int creates() const;  // requests to the create route the provider saw
+};
+
+}  // namespace retryproof::scenarios

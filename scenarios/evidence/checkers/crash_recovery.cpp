@@ -1,0 +1,66 @@
+// crash-recovery: after a kill, the restart (the next run of the operation with the same
+// payload) creates no second job — harm — and, under lookup-first, asks by key before it
+// sends anything — policy: a killed client cannot know what its last request did.
+#include <algorithm>
+
+#include "scenarios/evidence/checkers/violations.hpp"
+
+namespace retryproof::scenarios::checkers {
+
+Verdict crash_recovery(const Evidence& evidence) {
+  Violations violations;
+  bool any_kill = false;
+  const auto& invocations = evidence.invocations();
+  for (std::size_t i = 0; i < invocations.size(); ++i) {
+    const InvocationResult& killed = invocations[i];
+    if (!killed.killed) continue;
+    any_kill = true;
+    // The restart is the next run asked for the same operation with the same payload: one
+    // asked for another payload is a new request, not a resume of the killed one's intent.
+    const auto restart = std::find_if(invocations.begin() + static_cast<std::ptrdiff_t>(i) + 1,
+                                      invocations.end(), [&](const InvocationResult& later) {
+                                        return later.operation == killed.operation &&
+                                               later.payload == killed.payload;
+                                      });
+    if (restart == invocations.end()) continue;
+
+    // Jobs of the operation from before the restart, and any the restart created.
+    std::vector<std::string> before;
+    for (const JobRecord* job : evidence.jobs_of_operation(killed.operation)) {
+      const JournalEntry* created = evidence.creation_of(job->id);
+      if (created != nullptr && created->seq < restart->first_seq) before.push_back(job->id);
+    }
+    for (const JournalEntry* create : evidence.creates_of(*restart)) {
+      if (create->outcome != provider::Outcome::new_operation || !create->job_id ||
+          before.empty()) {
+        continue;
+      }
+      violations.add("the restart after the kill created a second job, " + *create->job_id + " (" +
+                         seq_text(*create) + ", key " + key_text(*create) + "), though " +
+                         before.front() +
+                         " existed from before the kill: the operation's key must "
+                         "survive a crash (derive it from the operation, or keep it durably)",
+                     {create->seq}, Severity::harm);
+    }
+
+    const auto entries = evidence.entries_of(*restart);
+    if (evidence.policy().on_ambiguous == OnAmbiguous::lookup_first && !entries.empty() &&
+        entries.front().kind == provider::RequestKind::create) {
+      violations.add("after the restart, the first request for " + killed.operation + " was " +
+                         entries.front().method + " " + entries.front().path + " (" +
+                         seq_text(entries.front()) + "); " + what_it_got(entries.front()) +
+                         ". A killed client cannot know what its last request did: under "
+                         "lookup-first it asks by key first (if it re-sends the same key by "
+                         "design, declare --client-policy on-ambiguous=same-key-retry)",
+                     {entries.front().seq});
+    }
+  }
+  if (!any_kill) return not_applicable("no client was killed");
+  return std::move(violations)
+      .verdict("the restart created no second job" +
+               std::string(evidence.policy().on_ambiguous == OnAmbiguous::lookup_first
+                               ? " and asked by key first"
+                               : ""));
+}
+
+}  // namespace retryproof::scenarios::checkers

@@ -1,0 +1,50 @@
+// gave-up (policy): a run that reports failed or unknown must have tried: not without a
+// single request (unless an earlier run of the operation gave it its answer), and not with
+// budget left after a failure the provider's contract says is safe to retry (503, 429; on
+// an API without keys only a 429, which turns a create away before any work).
+#include "scenarios/evidence/checkers/violations.hpp"
+
+namespace retryproof::scenarios::checkers {
+
+Verdict gave_up(const Evidence& evidence) {
+  const JudgedPolicy& policy = evidence.policy();
+  Violations violations;
+  bool any_gave_up = false;
+  for (const auto& invocation : evidence.invocations()) {
+    if (!invocation.outcome || invocation.outcome->outcome == Reported::succeeded) continue;
+    any_gave_up = true;
+    const std::string reported = to_string(invocation.outcome->outcome);
+    const bool first_run = std::none_of(
+        evidence.invocations().begin(), evidence.invocations().begin() + invocation.index,
+        [&](const InvocationResult& earlier) { return earlier.operation == invocation.operation; });
+    if (first_run && evidence.entries_of(invocation).empty()) {
+      violations.add(
+          label(invocation) + " reported " + reported + " without sending a single request", {});
+      continue;
+    }
+    const auto creates = evidence.creates_of(invocation);
+    if (creates.empty() || static_cast<int>(creates.size()) >= policy.attempts) continue;
+    const JournalEntry& last = *creates.back();
+    const int status = status_of(last);
+    const bool safe_to_retry = status == 429 || (status == 503 && !evidence.keyless());
+    if (!safe_to_retry) continue;
+    // A lookup after it that found the job would have made the report succeeded; one that
+    // found nothing does not change that budget was left.
+    violations.add(
+        label(invocation) + " reported " + reported + " after a " + std::to_string(status) + " (" +
+            seq_text(last) + ") with " +
+            std::to_string(policy.attempts - static_cast<int>(creates.size())) + " of its " +
+            std::to_string(policy.attempts) + " attempts left; the provider's contract makes a " +
+            std::to_string(status) +
+            (evidence.keyless() ? " safe to retry" : " safe to retry with the same key") +
+            (status == 429 ? " after its Retry-After" : " after a backoff") +
+            " (if your client's budget is smaller, declare --client-policy attempts=" +
+            std::to_string(creates.size()) + ")",
+        {last.seq});
+  }
+  if (!any_gave_up) return not_applicable("no run reported failed or unknown");
+  return std::move(violations)
+      .verdict("every failed or unknown report came after the client had tried what it could");
+}
+
+}  // namespace retryproof::scenarios::checkers

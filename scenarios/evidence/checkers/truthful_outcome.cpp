@@ -1,0 +1,74 @@
+// truthful-outcome (harm): `succeeded` names a job the provider holds for the operation,
+// created from a body this invocation sent, or an earlier one asked for the same payload
+// (the old job is no answer to a changed request); `failed` is never reported for a job
+// created from such a body; `unknown` is allowed, and counted. Bodies, not the scenario's
+// payload text: an SDK sends its own wire body (Evidence::bodies_of).
+#include <algorithm>
+#include <set>
+
+#include "scenarios/evidence/checkers/violations.hpp"
+
+namespace retryproof::scenarios::checkers {
+
+Verdict truthful_outcome(const Evidence& evidence) {
+  Violations violations;
+  int unknown = 0;
+  for (const auto& invocation : evidence.invocations()) {
+    if (!invocation.outcome) continue;  // killed, or a client error
+    const OutcomeLine& reported = *invocation.outcome;
+    const std::set<std::string> bodies = evidence.bodies_of(invocation);
+    const auto from_these_bodies = [&](const JournalEntry& created) {
+      return created.fingerprint && bodies.contains(*created.fingerprint);
+    };
+    switch (reported.outcome) {
+      case Reported::unknown:
+        ++unknown;
+        break;
+      case Reported::succeeded: {
+        const auto jobs = evidence.jobs_of_operation(invocation.operation);
+        const auto job = std::find_if(jobs.begin(), jobs.end(), [&](const JobRecord* candidate) {
+          return candidate->id == reported.job_id;
+        });
+        if (job == jobs.end()) {
+          violations.add(label(invocation) + " reported succeeded with " + reported.job_id +
+                             ", which the provider does not hold for this operation",
+                         {});
+          break;
+        }
+        const JournalEntry* created = evidence.creation_of(reported.job_id);
+        if (created != nullptr && !from_these_bodies(*created)) {
+          violations.add(label(invocation) + " reported succeeded with " + reported.job_id +
+                             ", which was created (" + seq_text(*created) +
+                             ") from another request than the one this invocation was asked to "
+                             "send; a changed request under the same key is refused, not done",
+                         {created->seq});
+        }
+        break;
+      }
+      case Reported::failed: {
+        // A job created from this invocation's request, by a request that arrived before
+        // the invocation ended (a later run's job is not its).
+        for (const JobRecord* job : evidence.jobs_of_operation(invocation.operation)) {
+          const JournalEntry* created = evidence.creation_of(job->id);
+          if (created == nullptr || !from_these_bodies(*created) ||
+              created->seq > invocation.last_seq) {
+            continue;
+          }
+          violations.add(label(invocation) + " reported failed, but the provider holds " + job->id +
+                             " for " + subject_text(evidence, *created) + " (created at " +
+                             seq_text(*created) +
+                             "); when a request may have committed, report "
+                             "unknown or look the key up",
+                         {created->seq});
+        }
+        break;
+      }
+    }
+  }
+  return std::move(violations)
+      .verdict(unknown == 0 ? "every reported outcome matches the provider's records"
+                            : "every reported outcome matches the provider's records; " +
+                                  std::to_string(unknown) + " unknown (allowed: failed closed)");
+}
+
+}  // namespace retryproof::scenarios::checkers

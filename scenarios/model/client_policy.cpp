@@ -1,0 +1,194 @@
+#include "scenarios/model/client_policy.hpp"
+
+#include <charconv>
+#include <stdexcept>
+#include <vector>
+
+#include "common/duration.hpp"
+#include "common/suggest.hpp"
+#include "scenarios/model/scenario.hpp"
+
+namespace retryproof::scenarios {
+namespace {
+
+const std::vector<std::string> kKeys = {"attempts",     "min-backoff",      "timeout",
+                                        "on-ambiguous", "follows-settings", "payload"};
+
+[[noreturn]] void refuse(const std::string& what) {
+  throw std::invalid_argument(what);
+}
+
+int parse_attempts(std::string_view text) {
+  int attempts = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), attempts);
+  if (error != std::errc{} || end != text.data() + text.size() || attempts < 1 || attempts > 1000) {
+    refuse("attempts=" + std::string(text) +
+           ": a whole number from 1 to 1000, counting the first request (urllib3's total=3 "
+           "and cockatiel's maxAttempts: 3 make 4)");
+  }
+  return attempts;
+}
+
+OnAmbiguous parse_on_ambiguous(std::string_view text) {
+  if (text == "lookup-first") return OnAmbiguous::lookup_first;
+  if (text == "same-key-retry") return OnAmbiguous::same_key_retry;
+  refuse("on-ambiguous=" + std::string(text) + ": lookup-first or same-key-retry" +
+         did_you_mean(text, {"lookup-first", "same-key-retry"}));
+}
+
+// payload=verbatim: the client sends the operation's payload as its create's body, as the
+// reference client and the project's examples do; payload=mapped (the default): it maps the
+// payload to its API's own body, as an SDK does, so only what it sent is compared.
+bool parse_payload_form(std::string_view text) {
+  if (text == "verbatim") return true;
+  if (text == "mapped") return false;
+  refuse("payload=" + std::string(text) + ": verbatim or mapped" +
+         did_you_mean(text, {"verbatim", "mapped"}));
+}
+
+bool parse_yes_no(std::string_view key, std::string_view text) {
+  if (text == "yes" || text == "true") return true;
+  if (text == "no" || text == "false") return false;
+  refuse(std::string(key) + "=" + std::string(text) + ": yes or no");
+}
+
+Millis parse_declared_duration(std::string_view key, std::string_view text) {
+  try {
+    return parse_duration(text);
+  } catch (const std::invalid_argument& error) {
+    refuse(std::string(key) + "=" + std::string(text) + ": " + error.what());
+  }
+}
+
+}  // namespace
+
+std::string to_string(OnAmbiguous policy) {
+  return policy == OnAmbiguous::lookup_first ? "lookup-first" : "same-key-retry";
+}
+
+ClientPolicy ClientPolicy::over(const ClientPolicy& base) const {
+  return {attempts ? attempts : base.attempts,
+          min_backoff ? min_backoff : base.min_backoff,
+          timeout ? timeout : base.timeout,
+          on_ambiguous ? on_ambiguous : base.on_ambiguous,
+          follows_settings ? follows_settings : base.follows_settings,
+          payload_verbatim ? payload_verbatim : base.payload_verbatim};
+}
+
+std::string ClientPolicy::describe() const {
+  std::vector<std::string> parts;
+  if (attempts) parts.push_back("attempts=" + std::to_string(*attempts));
+  if (min_backoff) parts.push_back("min-backoff=" + format_duration(*min_backoff));
+  if (timeout) parts.push_back("timeout=" + format_duration(*timeout));
+  if (on_ambiguous) parts.push_back("on-ambiguous=" + to_string(*on_ambiguous));
+  if (follows_settings)
+    parts.push_back(std::string("follows-settings=") + (*follows_settings ? "yes" : "no"));
+  if (payload_verbatim)
+    parts.push_back(std::string("payload=") + (*payload_verbatim ? "verbatim" : "mapped"));
+  std::string text;
+  for (const auto& part : parts)
+    text += (text.empty() ? "" : ",") + part;
+  return text;
+}
+
+ClientPolicy parse_client_policy(std::string_view text) {
+  ClientPolicy policy;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string_view pair = text.substr(start, comma - start);
+    start = comma + 1;
+    if (pair.empty()) {
+      if (comma == text.size()) break;
+      refuse("an empty entry between commas");
+    }
+    const std::size_t equals = pair.find('=');
+    const std::string_view key = pair.substr(0, equals);
+    const bool has_value = equals != std::string_view::npos;
+    const std::string_view value = has_value ? pair.substr(equals + 1) : std::string_view{};
+    if (key == "follows-settings") {
+      policy.follows_settings = has_value ? parse_yes_no(key, value) : true;
+      continue;
+    }
+    if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end()) {
+      refuse("unknown key \"" + std::string(key) + "\"" + did_you_mean(key, kKeys) +
+             "; the keys are attempts, min-backoff, timeout, on-ambiguous, follows-settings and "
+             "payload");
+    }
+    if (!has_value || value.empty())
+      refuse(std::string(key) + " needs a value: " + std::string(key) + "=...");
+    if (key == "attempts") policy.attempts = parse_attempts(value);
+    if (key == "min-backoff") policy.min_backoff = parse_declared_duration(key, value);
+    if (key == "timeout") policy.timeout = parse_declared_duration(key, value);
+    if (key == "on-ambiguous") policy.on_ambiguous = parse_on_ambiguous(value);
+    if (key == "payload") policy.payload_verbatim = parse_payload_form(value);
+  }
+  return policy;
+}
+
+ClientPolicy client_policy_from(const JsonNode& node) {
+  node.object({"attempts", "minBackoff", "timeout", "onAmbiguous", "followsSettings", "payload"});
+  ClientPolicy policy;
+  if (node.has("attempts")) policy.attempts = node.field("attempts").integer(1, 1000);
+  if (node.has("minBackoff")) policy.min_backoff = node.field("minBackoff").duration();
+  if (node.has("timeout")) policy.timeout = node.field("timeout").duration();
+  if (node.has("onAmbiguous")) {
+    const JsonNode field = node.field("onAmbiguous");
+    try {
+      policy.on_ambiguous = parse_on_ambiguous(field.string());
+    } catch (const std::invalid_argument& error) {
+      field.fail(error.what());
+    }
+  }
+  if (node.has("followsSettings")) {
+    const JsonNode field = node.field("followsSettings");
+    if (!field.value.is_boolean()) field.fail("expected true or false");
+    policy.follows_settings = field.value.get<bool>();
+  }
+  if (node.has("payload")) {
+    const JsonNode field = node.field("payload");
+    try {
+      policy.payload_verbatim = parse_payload_form(field.string());
+    } catch (const std::invalid_argument& error) {
+      field.fail(error.what());
+    }
+  }
+  return policy;
+}
+
+std::string JudgedPolicy::attempts_text() const {
+  if (declared_attempts) return std::to_string(attempts) + " (declared)";
+  if (follows_settings)
+    return std::to_string(attempts) +
+           " (the scenario's client.attempts, which this client follows)";
+  return std::to_string(attempts) +
+         " (the scenario's client.attempts, given to the client in RETRYPROOF_CLIENT; if it "
+         "makes more by design, declare it: --client-policy attempts=N)";
+}
+
+std::string JudgedPolicy::min_backoff_text() const {
+  const std::string floor = std::to_string(min_backoff.count()) + " ms";
+  if (declared_min_backoff) return floor + " (declared)";
+  if (follows_settings) return floor + " (the scenario's floor, half its client.baseDelay)";
+  return floor +
+         " (the scenario's floor, half its client.baseDelay; if your client promises another, "
+         "declare it: --client-policy min-backoff=DURATION)";
+}
+
+JudgedPolicy judged_policy(const Scenario& scenario, const ClientPolicy& declared) {
+  const ClientPolicy policy = declared.over(scenario.client_policy);
+  JudgedPolicy judged;
+  judged.attempts = policy.attempts.value_or(scenario.settings.attempts);
+  judged.min_backoff = policy.min_backoff.value_or(scenario.min_gap);
+  judged.timeout = policy.timeout.value_or(scenario.settings.timeout);
+  judged.on_ambiguous = policy.on_ambiguous.value_or(OnAmbiguous::lookup_first);
+  judged.follows_settings = policy.follows_settings.value_or(false);
+  judged.payload_verbatim = policy.payload_verbatim.value_or(false);
+  judged.declared_attempts = policy.attempts.has_value();
+  judged.declared_min_backoff = policy.min_backoff.has_value();
+  judged.declared_timeout = policy.timeout.has_value();
+  judged.declared_on_ambiguous = policy.on_ambiguous.has_value();
+  return judged;
+}
+
+}  // namespace retryproof::scenarios

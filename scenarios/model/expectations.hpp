@@ -1,0 +1,20 @@
+// Whether a run met its scenario's expectations: exactly the expected verdicts failed, the
+// provider holds the expected number of jobs, and each operation's last reported outcome is
+// one the scenario allows.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "scenarios/driver/run_result.hpp"
+#include "scenarios/model/scenario.hpp"
+
+namespace retryproof::scenarios {
+
+// One line per expectation the run missed, with how bad that is; empty when it met them
+// all. A verdict's miss is as bad as the verdict; more jobs than expected is harm, fewer
+// (work not done), or another final outcome, is policy: truthful-outcome judges whether an
+// outcome was true.
+std::vector<Unmet> unmet_expectations(const Scenario& scenario, const ScenarioResult& result);
+
+}  // namespace retryproof::scenarios

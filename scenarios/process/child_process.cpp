@@ -1,0 +1,189 @@
+#include "scenarios/process/child_process.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <spawn.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+extern char** environ;
+
+namespace retryproof::scenarios {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::chrono::milliseconds left_until(Clock::time_point deadline) {
+  return std::max(std::chrono::milliseconds(0),
+                  std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()));
+}
+
+ExitStatus to_exit_status(int raw) {
+  ExitStatus status;
+  if (WIFSIGNALED(raw)) {
+    status.signal = WTERMSIG(raw);
+  } else {
+    status.code = WEXITSTATUS(raw);
+  }
+  return status;
+}
+
+// posix_spawn's file actions, released on every path.
+class SpawnActions {
+ public:
+  SpawnActions() { posix_spawn_file_actions_init(&actions_); }
+  ~SpawnActions() { posix_spawn_file_actions_destroy(&actions_); }
+  SpawnActions(const SpawnActions&) = delete;
+  SpawnActions& operator=(const SpawnActions&) = delete;
+  posix_spawn_file_actions_t* get() { return &actions_; }
+
+ private:
+  posix_spawn_file_actions_t actions_{};
+};
+
+}  // namespace
+
+std::filesystem::path this_executable() {
+  return std::filesystem::read_symlink("/proc/self/exe");
+}
+
+std::string ExitStatus::describe() const {
+  if (exited()) return "exit code " + std::to_string(code);
+  const char* name = sigabbrev_np(signal);
+  return std::string("killed by ") + (name ? std::string("SIG") + name : std::to_string(signal));
+}
+
+ChildProcess::ChildProcess(const std::vector<std::string>& argv,
+                           const std::map<std::string, std::string>& environment) {
+  if (argv.empty()) throw std::invalid_argument("ChildProcess: empty command");
+  std::array<int, 2> out{};
+  std::array<int, 2> err{};
+  if (pipe2(out.data(), O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
+  if (pipe2(err.data(), O_CLOEXEC) != 0) {
+    close(out[0]);
+    close(out[1]);
+    throw std::runtime_error("pipe failed");
+  }
+
+  SpawnActions actions;
+  posix_spawn_file_actions_adddup2(actions.get(), out[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(actions.get(), err[1], STDERR_FILENO);
+  posix_spawn_file_actions_addopen(actions.get(), STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+
+  std::vector<std::string> env_storage;
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    const std::string text(*entry);
+    if (!environment.contains(text.substr(0, text.find('=')))) env_storage.push_back(text);
+  }
+  for (const auto& [name, value] : environment)
+    env_storage.push_back(name + "=" + value);
+  std::vector<char*> envp;
+  for (auto& text : env_storage)
+    envp.push_back(text.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> arg_storage(argv);
+  std::vector<char*> args;
+  for (auto& text : arg_storage)
+    args.push_back(text.data());
+  args.push_back(nullptr);
+
+  // Its own process group, so that signals reach whatever it starts too (a `sh -c`
+  // command's children, say) and none outlives a kill.
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attributes, 0);
+  const int failed =
+      posix_spawnp(&pid_, args[0], actions.get(), &attributes, args.data(), envp.data());
+  posix_spawnattr_destroy(&attributes);
+  close(out[1]);
+  close(err[1]);
+  if (failed != 0) {
+    close(out[0]);
+    close(err[0]);
+    throw std::runtime_error("cannot start " + argv[0] + ": " + std::strerror(failed));
+  }
+  stdout_fd_ = out[0];
+  stderr_fd_ = err[0];
+  // Through syscall(): glibc 2.36's <sys/pidfd.h> lacks extern "C", so C++ cannot link it.
+  pidfd_ = static_cast<int>(syscall(SYS_pidfd_open, pid_, 0));
+}
+
+ChildProcess::~ChildProcess() {
+  if (!status_ && pid_ > 0) {
+    kill(-pid_, SIGKILL);
+    int raw = 0;
+    waitpid(pid_, &raw, 0);
+  }
+  for (const int fd : {stdout_fd_, stderr_fd_, pidfd_}) {
+    if (fd >= 0) close(fd);
+  }
+}
+
+void ChildProcess::pump(std::chrono::milliseconds timeout) {
+  // The pidfd becomes readable when the child ends, so a wait needs no polling loop.
+  std::array<pollfd, 3> fds{
+      {{stdout_fd_, POLLIN, 0}, {stderr_fd_, POLLIN, 0}, {pidfd_, POLLIN, 0}}};
+  if (poll(fds.data(), fds.size(), static_cast<int>(timeout.count())) <= 0) return;
+  std::array<char, 4096> buffer{};
+  const auto drain = [&](int& fd, std::string& into, short revents) {
+    if (fd < 0 || revents == 0) return;
+    const ssize_t n = read(fd, buffer.data(), buffer.size());
+    if (n > 0) {
+      into.append(buffer.data(), static_cast<std::size_t>(n));
+    } else if (n == 0 || errno != EINTR) {
+      close(fd);
+      fd = -1;  // poll ignores negative descriptors
+    }
+  };
+  drain(stdout_fd_, stdout_, fds[0].revents);
+  drain(stderr_fd_, stderr_, fds[1].revents);
+}
+
+std::optional<std::string> ChildProcess::read_line(std::chrono::milliseconds timeout) {
+  const auto deadline = Clock::now() + timeout;
+  while (true) {
+    const auto newline = stdout_.find('\n', stdout_consumed_);
+    if (newline != std::string::npos) {
+      std::string line = stdout_.substr(stdout_consumed_, newline - stdout_consumed_);
+      stdout_consumed_ = newline + 1;
+      return line;
+    }
+    if (stdout_fd_ < 0 || Clock::now() >= deadline) return std::nullopt;
+    pump(left_until(deadline));
+  }
+}
+
+std::optional<ExitStatus> ChildProcess::wait(std::chrono::milliseconds timeout) {
+  const auto deadline = Clock::now() + timeout;
+  while (!status_) {
+    int raw = 0;
+    if (waitpid(pid_, &raw, WNOHANG) == pid_) {
+      status_ = to_exit_status(raw);
+      // Collect what the child wrote before it ended; a grandchild may hold the pipes
+      // open, so take only what is already there.
+      std::size_t before = 0;
+      do {
+        before = stdout_.size() + stderr_.size();
+        pump(std::chrono::milliseconds(0));
+      } while (stdout_.size() + stderr_.size() != before);
+    } else if (Clock::now() >= deadline) {
+      return std::nullopt;
+    } else {
+      pump(left_until(deadline));
+    }
+  }
+  return status_;
+}
+
+void ChildProcess::send_signal(int signal_number) {
+  if (!status_ && pid_ > 0) kill(-pid_, signal_number);  // the whole group
+}
+
+}  // namespace retryproof::scenarios

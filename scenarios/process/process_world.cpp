@@ -1,0 +1,190 @@
+#include "scenarios/process/process_world.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "common/duration.hpp"
+#include "scenarios/driver/scale_guard.hpp"
+#include "scenarios/process/child_process.hpp"
+#include "scenarios/process/invocation_deadline.hpp"
+#include "scenarios/process/run_tls.hpp"
+#include "scenarios/process/scaled_client.hpp"
+
+namespace retryproof::scenarios {
+namespace {
+
+using nlohmann::json;
+using SteadyClock = std::chrono::steady_clock;
+
+// The reference client and the mutants take their settings from RETRYPROOF_CLIENT, as any
+// client may, and the time scale as a flag of their own.
+std::vector<std::string> client_argv(const ClientChoice& choice, const RunOptions& options,
+                                     std::uint64_t seed) {
+  if (choice.kind == ClientChoice::Kind::command) return {"/bin/sh", "-c", choice.command};
+  std::vector<std::string> argv = {options.executable.string(), "client", "--seed",
+                                   std::to_string(seed)};
+  if (choice.kind == ClientChoice::Kind::mutant) {
+    argv.insert(argv.end(), {"--mutant", client::to_string(choice.mutant)});
+  }
+  const std::vector<std::string> scaled = time_scale_arguments(options.time_scale);
+  argv.insert(argv.end(), scaled.begin(), scaled.end());
+  return argv;
+}
+
+// An external program runs under libfaketime at the time scale.
+std::map<std::string, std::string> client_environment(const ClientChoice& choice,
+                                                      const RunOptions& options) {
+  if (choice.kind != ClientChoice::Kind::command) return {};
+  return faketime_environment(options.time_scale);
+}
+
+provider::ServerOptions server_options(const RunOptions& options, bool tls) {
+  provider::ServerOptions server{
+      .host = "127.0.0.1", .port = 0, .workers = 2, .time_scale = options.time_scale};
+  if (tls) server.tls = run_tls().identity;
+  return server;
+}
+
+std::string last_lines(const std::string& text, std::size_t count) {
+  std::size_t start = text.size();
+  for (std::size_t found = 0; start > 0 && found <= count;) {
+    if (text[--start] == '\n' && start + 1 < text.size()) ++found;
+  }
+  return start == 0 ? text : text.substr(start + 1);
+}
+
+// Where clients keep their state: in memory (tmpfs) when the machine has it, unless TMPDIR
+// says otherwise. A kill point kills a process, not the machine, so what a client saved
+// survives there as on a disk, and its fsyncs cost nothing instead of milliseconds, which
+// --time-scale N would count N times between its attempts.
+std::filesystem::path state_parent() {
+  const std::filesystem::path memory = "/dev/shm";
+  std::error_code ignored;
+  if (std::getenv("TMPDIR") == nullptr && std::filesystem::is_directory(memory, ignored) &&
+      access(memory.c_str(), W_OK) == 0) {
+    return memory;
+  }
+  return std::filesystem::temp_directory_path();
+}
+
+std::chrono::milliseconds until(SteadyClock::time_point deadline) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::max(deadline - SteadyClock::now(), SteadyClock::duration(0)));
+}
+
+}  // namespace
+
+ProcessWorld::ProcessWorld(const Scenario& scenario, const ClientChoice& client,
+                           const RunOptions& options)
+    : scenario_(scenario),
+      client_(client),
+      options_(options),
+      tls_(options.tls || scenario.tls),
+      server_(provider_config(scenario, options.seed), server_options(options, tls_)),
+      state_("retryproof-run", state_parent()) {}
+
+InvocationResult ProcessWorld::invoke(const InvocationPlan& plan) {
+  provider::ProviderCore& core = server_.core();
+  if (plan.invocation.after > Millis(0)) core.advance_clock(plan.invocation.after);
+  InvocationResult result{.index = plan.index,
+                          .operation = plan.invocation.operation,
+                          .payload = plan.payload,
+                          .first_seq = core.journal_size() + 1,
+                          .started_at = server_.now()};
+  const std::size_t jobs_before = core.job_count();
+
+  std::map<std::string, std::string> environment = client_environment(client_, options_);
+  environment.merge(std::map<std::string, std::string>{
+      {"RETRYPROOF_BASE_URL", server_.base_url()},
+      {"RETRYPROOF_CLIENT",
+       client::settings_to_contract(scenario_.settings, scenario_.time_limit).dump()},
+      {"RETRYPROOF_OPERATION",
+       json{{"operationId", plan.invocation.operation}, {"payload", plan.payload}}.dump()},
+      {"RETRYPROOF_STATE_DIR", state_.path().string()},
+      {"RETRYPROOF_SEED", std::to_string(plan.client_seed)}});
+  if (tls_) environment.merge(tls_client_environment(run_tls()));
+  ChildProcess child(client_argv(client_, options_, plan.client_seed), environment);
+  InvocationDeadline limit(scenario_.time_limit, options_.time_scale);
+  const auto deadline = [&] { return limit.at(core.journal_size() >= result.first_seq); };
+  constexpr std::chrono::milliseconds kSlice(20);  // how soon a loop notices a change
+
+  const KillPoint& kill = plan.invocation.kill;
+  const auto kill_point_reached = [&](const provider::ProviderCore::Progress& progress) {
+    return kill.reached(progress.jobs - jobs_before,
+                        progress.journal_entries + 1 - result.first_seq);
+  };
+  std::optional<ExitStatus> status;
+  if (kill.armed()) {
+    // Until the provider's records show the point reached, or the client ends first (then
+    // there is nothing to kill). The slices let the loop notice a client that ended.
+    while (!status && SteadyClock::now() < deadline()) {
+      const auto slice = std::min(deadline(), SteadyClock::now() + kSlice);
+      if (core.wait_until(kill_point_reached, slice)) {
+        child.send_signal(SIGKILL);
+        result.killed = true;
+        break;
+      }
+      status = child.wait(std::chrono::milliseconds(0));
+    }
+  }
+  while (!status && SteadyClock::now() < deadline()) {
+    status = child.wait(until(std::min(deadline(), SteadyClock::now() + kSlice)));
+  }
+  if (!status) {
+    child.send_signal(SIGKILL);
+    status = child.wait(std::chrono::seconds(10));
+    result.timed_out = true;
+  }
+  result.exit = status ? status->describe() : "still running";
+  result.standard_error = last_lines(child.standard_error(), 40);
+  result.ended_at = server_.now();
+  result.last_seq = core.journal_size();
+
+  if (result.killed) return result;
+  if (result.timed_out) {
+    // A client may print its outcome and then fail to exit (a timer its SDK left running):
+    // its word is kept and judged, and time-limit says why it was stopped.
+    result.outcome = read_outcome_line(child.standard_output()).line;
+    return result;
+  }
+  if (kill.armed()) result.client_error = not_reached(kill);
+  OutcomeReading reading = read_outcome_line(child.standard_output());
+  result.outcome = std::move(reading.line);
+  if (!reading.problem.empty()) {
+    result.client_error = reading.problem + " (" + result.exit + ")";
+  } else if (!status->exited() || status->code != 0) {
+    result.client_error = "ended with " + result.exit + " after printing its outcome";
+  }
+  return result;
+}
+
+RunEvidence ProcessWorld::finish() {
+  // Requests still held end their waits, and commit, before the provider is judged.
+  server_.stop();
+  return {server_.core().journal(), server_.core().jobs()};
+}
+
+ScenarioResult run_scenario_once(const Scenario& scenario, const RunOptions& options) {
+  const ClientChoice choice = scenario.pinned_client.value_or(options.client);
+  ProcessWorld world(scenario, choice, options);
+  // --client-policy declares what the user's client promises; a scenario that pins its own
+  // client is judged by what that client promises, whatever --client was.
+  const ClientPolicy declared = scenario.pinned_client ? ClientPolicy{} : options.declared;
+  return drive(scenario, choice, declared, options.seed, world);
+}
+
+ScenarioResult run_scenario(const Scenario& scenario, const RunOptions& options) {
+  ScenarioResult result = run_scenario_once(scenario, options);
+  // A verdict the scale cannot decide is decided where real overhead counts once.
+  if (auto why = undecided_at_scale(scenario, result, options.time_scale, options.retry_overhead)) {
+    RunOptions real_time = options;
+    real_time.time_scale = TimeScale();
+    result = run_scenario(scenario, real_time);
+    result.judged_at_real_time = std::move(*why);
+  }
+  return result;
+}
+
+}  // namespace retryproof::scenarios

@@ -1,0 +1,55 @@
+// The real world: a provider in-process on an ephemeral loopback port, and the client as a
+// separate process under the external-client contract (the reference client and the
+// mutants are this same program's `client` subcommand), with kill points that are a real
+// SIGKILL.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+
+#include "common/temp_dir.hpp"
+#include "common/time_scale.hpp"
+#include "provider/provider_server.hpp"
+#include "scenarios/driver/driver.hpp"
+#include "scenarios/driver/scale_guard.hpp"
+
+namespace retryproof::scenarios {
+
+struct RunOptions {
+  ClientChoice client;               // a scenario's pinned client wins over it
+  std::uint64_t seed = 0;            // provider job ids; client i gets seed + i
+  std::filesystem::path executable;  // this program, to run `client` for reference and mutants
+  ClientPolicy declared;             // --client-policy: what the client under test promises
+  TimeScale time_scale;              // --time-scale: the provider, the limits and the client
+  // The real time a retry that does not wait at all may take here, which the scale guard
+  // allows for (measured by settle_time_scale, retry_overhead.hpp).
+  Millis retry_overhead = kLeastRetryOverhead;
+  // --tls: every scenario's provider serves HTTPS (as one with "tls": true does), and clients
+  // trust its CA through the environment (run_tls.hpp).
+  bool tls = false;
+};
+
+class ProcessWorld final : public World {
+ public:
+  ProcessWorld(const Scenario& scenario, const ClientChoice& client, const RunOptions& options);
+
+  InvocationResult invoke(const InvocationPlan& plan) override;
+  RunEvidence finish() override;
+
+ private:
+  const Scenario& scenario_;
+  ClientChoice client_;
+  RunOptions options_;
+  bool tls_;
+  provider::ProviderServer server_;
+  TempDir state_;  // one state directory serves every invocation of the scenario
+};
+
+// Drives the scenario through a ProcessWorld; at a time scale, judges it again at real
+// time when the scale cannot decide a verdict (scale_guard.hpp).
+ScenarioResult run_scenario(const Scenario& scenario, const RunOptions& options);
+
+// Drives it once, at options.time_scale whatever it shows: for the clock probe.
+ScenarioResult run_scenario_once(const Scenario& scenario, const RunOptions& options);
+
+}  // namespace retryproof::scenarios
