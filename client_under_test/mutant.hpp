@@ -22,6 +22,7 @@ enum class Mutant {
   ignores_retry_after,
   memory_only_intent,
   nested_retry_new_key,
+  no_jitter,
 };
 
 // Where the idempotency key comes from.
@@ -48,6 +49,7 @@ struct ClientBehaviour {
   bool retries_definitive = false;  // retries a 400 or 422
   bool honours_retry_after = true;
   bool backs_off = true;
+  bool jitters = true;  // half of each backoff step is random, so a fleet does not retry in waves
   bool bounded = true;  // stops at the attempt budget
   int rounds = 1;       // an outer loop that starts over (with KeyScheme::per_round)
 };

@@ -226,7 +226,14 @@ RetryingClient::Next RetryingClient::attempt(Run& run) {
     run.may_still_commit |= status == 409;
     run.wait = backoff(run.intent.attempts);
     if (status == 429 && behaviour_.honours_retry_after) {
-      run.wait = std::max(run.wait, retry_after(response).value_or(Millis(0)));
+      // Never sooner than Retry-After, and up to a quarter later: a fleet told to come back
+      // in a second would otherwise come back in the same millisecond.
+      const Millis told = retry_after(response).value_or(Millis(0));
+      const auto spread = behaviour_.jitters
+                              ? static_cast<Millis::rep>(parts_.random.uniform() *
+                                                         static_cast<double>(told.count() / 4))
+                              : 0;
+      run.wait = std::max(run.wait, told + Millis(spread));
     }
     step.wait = run.wait;
     step.decision = budget_left(run) ? "wait, then retry with the same key"
@@ -357,6 +364,7 @@ Millis RetryingClient::backoff(int attempts_made) {
   const int exponent = std::clamp(attempts_made - 1, 0, 30);
   const Millis step = std::min(settings_.max_delay,
                                Millis(settings_.base_delay.count() * (Millis::rep{1} << exponent)));
+  if (!behaviour_.jitters) return step;
   const auto jitter =
       static_cast<Millis::rep>(parts_.random.uniform() * static_cast<double>(step.count() / 2));
   return step / 2 + Millis(jitter);

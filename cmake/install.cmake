@@ -5,6 +5,9 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/scenarios/catalog/
         DESTINATION ${RETRYPROOF_INSTALL_CATALOG_DIR})
 # The scenarios on Stripe's wire, beside it: `retryproof run PREFIX/share/retryproof/stripe`,
 # and the official SDKs' sets, on their built-in shapes: PREFIX/share/retryproof/sdks/square.
+# The storm set, which `run` finds beside the catalog and runs with it.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/scenarios/storm/
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/retryproof/storm)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/scenarios/stripe/
         DESTINATION ${CMAKE_INSTALL_DATADIR}/retryproof/stripe)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/scenarios/sdks/

@@ -110,10 +110,11 @@ bool begins_plain_http(char first) {
 
 template <class Stream>
 HttpConnection<Stream>::HttpConnection(ConnectionSocket socket, ConnectionContext& context,
-                                       ConnectionBudget::Slot slot)
+                                       ConnectionBudget::Slot slot, int listener)
     : stream_(open_stream<Stream>(std::move(socket), context)),
       context_(context),
       slot_(std::move(slot)),
+      listener_(listener),
       deadline_(stream_.get_executor()),
       hold_(stream_.get_executor()),
       buffer_(context.settings.options.max_header_bytes + kBufferSlack) {}
@@ -448,7 +449,8 @@ template <class Stream>
 void HttpConnection<Stream>::dispatch() {
   disarm_deadline();
   phase_ = Phase::handling;
-  const HttpRequest request = to_http_request(parser_->release());
+  HttpRequest request = to_http_request(parser_->release());
+  request.listener = listener_;
   if (slot_.admission() == Admission::control_only &&
       !request.path.starts_with(context_.settings.control_prefix)) {
     return refuse(503, "capacity_exhausted",
@@ -477,6 +479,7 @@ void HttpConnection<Stream>::dispatch_malformed(const UnreadableRequestLine& lin
   request.query = std::move(target.query);
   request.target = line.target;
   request.malformed = line.problem;
+  request.listener = listener_;
   ask([&](RequestHandler::Answer answer) { context_.handler.handle_async(request, answer); },
       &HttpConnection::on_decision);
 }

@@ -88,7 +88,9 @@ template <class Stream>
 class HttpConnection final : public Connection,
                              public std::enable_shared_from_this<HttpConnection<Stream>> {
  public:
-  HttpConnection(ConnectionSocket socket, ConnectionContext& context, ConnectionBudget::Slot slot);
+  // `listener`: the extra listener's port it was accepted on, or 0 (HttpRequest::listener).
+  HttpConnection(ConnectionSocket socket, ConnectionContext& context, ConnectionBudget::Slot slot,
+                 int listener = 0);
   ~HttpConnection();
   HttpConnection(const HttpConnection&) = delete;
   HttpConnection& operator=(const HttpConnection&) = delete;
@@ -156,6 +158,7 @@ class HttpConnection final : public Connection,
   Stream stream_;
   ConnectionContext& context_;
   ConnectionBudget::Slot slot_;
+  int listener_;
   std::uint64_t registry_id_ = 0;
   ConnectionTimer deadline_;
   ConnectionTimer hold_;

@@ -8,6 +8,7 @@
 #include <boost/asio/ssl/context.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
+#include <deque>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
@@ -65,9 +66,20 @@ struct HttpServer::Impl {
         acceptor(net::make_strand(io)),
         backoff(acceptor.get_executor()) {}
 
-  void bind();
+  // A port beyond the main one (add_listener), with its own acceptor.
+  struct Listener {
+    explicit Listener(net::io_context& io) : acceptor(net::make_strand(io)) {}
+    tcp::acceptor acceptor;
+    int port = 0;
+  };
+
+  // Binds `target` on the host and `port`; returns the port bound.
+  int bind(tcp::acceptor& target, int port);
   void accept();
   void on_accept(const error_code& error, ConnectionSocket socket);
+  void accept_on(Listener& listener);
+  template <class Stream>
+  void serve(ConnectionSocket socket, int listener);
 
   // Declared in the order they may be destroyed: the io_context goes first (and with
   // it every connection), while the budget and the registry they report to still exist.
@@ -80,34 +92,34 @@ struct HttpServer::Impl {
   net::io_context io;
   tcp::acceptor acceptor;
   net::steady_timer backoff;
+  std::mutex listeners_mutex;      // add_listener() and stop() may run on different threads
+  std::deque<Listener> listeners;  // stable addresses: their accept handlers hold them
+  bool started = false;
   std::optional<net::executor_work_guard<net::io_context::executor_type>> work;
   std::vector<std::thread> threads;
   std::once_flag stopped;
   int port = -1;
 };
 
-void HttpServer::Impl::bind() {
+int HttpServer::Impl::bind(tcp::acceptor& target, int port_wanted) {
   const ServerOptions& options = settings.options;
-  const std::string where = options.host + ":" + std::to_string(options.port);
+  const std::string where = options.host + ":" + std::to_string(port_wanted);
   error_code error;
   tcp::resolver resolver(io);
   const auto endpoints =
-      resolver.resolve(options.host, std::to_string(options.port),
+      resolver.resolve(options.host, std::to_string(port_wanted),
                        tcp::resolver::passive | tcp::resolver::numeric_service, error);
   if (error) throw std::runtime_error("cannot listen on " + where + " (" + error.message() + ")");
   for (const auto& entry : endpoints) {
-    acceptor.open(entry.endpoint().protocol(), error);
+    target.open(entry.endpoint().protocol(), error);
     // SO_REUSEADDR only: with SO_REUSEPORT a second provider would bind a busy port and
     // silently take half of the first one's connections. A busy port must be an error.
-    if (!error) acceptor.set_option(tcp::acceptor::reuse_address(true), error);
-    if (!error) acceptor.bind(entry.endpoint(), error);
-    if (!error) acceptor.listen(net::socket_base::max_listen_connections, error);
-    if (!error) {
-      port = acceptor.local_endpoint().port();
-      return;
-    }
+    if (!error) target.set_option(tcp::acceptor::reuse_address(true), error);
+    if (!error) target.bind(entry.endpoint(), error);
+    if (!error) target.listen(net::socket_base::max_listen_connections, error);
+    if (!error) return target.local_endpoint().port();
     error_code ignored;
-    acceptor.close(ignored);
+    target.close(ignored);
   }
   throw std::runtime_error("cannot listen on " + where + " (" +
                            (error ? error.message() : std::string("no address")) +
@@ -131,24 +143,58 @@ void HttpServer::Impl::on_accept(const error_code& error, ConnectionSocket socke
     });
     return;
   }
-  if (tls) {
-    std::make_shared<HttpConnection<TlsStream>>(std::move(socket), context, budget.admit())
-        ->start();
-  } else {
-    std::make_shared<HttpConnection<ConnectionSocket>>(std::move(socket), context, budget.admit())
-        ->start();
-  }
+  tls ? serve<TlsStream>(std::move(socket), 0) : serve<ConnectionSocket>(std::move(socket), 0);
   accept();
+}
+
+template <class Stream>
+void HttpServer::Impl::serve(ConnectionSocket socket, int listener) {
+  std::make_shared<HttpConnection<Stream>>(std::move(socket), context, budget.admit(), listener)
+      ->start();
+}
+
+// An extra listener's accept loop: as the main one's, without its backoff on a shortage
+// (a fleet's port is one client's; it tries again at its next connection).
+void HttpServer::Impl::accept_on(Listener& listener) {
+  listener.acceptor.async_accept(
+      net::make_strand(io), [this, &listener](error_code error, ConnectionSocket socket) {
+        if (stopping || error == net::error::operation_aborted) return;
+        if (!error) {
+          tls ? serve<TlsStream>(std::move(socket), listener.port)
+              : serve<ConnectionSocket>(std::move(socket), listener.port);
+        }
+        accept_on(listener);
+      });
 }
 
 HttpServer::HttpServer(RequestHandler& handler, HttpServerSettings settings)
     : impl_(std::make_unique<Impl>(handler, std::move(settings))) {
-  impl_->bind();
+  impl_->port = impl_->bind(impl_->acceptor, impl_->settings.options.port);
+}
+
+int HttpServer::add_listener() {
+  std::lock_guard lock(impl_->listeners_mutex);
+  if (impl_->stopping) throw std::runtime_error("the server has stopped");
+  Impl::Listener& listener = impl_->listeners.emplace_back(impl_->io);
+  try {
+    listener.port = impl_->bind(listener.acceptor, 0);
+  } catch (...) {
+    impl_->listeners.pop_back();
+    throw;
+  }
+  if (impl_->started) impl_->accept_on(listener);
+  return listener.port;
 }
 
 void HttpServer::start() {
   impl_->work.emplace(impl_->io.get_executor());
   impl_->accept();
+  {
+    std::lock_guard lock(impl_->listeners_mutex);
+    impl_->started = true;
+    for (Impl::Listener& listener : impl_->listeners)
+      impl_->accept_on(listener);
+  }
   const std::size_t threads = std::max<std::size_t>(1, impl_->settings.options.workers);
   for (std::size_t i = 0; i < threads; ++i) {
     impl_->threads.emplace_back([io = &impl_->io] {
@@ -180,6 +226,15 @@ void HttpServer::stop() {
       impl->acceptor.close(ignored);
       impl->backoff.cancel();
     });
+    {
+      std::lock_guard lock(impl->listeners_mutex);
+      for (Impl::Listener& listener : impl->listeners) {
+        net::post(listener.acceptor.get_executor(), [&listener] {
+          error_code ignored;
+          listener.acceptor.close(ignored);
+        });
+      }
+    }
     for (const auto& connection : impl->registry.live())
       connection->stop();
     impl->budget.wait_until_empty(std::chrono::steady_clock::now() + kStopGrace);

@@ -32,6 +32,12 @@ class HttpServer {
 
   int port() const;
 
+  // Listens on one more port of the same host, before or after start(), and returns it.
+  // Requests arriving there carry it (HttpRequest::listener): a fleet gives each client
+  // a port of its own, so that its requests are told apart whatever keys it sends.
+  // Throws std::runtime_error when no port can be bound.
+  int add_listener();
+
   // Starts the I/O threads: from here on `handler` is called, from any of them.
   void start();
 

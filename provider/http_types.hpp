@@ -33,6 +33,9 @@ struct HttpRequest {
   // target, no version: request_head.hpp): the handler journals the request and refuses
   // it, 400 with this as its detail. Nothing but the method and target is known then.
   std::string malformed;
+  // The port it arrived on when that is one of the server's extra listeners
+  // (HttpServer::add_listener: a port per client of a fleet); 0 on the main port.
+  int listener = 0;
 };
 
 // How the response (if any) reaches the client.

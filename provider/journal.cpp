@@ -151,6 +151,7 @@ void to_json(json& out, const JournalEntry& entry) {
   put_client_text(out, "path", entry.path);
   if (entry.key) put_client_text(out, "key", *entry.key);
   if (entry.operation) put_client_text(out, "operation", *entry.operation);
+  if (entry.port) out["port"] = *entry.port;  // only a fleet's journal has the field
 }
 
 void from_json(const json& in, JournalEntry& entry) {
@@ -185,6 +186,7 @@ void from_json(const json& in, JournalEntry& entry) {
   entry.status = optional_number<int>(in, "status");
   entry.retry_after_seconds = optional_number<int>(in, "retryAfter");
   entry.job_id = optional_text(in, "jobId");
+  entry.port = optional_number<int>(in, "port");
 }
 
 std::optional<std::string> operation_value(const nlohmann::json& payload,

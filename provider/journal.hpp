@@ -65,6 +65,10 @@ struct JournalEntry {
   std::optional<int> status;               // empty when no status line was sent
   std::optional<int> retry_after_seconds;  // the Retry-After the response carried
   std::optional<std::string> job_id;
+  // The extra listener it arrived on (ProviderServer::add_listener): in a fleet each client
+  // has a port of its own, so its requests are its whatever keys it sends. Empty on the
+  // main port.
+  std::optional<int> port;
 
   bool answered() const { return answered_at.has_value(); }
   // A complete response was sent: a status line, headers and the whole body.
@@ -86,7 +90,7 @@ std::optional<std::string> operation_value(const nlohmann::json& payload, const 
 
 // {"seq","atMs","method","path","kind","key","fingerprint","operation","outcome","fault",
 //  "answeredAtMs","abandonedAtMs","delivery","status","delivered","retryAfter","jobId"}; absent
-// values are null.
+// values are null. "port" is there only when the entry has one.
 void to_json(nlohmann::json& json, const JournalEntry& entry);
 // The inverse. Throws std::invalid_argument naming the field that is missing or wrong.
 // "operation" may be absent (journals saved before it existed).

@@ -111,8 +111,9 @@ bool JournalCodec::pack_answer(Record& record, const JournalEntry& entry) {
 
 std::optional<Record> JournalCodec::pack(const JournalEntry& entry) {
   Record record{.at_ms = entry.at.count()};
-  if (!pack_answer(record, entry) || entry.method.size() > kMaxMethod || !fits(entry.kind, 2) ||
-      !fits(entry.outcome, 4)) {
+  // A fleet's port is not packed: fleets are short runs, and an entry with one is kept whole.
+  if (entry.port || !pack_answer(record, entry) || entry.method.size() > kMaxMethod ||
+      !fits(entry.kind, 2) || !fits(entry.outcome, 4)) {
     return std::nullopt;
   }
   std::optional<Digest> digest;

@@ -110,6 +110,7 @@ Decision ProviderCore::handle(const HttpRequest& request, Millis now) {
 
   JournalEntry entry{
       .seq = journal_.next_seq(), .at = now, .method = request.method, .path = request.path};
+  if (request.listener != 0) entry.port = request.listener;
   Decision decision = route(request, entry, now);
   decision.journal_seq = entry.seq;
   // A held request is journaled now, in arrival order, and answered by complete().

@@ -92,10 +92,18 @@ void ProviderServer::stop() {
   impl_->server.stop();
 }
 
+int ProviderServer::add_listener() {
+  return impl_->server.add_listener();
+}
+
 std::string ProviderServer::base_url() const {
+  return base_url_of(port_);
+}
+
+std::string ProviderServer::base_url_of(int port) const {
   const bool ipv6 = host_.find(':') != std::string::npos;
   return (tls_ ? "https://" : "http://") + (ipv6 ? "[" + host_ + "]" : host_) + ":" +
-         std::to_string(port_);
+         std::to_string(port);
 }
 
 Millis ProviderServer::now() const {

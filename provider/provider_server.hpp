@@ -25,6 +25,11 @@ class ProviderServer {
   int port() const { return port_; }
   std::string base_url() const;  // https:// when it serves TLS (ServerOptions::tls)
 
+  // One more port on the same core (HttpServer::add_listener): the journal records it for
+  // every request that arrives there (JournalEntry::port). Its URL is base_url_of(port).
+  int add_listener();
+  std::string base_url_of(int port) const;
+
   // Stops accepting, ends every wait, closes every connection and joins the I/O
   // threads, within a second whatever clients are connected. Idempotent.
   void stop();

@@ -158,11 +158,15 @@ std::vector<std::string> put_all_on_shape(std::vector<Scenario>& scenarios,
 }
 
 // The paths given, or else the catalog this program finds (installed beside it, or the
-// source tree's for a program in its build tree).
+// source tree's for a program in its build tree), and the storm set beside it: fleets
+// through outages, run by default with the catalog.
 std::vector<std::filesystem::path> scenario_paths(const std::vector<std::string>& given) {
   if (!given.empty()) return {given.begin(), given.end()};
   const CatalogSearch search = find_catalog(this_executable(), built_in_catalog_places());
   if (!search.found) throw std::runtime_error(search.not_found_message());
+  const std::filesystem::path storm = search.found->parent_path() / "storm";
+  std::error_code ignored;
+  if (std::filesystem::is_directory(storm, ignored)) return {*search.found, storm};
   return {*search.found};
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <map>
 
 #include "scenarios/evidence/evidence.hpp"
 #include "scenarios/model/expectations.hpp"
@@ -52,6 +53,46 @@ ClientPolicy implicit_policy(const ClientChoice& client) {
   return ClientPolicy{.follows_settings = true, .payload_verbatim = true};
 }
 
+namespace {
+
+// Each fleet client's entries, found by its port; its window spans its first to its last.
+std::vector<std::vector<provider::JournalEntry>> entries_by_port(
+    const std::vector<provider::JournalEntry>& journal,
+    std::vector<InvocationResult>& invocations) {
+  std::map<int, std::size_t> invocation_of_port;
+  for (std::size_t i = 0; i < invocations.size(); ++i) {
+    assert(invocations[i].port);
+    invocation_of_port.emplace(*invocations[i].port, i);
+  }
+  std::vector<std::vector<provider::JournalEntry>> entries(invocations.size());
+  for (const provider::JournalEntry& entry : journal) {
+    if (!entry.port) continue;
+    if (const auto found = invocation_of_port.find(*entry.port); found != invocation_of_port.end())
+      entries[found->second].push_back(entry);
+  }
+  for (std::size_t i = 0; i < invocations.size(); ++i) {
+    if (entries[i].empty()) continue;
+    invocations[i].first_seq = entries[i].front().seq;
+    invocations[i].last_seq = entries[i].back().seq;
+  }
+  return entries;
+}
+
+ScenarioResult drive_fleet(const Scenario& scenario, const std::vector<InvocationPlan>& plans,
+                           World& world, ScenarioResult result) {
+  result.invocations = world.invoke_fleet(plans, scenario.fleet);
+  RunEvidence evidence = world.finish();
+  result.journal = std::move(evidence.journal);
+  result.jobs = std::move(evidence.jobs);
+  const auto entries = entries_by_port(result.journal, result.invocations);
+  result.verdicts = judge(
+      Evidence(scenario, result.policy, result.invocations, result.journal, result.jobs, entries));
+  result.unmet = unmet_expectations(scenario, result);
+  return result;
+}
+
+}  // namespace
+
 ScenarioResult drive(const Scenario& scenario, const ClientChoice& client,
                      const ClientPolicy& declared, std::uint64_t seed, World& world) {
   ScenarioResult result{.name = scenario.name,
@@ -61,13 +102,17 @@ ScenarioResult drive(const Scenario& scenario, const ClientChoice& client,
                         .seed = seed,
                         .policy = judged_policy(scenario, declared.over(implicit_policy(client)))};
   result.expected_violations = scenario.expect.for_policy(result.policy.on_ambiguous).violations;
+  std::vector<InvocationPlan> plans;
   for (std::size_t i = 0; i < scenario.invocations.size(); ++i) {
     const Invocation& invocation = scenario.invocations[i];
-    const InvocationPlan plan{
-        .index = static_cast<int>(i),
-        .invocation = invocation,
-        .payload = invocation.payload.value_or(scenario.operation(invocation.operation).payload),
-        .client_seed = seed + i};
+    plans.push_back(
+        {.index = static_cast<int>(i),
+         .invocation = invocation,
+         .payload = invocation.payload.value_or(scenario.operation(invocation.operation).payload),
+         .client_seed = seed + i});
+  }
+  if (scenario.fleet.is_fleet()) return drive_fleet(scenario, plans, world, std::move(result));
+  for (const InvocationPlan& plan : plans) {
     InvocationResult done = world.invoke(plan);
     // Invocations run one after another: each window starts where the last one ended.
     assert(done.first_seq ==

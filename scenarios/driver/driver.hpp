@@ -29,6 +29,12 @@ class World {
   // Runs one invocation to its end (or to its kill point) and says what it did; the
   // journal window [first_seq, last_seq] is the world's to fill.
   virtual InvocationResult invoke(const InvocationPlan& plan) = 0;
+  // Runs a fleet: the invocations `fleet.concurrency` at a time, the i-th due at
+  // i * start_spread / count (all at once when the spread is 0), each a client of its own
+  // with a port of its own, which the provider journals. Results in the plans' order, each
+  // with its port; the driver finds each one's entries by it.
+  virtual std::vector<InvocationResult> invoke_fleet(const std::vector<InvocationPlan>& plans,
+                                                     const Fleet& fleet) = 0;
   // Ends the run: requests still held finish their waits and commit. The provider's
   // records, to be judged.
   virtual RunEvidence finish() = 0;

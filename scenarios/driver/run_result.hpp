@@ -22,7 +22,9 @@ struct InvocationResult {
   std::string operation;
   nlohmann::json payload;       // what the client was asked to send (null: traffic judged alone)
   std::uint64_t first_seq = 1;  // the journal entries it caused: [first_seq, last_seq]
-  std::uint64_t last_seq = 0;   // (empty when last_seq < first_seq)
+  std::uint64_t last_seq = 0;   // (empty when last_seq < first_seq); in a fleet, the first
+                                // and last of its own, with other clients' between
+  std::optional<int> port;      // a fleet client's own port (JournalEntry::port)
   Millis started_at{0};         // on the provider's clock
   Millis ended_at{0};
   bool killed = false;                 // by the scenario's kill point, on purpose

@@ -22,6 +22,9 @@ Verdict crash_recovery(const Evidence& evidence);
 Verdict gave_up(const Evidence& evidence);
 Verdict time_limit(const Evidence& evidence);
 Verdict client_error(const Evidence& evidence);
+Verdict load_amplification(const Evidence& evidence);
+Verdict retry_spread(const Evidence& evidence);
+Verdict recovery(const Evidence& evidence);
 }  // namespace checkers
 
 const std::vector<VerdictRow>& verdict_table() {
@@ -59,6 +62,16 @@ const std::vector<VerdictRow>& verdict_table() {
        "every invocation ends within the scenario's time limit", Needs::outcomes},
       {"client-error", harm, checkers::client_error,
        "every invocation prints one valid outcome line and exits 0", Needs::outcomes},
+      // A fleet's effect on the service, judged where a scenario has an outage or a wave of
+      // retries (scenarios/evidence/fleet.hpp).
+      {"load-amplification", policy, checkers::load_amplification,
+       "during an outage, creates per operation stay within the attempts (or 1 plus a declared "
+       "retry budget), and lookups within creates"},
+      {"retry-spread", policy, checkers::retry_spread,
+       "the n-th retries of a fleet's clients are spread by jitter, not sent in one wave"},
+      {"recovery", policy, checkers::recovery,
+       "after an outage ends, every client it caught is done within its longest backoff, one "
+       "timeout and a second"},
   };
   return table;
 }

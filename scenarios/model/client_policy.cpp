@@ -1,6 +1,7 @@
 #include "scenarios/model/client_policy.hpp"
 
 #include <charconv>
+#include <cmath>
 #include <stdexcept>
 #include <vector>
 
@@ -12,7 +13,8 @@ namespace retryproof::scenarios {
 namespace {
 
 const std::vector<std::string> kKeys = {"attempts",     "min-backoff",      "timeout",
-                                        "on-ambiguous", "follows-settings", "payload"};
+                                        "on-ambiguous", "follows-settings", "payload",
+                                        "retry-budget"};
 
 [[noreturn]] void refuse(const std::string& what) {
   throw std::invalid_argument(what);
@@ -52,6 +54,23 @@ bool parse_yes_no(std::string_view key, std::string_view text) {
   refuse(std::string(key) + "=" + std::string(text) + ": yes or no");
 }
 
+// retry-budget=10%: retries are at most this share of a client's requests, as Finagle's,
+// Envoy's (20%) and the SRE book's (10%) budgets bound them; in an outage a fleet then sends
+// about 1.1 requests per operation where three attempts each would send three.
+double parse_retry_budget(std::string_view text) {
+  int percent = -1;
+  const bool has_sign = text.ends_with('%');
+  const std::string_view digits = has_sign ? text.substr(0, text.size() - 1) : text;
+  const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), percent);
+  if (!has_sign || error != std::errc{} || end != digits.data() + digits.size() || percent < 0 ||
+      percent > 1000) {
+    refuse("retry-budget=" + std::string(text) +
+           ": a share of requests from 0% to 1000%, such as 10% (retries at most a tenth of "
+           "the requests)");
+  }
+  return percent / 100.0;
+}
+
 Millis parse_declared_duration(std::string_view key, std::string_view text) {
   try {
     return parse_duration(text);
@@ -72,7 +91,8 @@ ClientPolicy ClientPolicy::over(const ClientPolicy& base) const {
           timeout ? timeout : base.timeout,
           on_ambiguous ? on_ambiguous : base.on_ambiguous,
           follows_settings ? follows_settings : base.follows_settings,
-          payload_verbatim ? payload_verbatim : base.payload_verbatim};
+          payload_verbatim ? payload_verbatim : base.payload_verbatim,
+          retry_budget ? retry_budget : base.retry_budget};
 }
 
 std::string ClientPolicy::describe() const {
@@ -85,6 +105,8 @@ std::string ClientPolicy::describe() const {
     parts.push_back(std::string("follows-settings=") + (*follows_settings ? "yes" : "no"));
   if (payload_verbatim)
     parts.push_back(std::string("payload=") + (*payload_verbatim ? "verbatim" : "mapped"));
+  if (retry_budget)
+    parts.push_back("retry-budget=" + std::to_string(std::lround(*retry_budget * 100)) + "%");
   std::string text;
   for (const auto& part : parts)
     text += (text.empty() ? "" : ",") + part;
@@ -112,8 +134,8 @@ ClientPolicy parse_client_policy(std::string_view text) {
     }
     if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end()) {
       refuse("unknown key \"" + std::string(key) + "\"" + did_you_mean(key, kKeys) +
-             "; the keys are attempts, min-backoff, timeout, on-ambiguous, follows-settings and "
-             "payload");
+             "; the keys are attempts, min-backoff, timeout, on-ambiguous, follows-settings, "
+             "payload and retry-budget");
     }
     if (!has_value || value.empty())
       refuse(std::string(key) + " needs a value: " + std::string(key) + "=...");
@@ -122,12 +144,14 @@ ClientPolicy parse_client_policy(std::string_view text) {
     if (key == "timeout") policy.timeout = parse_declared_duration(key, value);
     if (key == "on-ambiguous") policy.on_ambiguous = parse_on_ambiguous(value);
     if (key == "payload") policy.payload_verbatim = parse_payload_form(value);
+    if (key == "retry-budget") policy.retry_budget = parse_retry_budget(value);
   }
   return policy;
 }
 
 ClientPolicy client_policy_from(const JsonNode& node) {
-  node.object({"attempts", "minBackoff", "timeout", "onAmbiguous", "followsSettings", "payload"});
+  node.object({"attempts", "minBackoff", "timeout", "onAmbiguous", "followsSettings", "payload",
+               "retryBudget"});
   ClientPolicy policy;
   if (node.has("attempts")) policy.attempts = node.field("attempts").integer(1, 1000);
   if (node.has("minBackoff")) policy.min_backoff = node.field("minBackoff").duration();
@@ -149,6 +173,14 @@ ClientPolicy client_policy_from(const JsonNode& node) {
     const JsonNode field = node.field("payload");
     try {
       policy.payload_verbatim = parse_payload_form(field.string());
+    } catch (const std::invalid_argument& error) {
+      field.fail(error.what());
+    }
+  }
+  if (node.has("retryBudget")) {
+    const JsonNode field = node.field("retryBudget");
+    try {
+      policy.retry_budget = parse_retry_budget(field.string());
     } catch (const std::invalid_argument& error) {
       field.fail(error.what());
     }
@@ -188,6 +220,7 @@ JudgedPolicy judged_policy(const Scenario& scenario, const ClientPolicy& declare
   judged.declared_min_backoff = policy.min_backoff.has_value();
   judged.declared_timeout = policy.timeout.has_value();
   judged.declared_on_ambiguous = policy.on_ambiguous.has_value();
+  judged.retry_budget = policy.retry_budget;
   return judged;
 }
 

@@ -37,6 +37,9 @@ struct ClientPolicy {
   // It sends the operation's payload as its create's body (payload=verbatim), rather than
   // mapping it to its API's own body as an SDK does (payload=mapped, the default).
   std::optional<bool> payload_verbatim;
+  // retry-budget=10%: its retries are at most this share of its requests (0.1), whatever
+  // its attempts; what load-amplification then allows a fleet in an outage.
+  std::optional<double> retry_budget;
 
   // This declaration, with `base` filling in what it does not say.
   ClientPolicy over(const ClientPolicy& base) const;
@@ -46,14 +49,14 @@ struct ClientPolicy {
   friend bool operator==(const ClientPolicy&, const ClientPolicy&) = default;
 };
 
-// The command-line form: comma-separated key=value pairs (payload=verbatim|mapped among
-// them), `follows-settings` alone meaning
+// The command-line form: comma-separated key=value pairs (payload=verbatim|mapped and
+// retry-budget=P% among them), `follows-settings` alone meaning
 // follows-settings=yes. Throws std::invalid_argument naming the key or value that is wrong
 // and what is accepted.
 ClientPolicy parse_client_policy(std::string_view text);
 
 // A scenario's "clientPolicy" block: {"attempts", "minBackoff", "timeout", "onAmbiguous",
-// "followsSettings", "payload"}. Throws FormatError with the JSON path.
+// "followsSettings", "payload", "retryBudget"}. Throws FormatError with the JSON path.
 ClientPolicy client_policy_from(const JsonNode& node);
 
 // The numbers a run is judged by, each with the place it came from, for messages.
@@ -68,6 +71,7 @@ struct JudgedPolicy {
   bool declared_min_backoff = false;
   bool declared_timeout = false;
   bool declared_on_ambiguous = false;
+  std::optional<double> retry_budget;  // declared only
 
   // "3 (the scenario's client.attempts; declare another with --client-policy attempts=N)"
   std::string attempts_text() const;

@@ -108,11 +108,37 @@ void read_expectations(const Node& node, Expectations& expect,
   }
 }
 
+// "concurrency": N and "startSpread": "1s". A kill point or an "after" needs invocations
+// that run one at a time: both are defined against what the provider saw since the
+// invocation began, which in a fleet is every client's traffic.
+void read_fleet(const Node& root, Scenario& scenario) {
+  if (root.has("concurrency"))
+    scenario.fleet.concurrency = root.field("concurrency").integer(1, 1000);
+  if (root.has("startSpread")) {
+    if (!scenario.fleet.is_fleet())
+      root.field("startSpread").fail("a start spread needs \"concurrency\" above 1");
+    scenario.fleet.start_spread = root.field("startSpread").duration();
+  }
+  if (!scenario.fleet.is_fleet()) return;
+  const Node invocations = root.has("invocations") ? root.field("invocations") : root;
+  for (std::size_t i = 0; i < scenario.invocations.size(); ++i) {
+    const Invocation& invocation = scenario.invocations[i];
+    if (invocation.kill.armed()) {
+      invocations.item(i).field("kill").fail(
+          "a kill point needs invocations that run one at a time (\"concurrency\": 1)");
+    }
+    if (invocation.after > Millis(0)) {
+      invocations.item(i).field("after").fail(
+          "\"after\" moves the provider's clock for every client: it needs \"concurrency\": 1");
+    }
+  }
+}
+
 Scenario read_scenario(const json& document, const std::filesystem::path& file) {
   const Node root{document, "$"};
   root.object({"name", "description", "api", "profile", "provider", "plan", "operations",
                "generatedOperations", "clientPolicy", "invocations", "client", "minGap",
-               "timeLimit", "expect", "tls"});
+               "timeLimit", "expect", "tls", "concurrency", "startSpread"});
   Scenario scenario;
   scenario.file = file;
   if (!root.has("name")) root.fail("a scenario needs a \"name\"");
@@ -172,6 +198,7 @@ Scenario read_scenario(const json& document, const std::filesystem::path& file) 
       scenario.invocations.push_back({operation.id});
   }
 
+  read_fleet(root, scenario);
   if (root.has("tls")) {
     const Node field = root.field("tls");
     if (!field.value.is_boolean()) field.fail("expected true or false");

@@ -100,6 +100,17 @@ struct ScenarioExpectations : Expectations {
   }
 };
 
+// How many clients run at once. One (the default): invocations run one after another. More:
+// a fleet, `concurrency` invocations at a time, each its own client on a port of its own
+// (so its requests are its, whatever keys it sends), started together or spread evenly
+// over `start_spread`.
+struct Fleet {
+  int concurrency = 1;
+  Millis start_spread{0};
+
+  bool is_fleet() const { return concurrency > 1; }
+};
+
 struct Scenario {
   std::filesystem::path file;
   std::string name;
@@ -116,6 +127,7 @@ struct Scenario {
   Millis time_limit{20000};    // per invocation
   ClientPolicy client_policy;  // what the scenario assumes of its client; the user's wins
   bool tls = false;            // "tls": its provider serves HTTPS, as under `run --tls`
+  Fleet fleet;                 // "concurrency" and "startSpread"
   std::optional<ClientChoice> pinned_client;
   ScenarioExpectations expect;
 

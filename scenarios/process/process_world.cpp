@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <thread>
 
 #include "common/duration.hpp"
 #include "scenarios/driver/scale_guard.hpp"
@@ -85,6 +86,22 @@ ProcessWorld::ProcessWorld(const Scenario& scenario, const ClientChoice& client,
       server_(provider_config(scenario, options.seed), server_options(options, tls_)),
       state_("retryproof-run", state_parent()) {}
 
+std::unique_ptr<ChildProcess> ProcessWorld::start_client(const InvocationPlan& plan,
+                                                         const std::string& base_url) {
+  std::map<std::string, std::string> environment = client_environment(client_, options_);
+  environment.merge(std::map<std::string, std::string>{
+      {"RETRYPROOF_BASE_URL", base_url},
+      {"RETRYPROOF_CLIENT",
+       client::settings_to_contract(scenario_.settings, scenario_.time_limit).dump()},
+      {"RETRYPROOF_OPERATION",
+       json{{"operationId", plan.invocation.operation}, {"payload", plan.payload}}.dump()},
+      {"RETRYPROOF_STATE_DIR", state_.path().string()},
+      {"RETRYPROOF_SEED", std::to_string(plan.client_seed)}});
+  if (tls_) environment.merge(tls_client_environment(run_tls()));
+  return std::make_unique<ChildProcess>(client_argv(client_, options_, plan.client_seed),
+                                        environment);
+}
+
 InvocationResult ProcessWorld::invoke(const InvocationPlan& plan) {
   provider::ProviderCore& core = server_.core();
   if (plan.invocation.after > Millis(0)) core.advance_clock(plan.invocation.after);
@@ -95,17 +112,8 @@ InvocationResult ProcessWorld::invoke(const InvocationPlan& plan) {
                           .started_at = server_.now()};
   const std::size_t jobs_before = core.job_count();
 
-  std::map<std::string, std::string> environment = client_environment(client_, options_);
-  environment.merge(std::map<std::string, std::string>{
-      {"RETRYPROOF_BASE_URL", server_.base_url()},
-      {"RETRYPROOF_CLIENT",
-       client::settings_to_contract(scenario_.settings, scenario_.time_limit).dump()},
-      {"RETRYPROOF_OPERATION",
-       json{{"operationId", plan.invocation.operation}, {"payload", plan.payload}}.dump()},
-      {"RETRYPROOF_STATE_DIR", state_.path().string()},
-      {"RETRYPROOF_SEED", std::to_string(plan.client_seed)}});
-  if (tls_) environment.merge(tls_client_environment(run_tls()));
-  ChildProcess child(client_argv(client_, options_, plan.client_seed), environment);
+  const std::unique_ptr<ChildProcess> started = start_client(plan, server_.base_url());
+  ChildProcess& child = *started;
   InvocationDeadline limit(scenario_.time_limit, options_.time_scale);
   const auto deadline = [&] { return limit.at(core.journal_size() >= result.first_seq); };
   constexpr std::chrono::milliseconds kSlice(20);  // how soon a loop notices a change
@@ -137,19 +145,24 @@ InvocationResult ProcessWorld::invoke(const InvocationPlan& plan) {
     status = child.wait(std::chrono::seconds(10));
     result.timed_out = true;
   }
+  result.last_seq = core.journal_size();
+  if (!result.killed && !result.timed_out && kill.armed()) result.client_error = not_reached(kill);
+  take_account(result, child, status);
+  return result;
+}
+
+void ProcessWorld::take_account(InvocationResult& result, const ChildProcess& child,
+                                const std::optional<ExitStatus>& status) {
   result.exit = status ? status->describe() : "still running";
   result.standard_error = last_lines(child.standard_error(), 40);
   result.ended_at = server_.now();
-  result.last_seq = core.journal_size();
-
-  if (result.killed) return result;
+  if (result.killed) return;
   if (result.timed_out) {
     // A client may print its outcome and then fail to exit (a timer its SDK left running):
     // its word is kept and judged, and time-limit says why it was stopped.
     result.outcome = read_outcome_line(child.standard_output()).line;
-    return result;
+    return;
   }
-  if (kill.armed()) result.client_error = not_reached(kill);
   OutcomeReading reading = read_outcome_line(child.standard_output());
   result.outcome = std::move(reading.line);
   if (!reading.problem.empty()) {
@@ -157,7 +170,61 @@ InvocationResult ProcessWorld::invoke(const InvocationPlan& plan) {
   } else if (!status->exited() || status->code != 0) {
     result.client_error = "ended with " + result.exit + " after printing its outcome";
   }
-  return result;
+}
+
+std::vector<InvocationResult> ProcessWorld::invoke_fleet(const std::vector<InvocationPlan>& plans,
+                                                         const Fleet& fleet) {
+  struct Running {
+    std::size_t plan;
+    std::unique_ptr<ChildProcess> child;
+    InvocationDeadline limit;
+  };
+  std::vector<InvocationResult> results;
+  // A port per client, bound before the first starts: its requests are its, whatever keys
+  // it sends, and a client that reconnects comes back to the same port.
+  for (const InvocationPlan& plan : plans) {
+    results.push_back({.index = plan.index,
+                       .operation = plan.invocation.operation,
+                       .payload = plan.payload,
+                       .port = server_.add_listener()});
+  }
+  const auto begun = SteadyClock::now();
+  const auto start_at = [&](std::size_t i) {
+    const auto offset =
+        fleet.start_spread * static_cast<Millis::rep>(i) / static_cast<Millis::rep>(plans.size());
+    return begun + options_.time_scale.to_real(offset);
+  };
+  std::vector<Running> running;
+  std::size_t next = 0;
+  // A slice as short as a fleet's clients notice: each loop reaps who ended, stops who ran
+  // out of time, and starts who is due.
+  constexpr std::chrono::milliseconds kFleetSlice(2);
+  while (next < plans.size() || !running.empty()) {
+    while (next < plans.size() && running.size() < static_cast<std::size_t>(fleet.concurrency) &&
+           SteadyClock::now() >= start_at(next)) {
+      results[next].started_at = server_.now();
+      running.push_back({next, start_client(plans[next], server_.base_url_of(*results[next].port)),
+                         InvocationDeadline(scenario_.time_limit, options_.time_scale)});
+      ++next;
+    }
+    for (auto it = running.begin(); it != running.end();) {
+      InvocationResult& result = results[it->plan];
+      std::optional<ExitStatus> status = it->child->wait(std::chrono::milliseconds(0));
+      if (!status && SteadyClock::now() >= it->limit.at(true)) {
+        it->child->send_signal(SIGKILL);
+        status = it->child->wait(std::chrono::seconds(10));
+        result.timed_out = true;
+      }
+      if (!status && !result.timed_out) {
+        ++it;
+        continue;
+      }
+      take_account(result, *it->child, status);
+      it = running.erase(it);
+    }
+    std::this_thread::sleep_for(kFleetSlice);
+  }
+  return results;
 }
 
 RunEvidence ProcessWorld::finish() {

@@ -12,6 +12,7 @@
 #include "provider/provider_server.hpp"
 #include "scenarios/driver/driver.hpp"
 #include "scenarios/driver/scale_guard.hpp"
+#include "scenarios/process/child_process.hpp"
 
 namespace retryproof::scenarios {
 
@@ -34,9 +35,18 @@ class ProcessWorld final : public World {
   ProcessWorld(const Scenario& scenario, const ClientChoice& client, const RunOptions& options);
 
   InvocationResult invoke(const InvocationPlan& plan) override;
+  std::vector<InvocationResult> invoke_fleet(const std::vector<InvocationPlan>& plans,
+                                             const Fleet& fleet) override;
   RunEvidence finish() override;
 
  private:
+  // The client of one invocation, started with the contract's environment.
+  std::unique_ptr<ChildProcess> start_client(const InvocationPlan& plan,
+                                             const std::string& base_url);
+  // Its exit, standard error and outcome line, into `result`.
+  void take_account(InvocationResult& result, const ChildProcess& child,
+                    const std::optional<ExitStatus>& status);
+
   const Scenario& scenario_;
   ClientChoice client_;
   RunOptions options_;

@@ -65,6 +65,11 @@ InvocationResult SimulatedWorld::invoke(const InvocationPlan& plan) {
   return result;
 }
 
+std::vector<InvocationResult> SimulatedWorld::invoke_fleet(const std::vector<InvocationPlan>&,
+                                                           const Fleet&) {
+  throw std::invalid_argument("a fleet (\"concurrency\" above 1) runs over real processes only");
+}
+
 RunEvidence SimulatedWorld::finish() {
   transport_.settle();  // held requests commit before the provider is judged
   return {provider_.journal(), provider_.jobs()};

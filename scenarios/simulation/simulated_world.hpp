@@ -23,6 +23,8 @@ class SimulatedWorld final : public World {
   SimulatedWorld(const Scenario& scenario, const ClientChoice& client, std::uint64_t seed);
 
   InvocationResult invoke(const InvocationPlan& plan) override;
+  std::vector<InvocationResult> invoke_fleet(const std::vector<InvocationPlan>& plans,
+                                             const Fleet& fleet) override;
   RunEvidence finish() override;
 
   // Each invocation's account as the client kept it (empty for a killed one: it died).

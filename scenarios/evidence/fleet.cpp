@@ -1,0 +1,57 @@
+#include "scenarios/evidence/fleet.hpp"
+
+#include <algorithm>
+
+#include "common/duration.hpp"
+
+namespace retryproof::scenarios {
+
+std::vector<OutageWindow> outage_windows(const Scenario& scenario) {
+  std::vector<OutageWindow> windows;
+  if (!scenario.plan.is_object() || !scenario.plan.contains("outages")) return windows;
+  // The plan was validated when the scenario was loaded (FaultPlan::from_json).
+  for (const auto& outage : scenario.plan.at("outages")) {
+    const Millis from = parse_duration(outage.at("from").get<std::string>());
+    windows.push_back({from, from + parse_duration(outage.at("for").get<std::string>())});
+  }
+  return windows;
+}
+
+namespace {
+
+bool failed_for_client(const JournalEntry& entry, Millis timeout) {
+  if (entry.delivery != provider::Delivery::respond) return true;
+  if (!entry.answered_at || *entry.answered_at - entry.at > timeout) return true;
+  const int status = entry.status.value_or(0);
+  return status >= 500 || status == 429;
+}
+
+// When the failure reached the client: its answer, the end of its connection, or its
+// timeout, whichever came first.
+Millis failed_at(const JournalEntry& entry, Millis timeout) {
+  Millis at = entry.at + timeout;
+  if (entry.answered_at) at = std::min(at, *entry.answered_at);
+  if (entry.abandoned_at) at = std::min(at, *entry.abandoned_at);
+  return at;
+}
+
+}  // namespace
+
+std::vector<Retry> retries(const Evidence& evidence) {
+  const Millis timeout = evidence.policy().timeout;
+  std::vector<Retry> found;
+  for (const InvocationResult& invocation : evidence.invocations()) {
+    const auto entries = evidence.entries_of(invocation);
+    int number = 0;
+    for (std::size_t i = 0; i + 1 < entries.size(); ++i) {
+      if (!failed_for_client(entries[i], timeout)) continue;
+      // A client whose own timeout is shorter than the one it is judged by retried before
+      // the moment computed here: it waited nothing.
+      const Millis wait = std::max(Millis(0), entries[i + 1].at - failed_at(entries[i], timeout));
+      found.push_back({&entries[i], &entries[i + 1], wait, ++number});
+    }
+  }
+  return found;
+}
+
+}  // namespace retryproof::scenarios

@@ -1,0 +1,55 @@
+// What the fleet verdicts read: the outages a scenario's plan holds, each attempt's failure
+// and the retry that followed it, and the thresholds that define a storm. Pure functions of
+// the evidence, so both worlds and a saved journal are judged alike.
+#pragma once
+
+#include <vector>
+
+#include "common/millis.hpp"
+#include "scenarios/evidence/evidence.hpp"
+
+namespace retryproof::scenarios {
+
+// A window of scenario time in which the provider fails every request (plan "outages").
+struct OutageWindow {
+  Millis from{0};
+  Millis until{0};  // the first moment after it
+
+  bool holds(Millis at) const { return at >= from && at < until; }
+};
+
+// The plan's outages, in the order it lists them.
+std::vector<OutageWindow> outage_windows(const Scenario& scenario);
+
+// A request that failed for its client, and the client's next request: its retry (or the
+// lookup it reconciles with). `number` counts the invocation's retries from 1.
+struct Retry {
+  const JournalEntry* failure = nullptr;
+  const JournalEntry* retry = nullptr;
+  Millis wait{0};  // from the moment the failure reached the client to the retry's arrival
+  int number = 1;
+};
+
+// Every invocation's retries, in its order. A failure is an answer that is not a success
+// (a 5xx, a 429, a connection dropped, reset or cut) or none within the client's timeout.
+std::vector<Retry> retries(const Evidence& evidence);
+
+// retry-spread's measure. The n-th retries of a fleet are a wave: with a fixed wait (no
+// jitter), clients that fail together retry together, however spread the rest of their
+// traffic is. A wave's spread is the range of its middle 80% of waits (a tenth, at least
+// one, dropped at each end, so that one client the machine delayed does not hide the rest).
+// A wave of at least kSmallestWave is synchronised when that spread is under
+// kLeastSpreadShare of its median wait and under kLeastSpread: a wait without jitter is
+// spread only by the machine's noise (nothing in simulation), while equal jitter, the
+// narrowest common one (half the step random), spreads a wave of 10 that narrowly with a
+// chance under 1e-8 (full and decorrelated jitter less). got's 0-100 ms on a 1 s step
+// passes; a 0 ms wait (retries at once) does not.
+constexpr std::size_t kSmallestWave = 10;
+constexpr double kLeastSpreadShare = 0.01;
+constexpr Millis kLeastSpread{5};
+
+// recovery's bound: after an outage ends, a client is allowed its longest backoff and one
+// more attempt's timeout, and this much more for the machine, to finish.
+constexpr Millis kRecoveryGrace{1000};
+
+}  // namespace retryproof::scenarios
