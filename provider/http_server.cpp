@@ -242,6 +242,12 @@ void HttpServer::stop() {
     impl->io.stop();
     for (auto& thread : impl->threads)
       thread.join();
+    // No handler runs now, so the listening sockets are closed here whether or not the
+    // posted closes ran: a stopped server refuses connections rather than queueing them.
+    error_code ignored;
+    impl->acceptor.close(ignored);
+    for (Impl::Listener& listener : impl->listeners)
+      listener.acceptor.close(ignored);
     // What did not finish in time is closed now; the objects go with the io_context.
     for (const auto& connection : impl->registry.live())
       connection->close_now();

@@ -40,7 +40,7 @@ TEST(ClientPolicy, ReadsEveryKeyOfTheCommandLineForm) {
 TEST(ClientPolicy, SaysWhatIsWrongAndSuggestsTheKeyATypoMeant) {
   EXPECT_EQ(rejection_of("atempts=4"),
             "unknown key \"atempts\" (did you mean \"attempts\"?); the keys are attempts, "
-            "min-backoff, timeout, on-ambiguous, follows-settings and payload");
+            "min-backoff, timeout, on-ambiguous, follows-settings, payload and retry-budget");
   EXPECT_NE(rejection_of("attempts=0").find("a whole number from 1 to 1000"), std::string::npos);
   EXPECT_NE(rejection_of("attempts=three").find("attempts=three"), std::string::npos);
   EXPECT_NE(rejection_of("min-backoff=5").find("bad duration \"5\""), std::string::npos);
@@ -50,6 +50,21 @@ TEST(ClientPolicy, SaysWhatIsWrongAndSuggestsTheKeyATypoMeant) {
   EXPECT_EQ(rejection_of("attempts=4,,timeout=1s"), "an empty entry between commas");
   EXPECT_EQ(rejection_of("payload=verbatm"),
             "payload=verbatm: verbatim or mapped (did you mean \"verbatim\"?)");
+}
+
+// A retry budget bounds a client's retries as a share of its requests (Finagle, Envoy, the
+// SRE book): what load-amplification allows a fleet in an outage.
+TEST(ClientPolicy, DeclaresARetryBudgetInPercent) {
+  EXPECT_EQ(parse_client_policy("retry-budget=10%").retry_budget, 0.1);
+  EXPECT_EQ(parse_client_policy("attempts=3,retry-budget=20%").describe(),
+            "attempts=3,retry-budget=20%");
+  EXPECT_EQ(rejection_of("retry-budget=10"),
+            "retry-budget=10: a share of requests from 0% to 1000%, such as 10% (retries at most "
+            "a tenth of the requests)");
+  EXPECT_NE(rejection_of("retry-budget=ten%").find("retry-budget=ten%"), std::string::npos);
+  Scenario scenario;
+  EXPECT_EQ(judged_policy(scenario, parse_client_policy("retry-budget=5%")).retry_budget, 0.05);
+  EXPECT_FALSE(judged_policy(scenario, {}).retry_budget);
 }
 
 // An SDK maps the payload to its API's body; the project's own clients send it as it is,
