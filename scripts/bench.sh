@@ -15,6 +15,8 @@
 #      replays, lookups of a known key, missed lookups; BENCH_KEYS of each, default
 #      1000000), against a std::unordered_map<std::string, std::string> of the same keys,
 #      and the resident set after BENCH_KEYS new keys (issue #14: <= 300 MB at 1,000,000).
+#   5. Fleets (bench/storm.sh): a hundred external Node clients through an outage, against
+#      a hundred reference clients: wall time and memory.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$root/scripts/setup.sh" wrk
@@ -92,3 +94,5 @@ fi
 "$root/bench/time_scale.sh" "$bin/scenarios/retryproof" "$root"
 
 "$root/bench/memory.sh" "$bin" "${BENCH_KEYS:-1000000}"
+
+"$root/bench/storm.sh" "$bin/scenarios/retryproof" "$root"
