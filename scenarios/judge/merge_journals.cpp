@@ -67,7 +67,7 @@ ScenarioResult judge_journals(const std::vector<SourcedJournal>& journals,
   for (const SourcedJournal& journal : journals)
     result.journal_files.push_back(journal.file);
   result.origins = std::move(merged.origins);
-  result.description += " Merged from " + sizes_text(journals) +
+  result.description += ". Merged from " + sizes_text(journals) +
                         " in time order; seqs are the merged journal's, and the timeline's "
                         "\"from\" column names each entry's journal and seq there.";
   return result;
