@@ -5,6 +5,8 @@
 #include <map>
 
 #include "scenarios/evidence/evidence.hpp"
+#include "scenarios/evidence/fleet.hpp"
+#include "scenarios/evidence/operator_numbers.hpp"
 #include "scenarios/model/expectations.hpp"
 
 namespace retryproof::scenarios {
@@ -85,8 +87,10 @@ ScenarioResult drive_fleet(const Scenario& scenario, const std::vector<Invocatio
   result.journal = std::move(evidence.journal);
   result.jobs = std::move(evidence.jobs);
   const auto entries = entries_by_port(result.journal, result.invocations);
-  result.verdicts = judge(
-      Evidence(scenario, result.policy, result.invocations, result.journal, result.jobs, entries));
+  const Evidence evidence_view(scenario, result.policy, result.invocations, result.journal,
+                               result.jobs, entries);
+  result.verdicts = judge(evidence_view);
+  result.numbers = operator_numbers(evidence_view, SuccessBy::outcome_line);
   result.unmet = unmet_expectations(scenario, result);
   return result;
 }
@@ -102,6 +106,8 @@ ScenarioResult drive(const Scenario& scenario, const ClientChoice& client,
                         .seed = seed,
                         .policy = judged_policy(scenario, declared.over(implicit_policy(client)))};
   result.expected_violations = scenario.expect.for_policy(result.policy.on_ambiguous).violations;
+  result.concurrency = scenario.fleet.concurrency;
+  result.outages = outage_windows(scenario);
   std::vector<InvocationPlan> plans;
   for (std::size_t i = 0; i < scenario.invocations.size(); ++i) {
     const Invocation& invocation = scenario.invocations[i];
@@ -125,8 +131,13 @@ ScenarioResult drive(const Scenario& scenario, const ClientChoice& client,
          evidence.journal.size() >= result.invocations.back().last_seq);
   result.journal = std::move(evidence.journal);
   result.jobs = std::move(evidence.jobs);
-  result.verdicts =
-      judge(Evidence(scenario, result.policy, result.invocations, result.journal, result.jobs));
+  const Evidence evidence_view(scenario, result.policy, result.invocations, result.journal,
+                               result.jobs);
+  result.verdicts = judge(evidence_view);
+  // The operator's numbers only where the reports show the load: a run of one client at a
+  // time without an outage reads as it always has.
+  if (result.shows_load())
+    result.numbers = operator_numbers(evidence_view, SuccessBy::outcome_line);
   result.unmet = unmet_expectations(scenario, result);
   return result;
 }

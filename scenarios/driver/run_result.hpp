@@ -12,6 +12,7 @@
 #include "provider/journal.hpp"
 #include "scenarios/evidence/verdicts.hpp"
 #include "scenarios/model/client_policy.hpp"
+#include "scenarios/model/outage.hpp"
 #include "scenarios/model/outcome_line.hpp"
 
 namespace retryproof::scenarios {
@@ -50,6 +51,22 @@ struct Unmet {
   std::string failed_verdict;  // the verdict whose unexpected failure this is, if one is
 };
 
+// What an operator reads off a fleet, beside the verdicts: how many operations succeeded, and
+// how many took effect more than once (a fleet that looks healthy by completion can still be
+// duplicating).
+struct OperatorNumbers {
+  int operations = 0;
+  int succeeded = 0;   // by an invocation's outcome line; judged from traffic, by a job
+  int duplicated = 0;  // operations with more than one job
+};
+
+// Where an entry of a journal merged from several (judge J1 J2 ...) came from: the file, by
+// its place in the command line from 1, and its seq there.
+struct EntryOrigin {
+  int journal = 1;
+  std::uint64_t seq = 0;
+};
+
 struct ScenarioResult {
   std::string name;
   std::string description;
@@ -66,8 +83,19 @@ struct ScenarioResult {
   // Under --time-scale, why the verdicts were judged at real time instead of the scale
   // asked for (scale_guard.hpp); empty otherwise.
   std::string judged_at_real_time;
+  // What the reports draw the fleet's load for: how many clients ran at once (a scenario's
+  // "concurrency"; judge: the journals, one per service instance) and the plan's outages.
+  int concurrency = 1;
+  std::vector<OutageWindow> outages;
+  std::optional<OperatorNumbers> numbers;  // for a fleet, an outage, and judge
+  // Judge of several journals: the files in the order given, and each merged entry's
+  // origin, by its seq - 1. Empty otherwise (seqs are the journal's own).
+  std::vector<std::string> journal_files;
+  std::vector<EntryOrigin> origins;
 
   bool met() const { return unmet.empty(); }
+  // A fleet or an outage: the reports show its load over time.
+  bool shows_load() const { return concurrency > 1 || !outages.empty(); }
   // Whether it missed an expectation at `threshold` or worse (--fail-on).
   bool fails_at(Severity threshold) const;
   int creates() const;  // requests to the create route the provider saw

@@ -7,16 +7,9 @@
 
 #include "common/millis.hpp"
 #include "scenarios/evidence/evidence.hpp"
+#include "scenarios/model/outage.hpp"
 
 namespace retryproof::scenarios {
-
-// A window of scenario time in which the provider fails every request (plan "outages").
-struct OutageWindow {
-  Millis from{0};
-  Millis until{0};  // the first moment after it
-
-  bool holds(Millis at) const { return at >= from && at < until; }
-};
 
 // The plan's outages, in the order it lists them.
 std::vector<OutageWindow> outage_windows(const Scenario& scenario);

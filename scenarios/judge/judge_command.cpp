@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "common/json_file.hpp"
+#include "scenarios/judge/merge_journals.hpp"
 #include "scenarios/judge/traffic.hpp"
 #include "scenarios/reports/report_files.hpp"
 #include "scenarios/reports/text.hpp"
@@ -15,7 +16,7 @@ namespace retryproof::scenarios {
 namespace {
 
 struct JudgeOptions {
-  std::string journal;
+  std::vector<std::string> journals;  // one per service instance, judged as one fleet
   std::string operation_field;
   std::string client_policy;
   std::string api;  // the shape the journal's provider spoke, when not jobs
@@ -35,7 +36,9 @@ std::vector<provider::JournalEntry> read_journal(const std::string& path) {
 }
 
 std::string replay_of(const JudgeOptions& options) {
-  std::string command = "retryproof judge " + reports::shell_quote(options.journal);
+  std::string command = "retryproof judge";
+  for (const std::string& journal : options.journals)
+    command += " " + reports::shell_quote(journal);
   if (!options.operation_field.empty())
     command += " --operation-field " + reports::shell_quote(options.operation_field);
   if (!options.client_policy.empty())
@@ -54,14 +57,18 @@ int judge(const JudgeOptions& options) {
         .require_operations = !options.operation_field.empty(),
         .declared = parse_client_policy(options.client_policy),
         .api = options.api.empty() ? provider::jobs_shape() : provider::load_api_shape(options.api),
-        .file = options.journal};
-    summary.results.push_back(judge_traffic(read_journal(options.journal), traffic));
+        .file = reports::join(options.journals, ", ")};
+    std::vector<SourcedJournal> journals;
+    for (const std::string& file : options.journals)
+      journals.push_back({file, read_journal(file)});
+    summary.results.push_back(judge_journals(journals, traffic));
   } catch (const std::exception& error) {
     std::cerr << "retryproof judge: " << error.what() << '\n';
     return 2;
   }
   summary.subject =
-      "judge: traffic in " + options.journal +
+      "judge: traffic in " + reports::join(options.journals, ", ") +
+      (options.journals.size() > 1 ? " as one fleet" : "") +
       (options.operation_field.empty() ? "" : ", operations by " + options.operation_field);
   summary.replay = replay_of(options);
   write_terminal_report(std::cout, summary, isatty(STDOUT_FILENO) != 0 ? Colour::on : Colour::off);
@@ -85,7 +92,10 @@ void add_judge_command(CLI::App& app, int& exit_code) {
       "verdict that needs no outcome line (duplicates, key and payload stability, lookup-first, "
       "budget, backoff, Retry-After, no retry of a definitive failure). Exit 0 when none fails, "
       "1 when one does, 2 for bad input.");
-  command->add_option("journal", options->journal, "The journal, as GET /_test/journal returns it")
+  command
+      ->add_option("journals", options->journals,
+                   "The journal, as GET /_test/journal returns it; or several (one proxy per "
+                   "service instance), judged as one fleet: merged in time order and renumbered")
       ->required();
   command->add_option("--operation-field", options->operation_field,
                       "The payload field the provider recorded as each create's operation (it "

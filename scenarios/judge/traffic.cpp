@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "scenarios/evidence/evidence.hpp"
+#include "scenarios/evidence/operator_numbers.hpp"
 #include "scenarios/evidence/verdicts.hpp"
 #include "scenarios/judge/operations.hpp"
 #include "scenarios/model/expectations.hpp"
@@ -123,9 +124,11 @@ ScenarioResult judge_traffic(const std::vector<JournalEntry>& journal,
     entries_by_invocation.push_back(operation.entries);
   }
   result.policy = judged_policy(scenario, options.declared);
-  result.verdicts = judge(Evidence(scenario, result.policy, result.invocations, result.journal,
-                                   result.jobs, entries_by_invocation),
-                          Needs::traffic);
+  const Evidence evidence(scenario, result.policy, result.invocations, result.journal, result.jobs,
+                          entries_by_invocation);
+  result.verdicts = judge(evidence, Needs::traffic);
+  // Traffic has no outcome lines: an operation succeeded when the provider made its job.
+  result.numbers = operator_numbers(evidence, SuccessBy::job);
   result.unmet = unmet_expectations(scenario, result);
   return result;
 }

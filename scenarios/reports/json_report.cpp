@@ -1,5 +1,6 @@
 // The whole result model as JSON: what a program reads back (and `--json FILE` writes).
 #include "common/utf8.hpp"
+#include "scenarios/reports/load_reports.hpp"
 #include "scenarios/reports/reports.hpp"
 #include "scenarios/reports/text.hpp"
 #include "scenarios/reports/view.hpp"
@@ -57,24 +58,39 @@ json scenario_json(const ScenarioResult& result) {
   json invocations = json::array();
   for (const auto& invocation : result.invocations)
     invocations.push_back(invocation_json(invocation));
-  return {{"name", valid_utf8(result.name)},
-          {"description", valid_utf8(result.description)},
-          {"file", valid_utf8(result.file)},
-          {"client", valid_utf8(result.client)},
-          {"seed", result.seed},
-          {"met", result.met()},
-          {"unmet", unmet_json(result.unmet)},
-          {"policy", policy_json(result.policy)},
-          {"expectedViolations", strings_json(result.expected_violations)},
-          {"posts", result.creates()},
-          // Why the scale guard judged it at real time instead of the scale; null when not.
-          {"judgedAtRealTime", result.judged_at_real_time.empty()
-                                   ? json(nullptr)
-                                   : json(valid_utf8(result.judged_at_real_time))},
-          {"verdicts", std::move(verdicts)},
-          {"invocations", std::move(invocations)},
-          {"journal", clean_json(json(result.journal))},
-          {"jobs", clean_json(json(result.jobs))}};
+  json scenario = {
+      {"name", valid_utf8(result.name)},
+      {"description", valid_utf8(result.description)},
+      {"file", valid_utf8(result.file)},
+      {"client", valid_utf8(result.client)},
+      {"seed", result.seed},
+      {"met", result.met()},
+      {"unmet", unmet_json(result.unmet)},
+      {"policy", policy_json(result.policy)},
+      {"expectedViolations", strings_json(result.expected_violations)},
+      {"posts", result.creates()},
+      // Why the scale guard judged it at real time instead of the scale; null when not.
+      {"judgedAtRealTime", result.judged_at_real_time.empty()
+                               ? json(nullptr)
+                               : json(valid_utf8(result.judged_at_real_time))},
+      {"verdicts", std::move(verdicts)},
+      {"invocations", std::move(invocations)},
+      {"journal", clean_json(json(result.journal))},
+      {"jobs", clean_json(json(result.jobs))}};
+  // Only where they apply, so that a scenario of one client at a time reads as it did.
+  if (result.numbers) scenario["operations"] = numbers_json(*result.numbers);
+  if (result.shows_load()) scenario["load"] = load_json(result);
+  if (!result.origins.empty()) {
+    scenario["journalFiles"] = strings_json(result.journal_files);
+    json origins = json::array();
+    for (std::size_t i = 0; i < result.origins.size(); ++i) {
+      origins.push_back({{"seq", i + 1},
+                         {"journal", result.origins[i].journal},
+                         {"journalSeq", result.origins[i].seq}});
+    }
+    scenario["origins"] = std::move(origins);
+  }
+  return scenario;
 }
 
 // time_scale_json's, and "judgedAtRealTime": [names].

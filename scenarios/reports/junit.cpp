@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "common/utf8.hpp"
+#include "scenarios/reports/load_reports.hpp"
 #include "scenarios/reports/reports.hpp"
 #include "scenarios/reports/text.hpp"
 #include "scenarios/reports/view.hpp"
@@ -205,17 +206,21 @@ void write_junit(std::ostream& out, const RunSummary& run) {
       << "\"/>\n";
   out << "      <property name=\"replay\" value=\""
       << xml_escape(replay_command(run), XmlPlace::attribute) << "\"/>\n";
+  const auto property = [&](const std::string& name, const std::string& value) {
+    out << "      <property name=\"" << xml_escape(name, XmlPlace::attribute) << "\" value=\""
+        << xml_escape(value, XmlPlace::attribute) << "\"/>\n";
+  };
   if (run.time_scale.scaled()) {
-    const auto property = [&](const std::string& name, const std::string& value) {
-      out << "      <property name=\"" << name << "\" value=\""
-          << xml_escape(value, XmlPlace::attribute) << "\"/>\n";
-    };
     property("time-scale", std::to_string(run.time_scale.asked));
     property("time-scale-used", std::to_string(run.time_scale.used));
     if (!run.time_scale.probe.empty()) property("clock-probe", run.time_scale.probe);
     if (!run.time_scale.overhead.empty()) property("retry-overhead", run.time_scale.overhead);
     const auto rejudged = judged_at_real_time(run);
     if (!rejudged.empty()) property("judged-at-real-time", join(rejudged, ", "));
+  }
+  // The operator's numbers of each fleet (and of judge), which a verdict does not carry.
+  for (const auto& result : run.results) {
+    if (result.numbers) property("operations: " + result.name, numbers_text(*result.numbers));
   }
   out << "    </properties>\n";
   for (const auto& test : cases)

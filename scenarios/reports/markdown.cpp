@@ -3,6 +3,7 @@
 #include <ostream>
 
 #include "common/utf8.hpp"
+#include "scenarios/reports/load_reports.hpp"
 #include "scenarios/reports/reports.hpp"
 #include "scenarios/reports/text.hpp"
 #include "scenarios/reports/view.hpp"
@@ -129,6 +130,8 @@ void write_details(std::ostream& out, const RunSummary& run, const ScenarioResul
     out << ": " << markdown_text(verdict.explanation);
     const auto uncited = seqs_not_mentioned(verdict.explanation, verdict.evidence);
     if (!uncited.empty()) out << " (evidence: " << seq_list(uncited) << ")";
+    if (const std::string origins = origins_text(result, verdict.evidence); !origins.empty())
+      out << " (" << markdown_text(origins) << ")";
     out << '\n';
   }
   if (any_failed) out << '\n';
@@ -163,6 +166,8 @@ void write_markdown(std::ostream& out, const RunSummary& run) {
         << result.jobs.size() << " | " << result.creates() << " | " << outcomes_cell(result)
         << " | " << failed_verdicts_cell(result) << " |\n";
   }
+  for (const auto& result : run.results)
+    write_load_markdown(out, result);
   for (const auto& result : run.results) {
     if (!result.met()) write_details(out, run, result);
   }

@@ -2,6 +2,7 @@
 #include <ostream>
 
 #include "common/utf8.hpp"
+#include "scenarios/reports/load_reports.hpp"
 #include "scenarios/reports/reports.hpp"
 #include "scenarios/reports/text.hpp"
 #include "scenarios/reports/view.hpp"
@@ -88,6 +89,9 @@ void write_timeline(std::ostream& out, const ScenarioResult& result, Colour colo
                   {"fault"},
                   {"response"},
                   {"job"}});
+  // A journal merged from several: where each entry can be found in its own file.
+  const bool merged = !result.origins.empty();
+  if (merged) rows.back().push_back({"from"});
   for (const JournalEntry& entry : result.journal) {
     const bool cited = evidence.contains(entry.seq);
     rows.push_back({{cited ? "*" : "", cited ? kRed : nullptr},
@@ -100,6 +104,7 @@ void write_timeline(std::ostream& out, const ScenarioResult& result, Colour colo
                     {terminal_text(applied_fault(entry).value_or("-"))},
                     {response_text(entry)},
                     {terminal_text(entry.job_id.value_or("-"))}});
+    if (merged) rows.back().push_back({origin_text(result, entry.seq)});
   }
   write_table(out, "    ", rows, colour);
 }
@@ -140,6 +145,8 @@ void write_block(std::ostream& out, const ScenarioResult& result, Colour colour)
       << policy_text(result.policy) << '\n';
   if (const std::string note = real_time_note(result); !note.empty())
     out << "  " << terminal_text(note) << '\n';
+  for (const std::string& line : load_terminal_lines(result))
+    out << line << '\n';
 
   if (result.invocations.empty()) {
     out << "  invocations: none\n";

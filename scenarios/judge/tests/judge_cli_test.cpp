@@ -21,10 +21,12 @@ using std::chrono::seconds;
 const std::string kBinary = RETRYPROOF_BINARY;
 
 // A journal as GET /_test/journal serves it, from a provider core that records orderId.
+// Seeded apart, two cores stand for two instances that do not mint the same job ids.
 json journal_of(const std::vector<std::string>& faults,
-                const std::vector<std::pair<std::string, json>>& creates, bool record = true) {
-  provider::ProviderConfig config{.initial_plan =
-                                      provider::FaultPlan::from_json({{"faults", faults}})};
+                const std::vector<std::pair<std::string, json>>& creates, bool record = true,
+                std::uint64_t seed = 0) {
+  provider::ProviderConfig config{
+      .seed = seed, .initial_plan = provider::FaultPlan::from_json({{"faults", faults}})};
   if (record) config.operation_field = "orderId";
   provider::ProviderCore core(config);
   Millis now{0};
@@ -152,6 +154,49 @@ TEST(JudgeCommand, BadInputExitsTwoNamingTheFileTheEntryAndTheField) {
   const Judged bad_policy = judge({unrecorded.string(), "--client-policy", "attempts=none"});
   EXPECT_EQ(bad_policy.status.code, 2);
   EXPECT_TRUE(contains(bad_policy.err, "attempts")) << bad_policy.err;
+}
+
+// One proxy per service instance: each journal alone is clean, together they hold two jobs
+// for one order.
+TEST(JudgeCommand, SeveralJournalsAreJudgedAsOneFleet) {
+  TempDir dir("judge-cli");
+  const auto first = dir.write("a.json", journal_of({}, {{"ka", kOrder}}, true, 1).dump());
+  const auto second = dir.write("b.json", journal_of({}, {{"kb", kOrder}}, true, 2).dump());
+  EXPECT_EQ(judge({first.string(), "--operation-field", "orderId"}).status.code, 0);
+  EXPECT_EQ(judge({second.string(), "--operation-field", "orderId"}).status.code, 0);
+
+  const auto report = dir.path() / "fleet.json";
+  const Judged judged = judge(
+      {first.string(), second.string(), "--operation-field", "orderId", "--json", report.string()});
+  EXPECT_EQ(judged.status.code, 1) << judged.out << judged.err;
+  EXPECT_TRUE(contains(judged.out, "retryproof judge: traffic in " + first.string() + ", " +
+                                       second.string() + " as one fleet, operations by orderId"))
+      << judged.out;
+  EXPECT_TRUE(contains(judged.out, "operation orderId=o-1 has 2 jobs")) << judged.out;
+  EXPECT_TRUE(contains(judged.out, "1 operation: 1 succeeded (100.0%), 1 duplicated (100.0%)"))
+      << judged.out;
+  EXPECT_TRUE(contains(judged.out, "journal 2 seq 1")) << judged.out;
+  EXPECT_TRUE(contains(judged.out, "requests per ")) << judged.out;
+  EXPECT_TRUE(contains(judged.out, "replay: retryproof judge " + first.string() + " " +
+                                       second.string() + " --operation-field orderId"))
+      << judged.out;
+  const json written = json::parse(read_file(report));
+  EXPECT_EQ(written["scenarios"][0]["origins"][1],
+            json({{"seq", 2}, {"journal", 2}, {"journalSeq", 1}}));
+  EXPECT_EQ(written["scenarios"][0]["operations"]["duplicated"], 1);
+}
+
+TEST(JudgeCommand, ABadJournalAmongSeveralIsNamed) {
+  TempDir dir("judge-cli");
+  const auto good = dir.write("good.json", journal_of({}, {{"k", kOrder}}).dump());
+  const auto bad = dir.write("bad.json", R"({"count": 1, "entries": [{"seq": 1}]})");
+  const Judged judged = judge({good.string(), bad.string()});
+  EXPECT_EQ(judged.status.code, 2) << judged.out;
+  EXPECT_TRUE(contains(judged.err, "bad.json: ")) << judged.err;
+  EXPECT_FALSE(contains(judged.err, "good.json")) << judged.err;
+  const Judged missing = judge({good.string(), (dir.path() / "gone.json").string()});
+  EXPECT_EQ(missing.status.code, 2);
+  EXPECT_TRUE(contains(missing.err, "gone.json: cannot be read")) << missing.err;
 }
 
 TEST(JudgeCommand, ReadsAProxysJournalAsItReadsAProviders) {
