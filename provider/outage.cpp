@@ -40,14 +40,6 @@ std::vector<std::string> fault_names_allowed() {
   return names;
 }
 
-std::string faults_allowed() {
-  std::string list;
-  for (const FaultRow& row : fault_catalogue()) {
-    if (outage_may_take(row)) list += spelling(row) + ", ";
-  }
-  return list + std::string(kSlowdown) + ":<duration>";
-}
-
 // Why a catalogue fault cannot be an outage's, in words.
 std::string why_not(const FaultRow& row) {
   if (row.kind == FaultKind::none) return "fails nothing";
@@ -89,11 +81,12 @@ void parse_fault_into(Outage& outage, const json& value, const std::string& wher
                                 [&](const FaultRow& candidate) { return candidate.name == name; });
   if (row == catalogue.end()) {
     fail(where, "unknown fault " + quoted + did_you_mean(name, fault_names_allowed()) +
-                    "; an outage takes " + faults_allowed());
+                    "; an outage takes " + outage_fault_names());
   }
   if (!outage_may_take(*row)) {
-    fail(where, quoted + " " + why_not(*row) +
-                    "; an outage takes only pre-commit faults and a slowdown: " + faults_allowed());
+    fail(where,
+         quoted + " " + why_not(*row) +
+             "; an outage takes only pre-commit faults and a slowdown: " + outage_fault_names());
   }
   try {
     outage.fault = parse_fault(text);  // its parameter: rate-limited:<seconds>
@@ -103,6 +96,14 @@ void parse_fault_into(Outage& outage, const json& value, const std::string& wher
 }
 
 }  // namespace
+
+std::string outage_fault_names() {
+  std::string list;
+  for (const FaultRow& row : fault_catalogue()) {
+    if (outage_may_take(row)) list += spelling(row) + ", ";
+  }
+  return list + std::string(kSlowdown) + ":<duration>";
+}
 
 std::string Outage::fault_name() const {
   return slowdown ? std::string(kSlowdown) + ":" + format_duration(*slowdown) : to_string(fault);
@@ -130,7 +131,7 @@ Outage parse_outage(const json& entry, const std::string& where, std::optional<M
   if (lasts <= Millis{0}) fail(where + ".for", "an outage lasts longer than 0ms");
   outage.until = outage.from + lasts;
   if (!entry.contains("fault")) {
-    fail(where, "an outage needs a \"fault\": " + faults_allowed());
+    fail(where, "an outage needs a \"fault\": " + outage_fault_names());
   }
   parse_fault_into(outage, entry["fault"], where + ".fault");
   if (entry.contains("rate")) {

@@ -34,6 +34,9 @@ struct Outage {
   friend bool operator==(const Outage&, const Outage&) = default;
 };
 
+// What an outage's "fault" may be: "fail-before-commit, ..., slowdown:<duration>".
+std::string outage_fault_names();
+
 // Reads one entry of "outages": {"from": "1s", "for": "5s", "fault": F, "rate": R, "lookups":
 // B}. `from` may be left out only when `starts` is given (an outage started now, from the
 // control plane). Throws std::invalid_argument naming `where` and the field
