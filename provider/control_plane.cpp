@@ -14,7 +14,7 @@
 
 namespace retryproof::provider {
 
-Decision ProviderCore::control(const HttpRequest& request) {
+Decision ProviderCore::control(const HttpRequest& request, Millis now) {
   if (config_.control_token && !carries_bearer_token(request.headers, *config_.control_token)) {
     Decision refused = error(401, "unauthorized", "send Authorization: Bearer <control token>");
     refused.headers.emplace("WWW-Authenticate", "Bearer");
@@ -29,7 +29,7 @@ Decision ProviderCore::control(const HttpRequest& request) {
   };
 
   if (path == "/_test/faults") {
-    if (method == "POST") return install_plan(request.body);
+    if (method == "POST") return install_plan(request.body, now);
     if (method == "GET" || method == "HEAD") return json_response(200, plan_.to_json());
     return method_not_allowed("GET, POST", errors_);
   }
@@ -199,10 +199,22 @@ Decision ProviderCore::read_jobs() {
       });
 }
 
-Decision ProviderCore::install_plan(const std::string& body) {
+Decision ProviderCore::install_plan(const std::string& body, Millis now) {
   try {
     // Parse everything before touching the plan in force: a bad entry changes nothing.
-    plan_ = FaultPlan::from_json(parse_object_body(body));
+    const nlohmann::json parsed = parse_object_body(body);
+    if (parsed.is_object() && parsed.contains("outage")) {
+      // {"outage": {...}}: a drill. One outage more, from now unless it says, in the plan
+      // in force, which stays as it is otherwise.
+      if (parsed.size() != 1) {
+        throw std::invalid_argument(
+            "plan: \"outage\" starts one outage in the plan in force and goes alone; a whole "
+            "plan lists \"outages\"");
+      }
+      plan_.add_outage(parse_outage(parsed["outage"], "outage", now));
+    } else {
+      plan_ = FaultPlan::from_json(parsed);
+    }
   } catch (const std::invalid_argument& problem) {
     return error(400, "invalid_fault_plan", problem.what());
   }

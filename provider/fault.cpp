@@ -172,6 +172,22 @@ const std::vector<FaultRow>& fault_catalogue() {
        "held in flight for the hold (409 to the same key meanwhile), then stored and 201",
        FaultMenu::all,
        {"delay-before-commit:200ms", "delay-before-commit:5s"}},
+      // Added last, to the largest menu only: the smaller menus, and the schedules drawn from
+      // them by seed, stay as they were before it existed (a schedule drawn from `all` picks
+      // by index over a longer list, so its seeds may draw differently).
+      {FaultKind::reset_before_commit,
+       "reset-before-commit",
+       none,
+       FaultTarget::create,
+       Commit::never,
+       0,
+       {},
+       {},
+       Delivery::reset,
+       Hides::always,
+       "the connection is reset (RST) without a response, and nothing is stored",
+       FaultMenu::all,
+       {"reset-before-commit"}},
   };
   return catalogue;
 }

@@ -27,6 +27,7 @@ enum class FaultKind {
   commit_then_truncate,
   commit_then_500,
   lookup_unavailable,
+  reset_before_commit,
 };
 
 struct Fault {

@@ -13,6 +13,10 @@ namespace {
 
 using nlohmann::json;
 
+// The most keys a brownout counts requests of at once; past it, the key counted longest ago
+// draws again as if new. A long brownout of a live service must not grow without bound.
+constexpr std::size_t kKeysCountedPerOutage = 100'000;
+
 bool is_lookup_fault(const Fault& fault) {
   return row_of(fault.kind).target == FaultTarget::lookup;
 }
@@ -135,7 +139,7 @@ Fault ChaosPolicy::choose(const std::string& key, std::uint64_t n, bool for_look
 
 FaultPlan FaultPlan::from_json(const json& body) {
   if (!body.is_object()) throw std::invalid_argument("the plan must be a JSON object");
-  refuse_unknown_fields(body, "plan", {"faults", "chaos"});
+  refuse_unknown_fields(body, "plan", {"faults", "chaos", "outages"});
   FaultPlan plan;
   if (body.contains("faults")) {
     const json& faults = body["faults"];
@@ -150,10 +154,43 @@ FaultPlan FaultPlan::from_json(const json& body) {
     }
   }
   if (body.contains("chaos")) plan.chaos_ = parse_chaos(body["chaos"]);
-  if (!body.contains("faults") && !body.contains("chaos")) {
-    throw std::invalid_argument("the plan needs \"faults\" (names and rules) or \"chaos\"");
+  if (body.contains("outages")) {
+    const json& outages = body["outages"];
+    if (!outages.is_array()) {
+      fail("outages",
+           "expected an array such as [{\"from\": \"1s\", \"for\": \"5s\", "
+           "\"fault\": \"fail-before-commit\"}]");
+    }
+    for (std::size_t i = 0; i < outages.size(); ++i)
+      plan.add_outage(parse_outage(outages[i], "outages[" + std::to_string(i) + "]"));
+  }
+  if (!body.contains("faults") && !body.contains("chaos") && !body.contains("outages")) {
+    throw std::invalid_argument(
+        "the plan needs \"faults\" (names and rules), \"chaos\" or \"outages\"");
   }
   return plan;
+}
+
+void FaultPlan::add_outage(Outage outage) {
+  outages_.push_back(outage);
+  outage_counts_.push_back(
+      {AttemptCounts(kKeysCountedPerOutage), AttemptCounts(kKeysCountedPerOutage)});
+}
+
+std::optional<Outage> FaultPlan::take_outage(const std::string& subject, bool for_lookup, Millis at,
+                                             std::uint64_t seed) {
+  for (std::size_t i = 0; i < outages_.size(); ++i) {
+    const Outage& outage = outages_[i];
+    AttemptCounts& counts = for_lookup ? outage_counts_[i].lookups : outage_counts_[i].creates;
+    if (!outage.covers(at)) {
+      if (at >= outage.until) counts.clear();  // its window is over: nothing more to draw
+      continue;
+    }
+    if (for_lookup && !outage.lookups) continue;
+    const std::uint64_t n = outage.rate < 1.0 ? counts.next(subject) : 0;
+    if (outage_draws(outage, seed, i, subject, n, for_lookup)) return outage;
+  }
+  return std::nullopt;
 }
 
 Fault FaultPlan::take_for_create(const std::string& key, const json& payload, std::uint64_t n) {
@@ -223,6 +260,14 @@ json FaultPlan::to_json() const {
     for (const auto& [fault, rate] : chaos_->rates)
       rates[to_string(fault)] = rate;
     plan["chaos"] = {{"seed", chaos_->seed}, {"rates", std::move(rates)}};
+  }
+  // Written only when there are some, so that a plan without outages echoes as it always did.
+  // Past windows stay: they are what happened.
+  if (!outages_.empty()) {
+    json outages = json::array();
+    for (const Outage& outage : outages_)
+      outages.push_back(provider::to_json(outage));
+    plan["outages"] = std::move(outages);
   }
   return plan;
 }

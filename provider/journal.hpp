@@ -37,6 +37,7 @@ enum class Outcome {
   lookup_miss,         // reconciliation found nothing
   lookup_failed,       // reconciliation was made to fail
   capacity_exhausted,  // a new operation refused at --max-keys (507)
+  outage,              // answered by an outage (its fault), before the store was read
 };
 
 std::string to_string(RequestKind kind);
@@ -55,7 +56,7 @@ struct JournalEntry {
   // other JSON value as its compact text. The payload itself is never recorded.
   std::optional<std::string> operation;
   Outcome outcome = Outcome::invalid;
-  std::optional<Fault> fault;  // taken by a new operation, or by a failed lookup
+  std::optional<Fault> fault;  // taken by a new operation, by a failed lookup, or in an outage
   // What reached the client. Empty while a request is held in flight.
   std::optional<Millis> answered_at;  // when the response was complete or the connection ended
   // When the client closed its connection before the answer (it stopped waiting), if the

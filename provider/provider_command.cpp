@@ -13,6 +13,7 @@
 #include "provider/log_destination.hpp"
 #include "provider/log_sink.hpp"
 #include "provider/memory_options.hpp"
+#include "provider/outage.hpp"
 #include "provider/provider_server.hpp"
 
 namespace retryproof::provider {
@@ -183,6 +184,11 @@ void add_provider_command(CLI::App& app, int& exit_code, std::vector<ControlEndp
     faults += "  " + name + std::string(name.size() < 32 ? 32 - name.size() : 1, ' ') +
               std::string(row.client_sees) + "\n";
   }
+  faults +=
+      "\nOutages fail every request that arrives in a window, replays and lookups too:\n"
+      "{\"outages\": [{\"from\": \"1s\", \"for\": \"5s\", \"fault\": F, \"rate\": 1.0}]}, F one "
+      "of " +
+      outage_fault_names() + " (docs/provider.md, Outages).\n";
   command->footer(faults);
   command->callback([options, &exit_code] { exit_code = run_provider(*options); });
 }

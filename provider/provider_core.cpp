@@ -102,11 +102,11 @@ ProviderCore::ProviderCore(ProviderConfig config)
 
 Decision ProviderCore::handle(const HttpRequest& request, Millis now) {
   std::lock_guard lock(mutex_);
+  now += clock_offset_;
   if (request.path.starts_with(kControlPrefix)) {
-    return request.malformed.empty() ? control(request)
+    return request.malformed.empty() ? control(request, now)
                                      : error(400, "bad_request", request.malformed);
   }
-  now += clock_offset_;
 
   JournalEntry entry{
       .seq = journal_.next_seq(), .at = now, .method = request.method, .path = request.path};
@@ -200,9 +200,26 @@ Decision ProviderCore::create_job(const HttpRequest& request, JournalEntry& entr
   // by (a targeted rule's "key", a lookup by that field): every create is still a new job.
   const bool keyless = !place.exists();
   if (keyless) reading.key = entry.operation.value_or("");
-  const std::string& key = reading.key;
-  const bool deduplicates = config_.enforce_keys && !keyless;
+  const Creating create{.key = reading.key,
+                        .payload = payload,
+                        .keyless = keyless,
+                        .deduplicates = config_.enforce_keys && !keyless};
 
+  // An outage is asked before the store: a service that is down replays nothing either. A
+  // create it fails commits nothing, and its key stays unknown.
+  const std::string& subject = create.key.empty() ? request.path : create.key;
+  const std::optional<Outage> outage = plan_.take_outage(subject, false, now, seed_);
+  if (outage && !outage->slowdown) return outage_answer(*outage, entry);
+  Decision answer = store_create(create, entry, now, outage ? outage->slowdown : std::nullopt);
+  // A slowed request is answered as usual, only later; a held new operation already is.
+  if (outage && !answer.pending_commit) answer.delay += *outage->slowdown;
+  return answer;
+}
+
+Decision ProviderCore::store_create(const Creating& create, JournalEntry& entry, Millis now,
+                                    std::optional<Millis> slowdown) {
+  const std::string& key = create.key;
+  const bool deduplicates = create.deduplicates;
   if (deduplicates && in_flight(key)) {
     entry.outcome = Outcome::conflict;
     log("[provider] key=" + quoted_text(key) + " CONFLICT (in flight)");
@@ -238,13 +255,17 @@ Decision ProviderCore::create_job(const HttpRequest& request, JournalEntry& entr
   }
 
   entry.outcome = Outcome::new_operation;
-  const Fault fault = plan_.take_for_create(key, payload, nth_attempt(creates_by_key_, key, false));
+  // In a slowdown the plan is not asked: the hold is the fault, and the job commits after it.
+  const Fault fault =
+      slowdown
+          ? Fault{.kind = FaultKind::delay_before_commit, .duration = *slowdown}
+          : plan_.take_for_create(key, create.payload, nth_attempt(creates_by_key_, key, false));
   entry.fault = fault;
-  log("[provider] " + std::string(keyless ? "operation=" : "key=") + quoted_text(key) +
+  log("[provider] " + std::string(create.keyless ? "operation=" : "key=") + quoted_text(key) +
       " NEW fault=" + to_string(fault));
 
   std::string id = job_ids_.next(config_.api.created.id_prefix);
-  std::string job = compact_json(config_.api.created_object(id, payload));
+  std::string job = compact_json(config_.api.created_object(id, create.payload));
   return apply_fault(fault,
                      StoredJob{.key = key,
                                .fingerprint = Digest::from_hex(*entry.fingerprint),
@@ -257,6 +278,18 @@ Decision ProviderCore::create_job(const HttpRequest& request, JournalEntry& entr
 std::uint64_t ProviderCore::nth_attempt(AttemptCounts& counts, const std::string& key,
                                         bool for_lookup) {
   return plan_.draws_chaos(for_lookup) ? counts.next(key) : 0;
+}
+
+Decision ProviderCore::outage_answer(const Outage& outage, JournalEntry& entry) const {
+  entry.outcome = Outcome::outage;
+  entry.fault = outage.fault;
+  std::string subject;
+  if (entry.key)
+    subject = "key=" + quoted_text(*entry.key) + " ";
+  else if (entry.operation)
+    subject = "operation=" + quoted_text(*entry.operation) + " ";
+  log("[provider] " + subject + "OUTAGE (" + outage.fault_name() + ")");
+  return answer_of(row_of(outage.fault.kind), outage.fault, {});
 }
 
 Decision ProviderCore::answer_of(const FaultRow& row, const Fault& fault,
@@ -342,6 +375,14 @@ Decision ProviderCore::replay(const StoredJob& stored) const {
 Decision ProviderCore::lookup_job(const std::string& key, const Lookup& route, JournalEntry& entry,
                                   Millis now) {
   record_looked_up(entry, key);
+  const std::optional<Outage> outage =
+      plan_.take_outage(key.empty() ? entry.path : key, true, now, seed_);
+  if (outage && !outage->slowdown) return outage_answer(*outage, entry);
+  if (outage) {  // slowed: the plan is not asked, and the answer is the store's, later
+    Decision answer = find_job(key, route, entry, now);
+    answer.delay += *outage->slowdown;
+    return answer;
+  }
   const Fault fault = plan_.take_for_lookup(key, nth_attempt(lookups_by_key_, key, true));
   if (fault.kind != FaultKind::none) {
     const FaultRow& row = row_of(fault.kind);
@@ -350,6 +391,11 @@ Decision ProviderCore::lookup_job(const std::string& key, const Lookup& route, J
     log("[provider] key=" + quoted_text(key) + " LOOKUP failed (" + std::string(row.name) + ")");
     return answer_of(row, fault, {});
   }
+  return find_job(key, route, entry, now);
+}
+
+Decision ProviderCore::find_job(const std::string& key, const Lookup& route, JournalEntry& entry,
+                                Millis now) {
   // Without a key, a lookup is a search by the business field, as a list lookup always is.
   if (route.list_field || !config_.api.key.exists()) return search(key, route.list_field, entry);
   const std::optional<StoredJob> stored =

@@ -157,20 +157,34 @@ class ProviderCore {
 
   Decision route(const HttpRequest& request, JournalEntry& entry, Millis now);
   Decision create_job(const HttpRequest& request, JournalEntry& entry, Millis now);
+  // A create once read and let through by the outages: what the store and the plan know it by.
+  struct Creating {
+    const std::string& key;
+    const nlohmann::json& payload;
+    bool keyless;       // an API without keys: `key` is the operation field's value
+    bool deduplicates;  // a repeated key replays (or is refused)
+  };
+  // Replays, refuses or stores it; in a slowdown, a new operation is held that long first.
+  Decision store_create(const Creating& create, JournalEntry& entry, Millis now,
+                        std::optional<Millis> slowdown);
+  // A request an outage takes: journaled with its fault, answered as the fault's row says.
+  Decision outage_answer(const Outage& outage, JournalEntry& entry) const;
   Decision apply_fault(const Fault& fault, StoredJob job, JournalEntry& entry);
   // The answer a fault's row prescribes (the job, for a 201).
   Decision answer_of(const FaultRow& row, const Fault& fault, const std::string& job) const;
   Decision replay(const StoredJob& stored) const;
   Decision lookup_job(const std::string& key, const Lookup& route, JournalEntry& entry, Millis now);
+  // What the store holds for a lookup, with no fault.
+  Decision find_job(const std::string& key, const Lookup& route, JournalEntry& entry, Millis now);
   // A lookup by the business field (an API without keys) or a list lookup: every held job
   // the value names; the first, or all in {"<list_field>": [...]}.
   Decision search(const std::string& value, const std::optional<std::string>& list_field,
                   JournalEntry& entry);
   void record_looked_up(JournalEntry& entry, const std::string& value) const;
-  Decision control(const HttpRequest& request);
+  Decision control(const HttpRequest& request, Millis now);
   Decision read_journal(std::string_view query);
   Decision read_jobs();
-  Decision install_plan(const std::string& body);
+  Decision install_plan(const std::string& body, Millis now);
   Decision reset(const std::string& body);
   Decision advance_clock(const std::string& body);
 

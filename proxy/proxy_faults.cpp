@@ -31,6 +31,7 @@ const std::vector<ProxyFaultRow>& proxy_fault_table() {
        "forwarded at once; the upstream's answer is held, then sent"},
       {FaultKind::delay_before_commit, hold_then_forward,
        "held, then forwarded; the client gets the upstream's answer"},
+      {FaultKind::reset_before_commit, answer_here, "not forwarded; RST without one byte"},
   };
   return table;
 }

@@ -48,6 +48,7 @@ const std::vector<Case>& every_entry() {
       {"commit-then-truncate", Fault{FaultKind::commit_then_truncate}},
       {"commit-then-500", Fault{FaultKind::commit_then_500}},
       {"lookup-unavailable", Fault{FaultKind::lookup_unavailable}},
+      {"reset-before-commit", Fault{FaultKind::reset_before_commit}},
   };
   return cases;
 }
@@ -127,9 +128,9 @@ TEST(FaultCatalogue, BadRetryAfterIsRefused) {
 
 TEST(FaultCatalogue, FaultsWithoutAParameterRefuseOne) {
   EXPECT_EQ(rejection_of("none:3"), "\"none:3\": none takes no parameter");
-  for (const std::string name :
-       {"fail-before-commit", "commit-then-error", "commit-then-drop", "commit-then-reset",
-        "drop-before-commit", "commit-then-truncate", "commit-then-500", "lookup-unavailable"}) {
+  for (const std::string name : {"fail-before-commit", "commit-then-error", "commit-then-drop",
+                                 "commit-then-reset", "drop-before-commit", "commit-then-truncate",
+                                 "commit-then-500", "lookup-unavailable", "reset-before-commit"}) {
     SCOPED_TRACE(name);
     EXPECT_EQ(rejection_of(name + ":1s"), "\"" + name + ":1s\": " + name + " takes no parameter");
     EXPECT_EQ(rejection_of(name + ":"), "\"" + name + ":\": " + name + " takes no parameter");
@@ -141,7 +142,7 @@ TEST(FaultCatalogue, UnknownNameListsTheCatalogue) {
       "known faults: none, fail-before-commit, commit-then-error, commit-then-drop, "
       "commit-then-reset, drop-before-commit, commit-then-truncate, commit-then-500, "
       "rate-limited[:<seconds>], lookup-unavailable, commit-then-delay:<duration>, "
-      "delay-before-commit:<duration>";
+      "delay-before-commit:<duration>, reset-before-commit";
   EXPECT_EQ(rejection_of("explode"), "unknown fault \"explode\"; " + catalogue);
   EXPECT_EQ(rejection_of("commit-then-delay-2s"),
             "unknown fault \"commit-then-delay-2s\"; " + catalogue);
@@ -210,6 +211,10 @@ TEST(FaultCatalogue, MenusAreNestedAndALargerMenuOnlyAppends) {
                              "none", "fail-before-commit", "commit-then-error", "commit-then-drop",
                              "commit-then-reset", "drop-before-commit", "commit-then-truncate",
                              "commit-then-500", "rate-limited:0", "rate-limited:1"}));
+  // A fault added since (reset-before-commit) went to the largest menu only.
+  EXPECT_EQ(std::vector<std::string>(instant.begin() + recoverable.size(), instant.end()),
+            std::vector<std::string>{"lookup-unavailable"});
+  EXPECT_EQ(all.back(), "reset-before-commit");
 }
 
 }  // namespace

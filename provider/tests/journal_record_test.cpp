@@ -67,7 +67,7 @@ TEST(JournalRecord, EveryKindOutcomeDeliveryAndFaultReadsBack) {
     entry.kind = kind;
     EXPECT_EQ(round_trip(entry).entry, entry);
   }
-  for (int outcome = 0; outcome <= static_cast<int>(Outcome::capacity_exhausted); ++outcome) {
+  for (int outcome = 0; outcome <= static_cast<int>(Outcome::outage); ++outcome) {
     entry.outcome = static_cast<Outcome>(outcome);
     EXPECT_EQ(round_trip(entry).entry, entry) << outcome;
   }
