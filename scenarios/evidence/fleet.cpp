@@ -2,18 +2,17 @@
 
 #include <algorithm>
 
-#include "common/duration.hpp"
+#include "provider/fault_plan.hpp"
 
 namespace retryproof::scenarios {
 
 std::vector<OutageWindow> outage_windows(const Scenario& scenario) {
   std::vector<OutageWindow> windows;
-  if (!scenario.plan.is_object() || !scenario.plan.contains("outages")) return windows;
-  // The plan was validated when the scenario was loaded (FaultPlan::from_json).
-  for (const auto& outage : scenario.plan.at("outages")) {
-    const Millis from = parse_duration(outage.at("from").get<std::string>());
-    windows.push_back({from, from + parse_duration(outage.at("for").get<std::string>())});
-  }
+  if (scenario.plan.is_null()) return windows;  // a scenario built in code, with no plan
+  // The plan was validated when the scenario was loaded; the provider reads it the same way.
+  const provider::FaultPlan plan = provider::FaultPlan::from_json(scenario.plan);
+  for (const provider::Outage& outage : plan.outages())
+    windows.push_back({outage.from, outage.until});
   return windows;
 }
 
@@ -41,14 +40,14 @@ std::vector<Retry> retries(const Evidence& evidence) {
   const Millis timeout = evidence.policy().timeout;
   std::vector<Retry> found;
   for (const InvocationResult& invocation : evidence.invocations()) {
-    const auto entries = evidence.entries_of(invocation);
+    const std::vector<const JournalEntry*> entries = evidence.creates_of(invocation);
     int number = 0;
     for (std::size_t i = 0; i + 1 < entries.size(); ++i) {
-      if (!failed_for_client(entries[i], timeout)) continue;
+      if (!failed_for_client(*entries[i], timeout)) continue;
       // A client whose own timeout is shorter than the one it is judged by retried before
       // the moment computed here: it waited nothing.
-      const Millis wait = std::max(Millis(0), entries[i + 1].at - failed_at(entries[i], timeout));
-      found.push_back({&entries[i], &entries[i + 1], wait, ++number});
+      const Millis wait = std::max(Millis(0), entries[i + 1]->at - failed_at(*entries[i], timeout));
+      found.push_back({entries[i], entries[i + 1], wait, ++number});
     }
   }
   return found;

@@ -14,8 +14,10 @@ namespace retryproof::scenarios {
 // The plan's outages, in the order it lists them.
 std::vector<OutageWindow> outage_windows(const Scenario& scenario);
 
-// A request that failed for its client, and the client's next request: its retry (or the
-// lookup it reconciles with). `number` counts the invocation's retries from 1.
+// A create that failed for its client, and the client's next create: its retry. A lookup
+// between them is not a retry: after an outcome it could not see, a careful client asks at
+// once, and a lookup is a read the service can answer from its store (load-amplification
+// bounds lookups by creates). `number` counts the invocation's retries from 1.
 struct Retry {
   const JournalEntry* failure = nullptr;
   const JournalEntry* retry = nullptr;
@@ -23,8 +25,9 @@ struct Retry {
   int number = 1;
 };
 
-// Every invocation's retries, in its order. A failure is an answer that is not a success
-// (a 5xx, a 429, a connection dropped, reset or cut) or none within the client's timeout.
+// Every invocation's retries, in its order. A failure is an answer to a create that is not a
+// success (a 5xx, a 429, a connection dropped, reset or cut) or none within the client's
+// timeout.
 std::vector<Retry> retries(const Evidence& evidence);
 
 // retry-spread's measure. The n-th retries of a fleet are a wave: with a fixed wait (no
