@@ -27,6 +27,7 @@ echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at 
 
 echo "== simulation throughput"
 taskset -c 0 "$bin/bench/sim_throughput" "${BENCH_ITERATIONS:-20000}" || true
+"$root/bench/sim_fleet.sh" "$bin" "${BENCH_FLEET:-1000}" || true
 
 pids=()
 cleanup() {

@@ -1,8 +1,5 @@
 #include "scenarios/simulation/simulated_transport.hpp"
 
-#include <algorithm>
-#include <cassert>
-
 namespace retryproof::scenarios {
 namespace {
 
@@ -41,53 +38,66 @@ TransportResponse to_transport(const provider::Decision& decision) {
 
 }  // namespace
 
+SimulatedTransport::SimulatedTransport(provider::ProviderCore& provider,
+                                       client::VirtualClock& clock)
+    : provider_(provider),
+      own_time_(std::make_unique<Timeline>(provider, clock)),
+      time_(*own_time_) {}
+
+SimulatedTransport::SimulatedTransport(provider::ProviderCore& provider, VirtualTime& time,
+                                       int listener)
+    : provider_(provider), time_(time), listener_(listener) {}
+
 TransportResponse SimulatedTransport::send(const TransportRequest& request) {
-  complete_due(clock_.now());
-  provider::Decision decision = provider_.handle(to_provider(request), clock_.now());
+  // Commits that came due while no client waited (between two invocations) come first.
+  wait_until(time_.now());
+  provider::HttpRequest arriving = to_provider(request);
+  arriving.listener = listener_;
+  const Millis sent = time_.now();
+  provider::Decision decision = provider_.handle(arriving, sent);
   kill_if_due();
   if (decision.delay > Millis(0)) {
     if (decision.delay >= request.timeout) {
       // The client gives up first; a held request still commits when its wait ends.
-      provider_.abandoned(decision.journal_seq, clock_.now() + request.timeout);
-      if (decision.pending_commit) {
-        held_.push_back({clock_.now() + decision.delay, *decision.pending_commit});
-      }
-      pass_time(request.timeout);
+      provider_.abandoned(decision.journal_seq, sent + request.timeout);
+      if (decision.pending_commit) time_.hold(sent + decision.delay, *decision.pending_commit);
+      wait_until(sent + request.timeout);
       return TransportResponse{.failure = TransportFailure::timeout};
     }
-    clock_.advance(decision.delay);
+    wait_out_hold(decision, sent);
   }
   if (decision.pending_commit) {
-    decision = provider_.complete(*decision.pending_commit, clock_.now());
+    decision = provider_.complete(*decision.pending_commit, time_.now());
     kill_if_due();
   }
   return to_transport(decision);
 }
 
 void SimulatedTransport::pass_time(Millis duration) {
-  clock_.advance(duration);
-  complete_due(clock_.now());
+  wait_until(time_.now() + duration);
 }
 
 void SimulatedTransport::settle() {
   kill_when_ = nullptr;
-  for (const auto& held : held_)
-    clock_.advance(std::max(Millis(0), held.due - clock_.now()));
-  complete_due(clock_.now());
+  if (own_time_) own_time_->settle();
 }
 
-void SimulatedTransport::complete_due(Millis until) {
-  // In due order, as the real provider's waits would end.
-  std::sort(held_.begin(), held_.end(),
-            [](const HeldCommit& a, const HeldCommit& b) { return a.due < b.due; });
-  auto due_end = held_.begin();
-  for (; due_end != held_.end() && due_end->due <= until; ++due_end) {
-    provider_.complete(due_end->pending_commit, due_end->due);
-  }
-  held_.erase(held_.begin(), due_end);
-  assert(std::all_of(held_.begin(), held_.end(),
-                     [&](const HeldCommit& held) { return held.due > until; }));
+void SimulatedTransport::wait_until(Millis until) {
+  time_.pass_until(until);
   kill_if_due();
+}
+
+// The client waits out a hold shorter than its timeout; commits due before its answer
+// happen first. The kill condition is checked once the answer is decided, not while it
+// waits; but a fleet client may reach its time limit meanwhile. Then it dies as a process
+// does: its connection is gone, and the provider still commits when the wait ends.
+void SimulatedTransport::wait_out_hold(const provider::Decision& decision, Millis sent) {
+  try {
+    time_.pass_until(sent + decision.delay);
+  } catch (const ClientKilled&) {
+    if (decision.pending_commit) time_.hold(sent + decision.delay, *decision.pending_commit);
+    throw;
+  }
 }
 
 void SimulatedTransport::kill_if_due() const {

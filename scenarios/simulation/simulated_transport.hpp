@@ -1,7 +1,8 @@
-// The provider core in the same thread, in virtual time: no sockets, no threads, no
-// waiting. A drop becomes a closed connection, a delay moves the virtual clock (or becomes
-// a timeout when it is longer than the client waits), so a whole client run takes
-// microseconds and replays exactly.
+// The provider core in the same thread, in virtual time: no sockets, no waiting. A drop
+// becomes a closed connection, a delay lets virtual time pass (or becomes a timeout when it
+// is longer than the client waits), so a whole client run takes microseconds and replays
+// exactly. Time is a VirtualTime (virtual_time.hpp): a lone client's timeline, or its seat
+// in a fleet, where each client's transport stamps its requests with a port of its own.
 //
 // It is also where a simulated client dies: with a kill condition armed, every moment the
 // provider's state can change (a request handled, a held request committed while the
@@ -9,31 +10,33 @@
 // as SIGKILL stops a process — its intent ledger keeps what it had saved.
 #pragma once
 
-#include <cstdint>
 #include <functional>
-#include <vector>
+#include <memory>
 
 #include "client_under_test/time_and_chance.hpp"
 #include "client_under_test/transport.hpp"
 #include "provider/provider_core.hpp"
+#include "scenarios/simulation/virtual_time.hpp"
 
 namespace retryproof::scenarios {
 
-// Thrown out of a simulated client when its kill condition is met.
-struct ClientKilled {};
-
 class SimulatedTransport final : public client::Transport {
  public:
-  SimulatedTransport(provider::ProviderCore& provider, client::VirtualClock& clock)
-      : provider_(provider), clock_(clock) {}
+  // A client alone with the provider, on a timeline of its own over `clock` (test harnesses,
+  // benchmarks); settle() ends its run.
+  SimulatedTransport(provider::ProviderCore& provider, client::VirtualClock& clock);
+  // A client on shared time: a world's timeline, or a fleet seat. Its requests arrive on
+  // `listener` (HttpRequest::listener: 0 is the main port, a fleet client has its own).
+  SimulatedTransport(provider::ProviderCore& provider, VirtualTime& time, int listener = 0);
 
   client::TransportResponse send(const client::TransportRequest& request) override;
 
   // Lets virtual time pass for a sleeping client: held requests that come due commit.
   void pass_time(Millis duration);
 
-  // Commits every request still held by delay-before-commit, at its due time, as the
-  // real provider would once its wait ends. Call after a run, before judging it.
+  // On a timeline of its own: commits every request still held by delay-before-commit, at
+  // its due time, as the real provider would once its wait ends. Call after a run, before
+  // judging it. Shared time is settled by its owner.
   void settle();
 
   // From now on, throws ClientKilled as soon as `condition()` holds after a change of the
@@ -41,17 +44,14 @@ class SimulatedTransport final : public client::Transport {
   void kill_when(std::function<bool()> condition) { kill_when_ = std::move(condition); }
 
  private:
-  struct HeldCommit {
-    Millis due;
-    std::uint64_t pending_commit;
-  };
-
-  void complete_due(Millis until);
+  void wait_until(Millis until);
+  void wait_out_hold(const provider::Decision& decision, Millis sent);
   void kill_if_due() const;
 
   provider::ProviderCore& provider_;
-  client::VirtualClock& clock_;
-  std::vector<HeldCommit> held_;  // requests whose client stopped waiting
+  std::unique_ptr<Timeline> own_time_;  // only for a client alone
+  VirtualTime& time_;
+  int listener_ = 0;
   std::function<bool()> kill_when_;
 };
 

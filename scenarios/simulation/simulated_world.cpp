@@ -2,11 +2,19 @@
 
 #include <stdexcept>
 
+#include "scenarios/simulation/fleet_scheduler.hpp"
+
 namespace retryproof::scenarios {
 namespace {
 
 // Time passes between runs, as it does between two processes.
 constexpr Millis kBetweenInvocations{1000};
+
+// A fleet client's port: no socket exists, so any number serves that is not 0 (the main
+// port) and no other client's. Its number, as reports count invocations from 1.
+int fleet_port(const InvocationPlan& plan) {
+  return plan.index + 1;
+}
 
 const ClientChoice& simulable(const ClientChoice& client) {
   if (client.kind == ClientChoice::Kind::command) {
@@ -22,7 +30,8 @@ SimulatedWorld::SimulatedWorld(const Scenario& scenario, const ClientChoice& cli
     : scenario_(scenario),
       client_(simulable(client)),
       provider_(provider_config(scenario, seed)),
-      transport_(provider_, clock_),
+      timeline_(provider_, clock_),
+      transport_(provider_, timeline_),
       sleeper_(transport_) {}
 
 InvocationResult SimulatedWorld::invoke(const InvocationPlan& plan) {
@@ -43,20 +52,13 @@ InvocationResult SimulatedWorld::invoke(const InvocationPlan& plan) {
                         provider_.journal_size() + 1 - result.first_seq);
   });
 
-  client::SeededRandom random(plan.client_seed);  // as `retryproof client --seed`
-  client::RetryingClient client(scenario_.settings, {transport_, clock_, sleeper_, random, ledger_},
-                                client_.mutant);
-  try {
-    client::ClientResult outcome = client.run({plan.invocation.operation, plan.payload});
-    result.outcome = outcome_line_of(outcome.outcome_line()).line;
-    result.exit = "exit code 0";
-    client_results_.push_back(std::move(outcome));
-  } catch (const ClientKilled&) {
+  std::optional<client::ClientResult> outcome =
+      run_client(plan, transport_, timeline_, sleeper_, result);
+  if (!outcome) {
     result.timed_out = clock_.now() >= deadline;
     result.killed = !result.timed_out;
-    result.exit = "killed by SIGKILL";
-    client_results_.emplace_back();
   }
+  client_results_.push_back(outcome.value_or(client::ClientResult{}));
   transport_.kill_when(nullptr);
   if (kill.armed() && !result.killed) result.client_error = not_reached(kill);
   result.ended_at = clock_.now();
@@ -65,13 +67,61 @@ InvocationResult SimulatedWorld::invoke(const InvocationPlan& plan) {
   return result;
 }
 
-std::vector<InvocationResult> SimulatedWorld::invoke_fleet(const std::vector<InvocationPlan>&,
-                                                           const Fleet&) {
-  throw std::invalid_argument("a fleet (\"concurrency\" above 1) runs over real processes only");
+std::optional<client::ClientResult> SimulatedWorld::run_client(const InvocationPlan& plan,
+                                                               client::Transport& transport,
+                                                               client::Clock& clock,
+                                                               client::Sleeper& sleeper,
+                                                               InvocationResult& result) {
+  client::SeededRandom random(plan.client_seed);  // as `retryproof client --seed`
+  client::RetryingClient client(scenario_.settings, {transport, clock, sleeper, random, ledger_},
+                                client_.mutant);
+  try {
+    client::ClientResult outcome = client.run({plan.invocation.operation, plan.payload});
+    result.outcome = outcome_line_of(outcome.outcome_line()).line;
+    result.exit = "exit code 0";
+    return outcome;
+  } catch (const ClientKilled&) {
+    result.exit = "killed by SIGKILL";
+    return std::nullopt;
+  }
+}
+
+std::vector<InvocationResult> SimulatedWorld::invoke_fleet(const std::vector<InvocationPlan>& plans,
+                                                           const Fleet& fleet) {
+  std::vector<InvocationResult> results;
+  for (const InvocationPlan& plan : plans) {
+    results.push_back({.index = plan.index,
+                       .operation = plan.invocation.operation,
+                       .payload = plan.payload,
+                       .port = fleet_port(plan)});
+  }
+  // The driver finds each client's journal window by its port. No kill points in a fleet
+  // (the loader refuses them): a client is stopped only at its time limit.
+  std::vector<client::ClientResult> accounts(plans.size());
+  FleetScheduler scheduler(timeline_);
+  scheduler.run({.count = plans.size(),
+                 .concurrency = fleet.concurrency,
+                 .start_spread = fleet.start_spread,
+                 .time_limit = scenario_.time_limit},
+                [&](std::size_t i, VirtualTime& time) {
+                  InvocationResult& result = results[i];
+                  result.started_at = time.now();
+                  SimulatedTransport transport(provider_, time, *result.port);
+                  SimulatedSleeper sleeper(transport);
+                  std::optional<client::ClientResult> outcome =
+                      run_client(plans[i], transport, time, sleeper, result);
+                  result.timed_out = !outcome;
+                  if (outcome) accounts[i] = std::move(*outcome);
+                  result.ended_at = time.now();
+                });
+  client_results_.insert(client_results_.end(), std::make_move_iterator(accounts.begin()),
+                         std::make_move_iterator(accounts.end()));
+  return results;
 }
 
 RunEvidence SimulatedWorld::finish() {
-  transport_.settle();  // held requests commit before the provider is judged
+  transport_.kill_when(nullptr);
+  timeline_.settle();  // held requests commit before the provider is judged
   return {provider_.journal(), provider_.jobs()};
 }
 

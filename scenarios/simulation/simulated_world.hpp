@@ -1,11 +1,12 @@
-// The simulation world: the provider core and the reference client (or a mutant) in one
-// thread, in virtual time, from one seed. Exact, replayable, and fast enough for property
-// tests to run thousands of schedules. Each invocation is a new client, as a new process
-// would be, sharing one durable intent ledger; a kill point stops it where the scenario
-// says, exactly.
+// The simulation world: the provider core and the reference client (or a mutant) in virtual
+// time, from one seed. Exact, replayable, and fast enough for property tests to run
+// thousands of schedules. Each invocation is a new client, as a new process would be,
+// sharing one durable intent ledger; a kill point stops it where the scenario says, exactly.
+// A fleet's clients run one at a time under a FleetScheduler, each on a port of its own.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "client_under_test/intent_ledger.hpp"
@@ -14,6 +15,7 @@
 #include "provider/provider_core.hpp"
 #include "scenarios/driver/driver.hpp"
 #include "scenarios/simulation/simulated_transport.hpp"
+#include "scenarios/simulation/virtual_time.hpp"
 
 namespace retryproof::scenarios {
 
@@ -31,11 +33,18 @@ class SimulatedWorld final : public World {
   const std::vector<client::ClientResult>& client_results() const { return client_results_; }
 
  private:
+  // Runs one client to its end and notes how it ended; empty when it was killed.
+  std::optional<client::ClientResult> run_client(const InvocationPlan& plan,
+                                                 client::Transport& transport, client::Clock& clock,
+                                                 client::Sleeper& sleeper,
+                                                 InvocationResult& result);
+
   const Scenario& scenario_;
   ClientChoice client_;
   provider::ProviderCore provider_;
   client::VirtualClock clock_;
-  SimulatedTransport transport_;
+  Timeline timeline_;             // the clock, and the commits held requests owe
+  SimulatedTransport transport_;  // a lone invocation's
   SimulatedSleeper sleeper_;
   client::InMemoryIntentLedger ledger_;  // "durable": it outlives each client
   std::vector<client::ClientResult> client_results_;
