@@ -33,6 +33,9 @@ struct HttpRequest {
   // target, no version: request_head.hpp): the handler journals the request and refuses
   // it, 400 with this as its detail. Nothing but the method and target is known then.
   std::string malformed;
+  // It came over HTTPS: its journal entry then says whether the TLS stream ended with a
+  // close_notify after its answer (JournalEntry::close_notify).
+  bool tls = false;
 };
 
 // How the response (if any) reaches the client.
