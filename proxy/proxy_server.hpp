@@ -15,10 +15,12 @@ namespace retryproof::proxy {
 
 class ProxyServer {
  public:
-  // Binds and starts serving. Throws std::runtime_error when the address cannot be bound
-  // or the upstream's host has no address.
+  // Binds and starts serving. Throws std::runtime_error
+  // when the address cannot be bound or the upstream's host has no address. `trust` is what
+  // an https:// upstream's certificate is verified against (the system's CAs by default).
   ProxyServer(ProxyConfig config, const provider::ServerOptions& options, UpstreamUrl upstream,
-              UpstreamLimits limits = {}, std::size_t max_body_bytes = 1024 * 1024);
+              UpstreamLimits limits = {}, std::size_t max_body_bytes = 1024 * 1024,
+              UpstreamTrust trust = {});
   ~ProxyServer();
   ProxyServer(const ProxyServer&) = delete;
   ProxyServer& operator=(const ProxyServer&) = delete;

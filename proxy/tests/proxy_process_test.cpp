@@ -5,8 +5,10 @@
 #include <signal.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "common/temp_dir.hpp"
 #include "provider/provider_server.hpp"
 #include "provider/tests/raw_http.hpp"
 #include "scenarios/child_process.hpp"
@@ -74,7 +76,7 @@ TEST(ProxyProcess, AMalformedUpstreamIsAUsageErrorThatSaysWhy) {
   for (const std::vector<std::string>& arguments :
        {std::vector<std::string>{"--upstream", "localhost:4040"},
         std::vector<std::string>{"--upstream", "http://localhost:99999"},
-        std::vector<std::string>{"--upstream", "https://api.example"}}) {
+        std::vector<std::string>{"--upstream", "https://user@api.example"}}) {
     std::vector<std::string> argv = {kBinary, "proxy", "--port", "0"};
     argv.insert(argv.end(), arguments.begin(), arguments.end());
     ChildProcess proxy(argv);
@@ -84,7 +86,26 @@ TEST(ProxyProcess, AMalformedUpstreamIsAUsageErrorThatSaysWhy) {
     EXPECT_NE(proxy.standard_error().find("retryproof proxy: --upstream \"" + arguments[1] + "\""),
               std::string::npos)
         << proxy.standard_error();
-    EXPECT_NE(proxy.standard_error().find("expected http://HOST[:PORT]"), std::string::npos);
+    EXPECT_NE(proxy.standard_error().find("expected http[s]://HOST[:PORT]"), std::string::npos);
+  }
+}
+
+TEST(ProxyProcess, ABadUpstreamCaFileIsAUsageErrorNamingIt) {
+  const TempDir dir("retryproof-proxy-ca");
+  const auto not_a_certificate = dir.write("key.pem", "-----BEGIN PRIVATE KEY-----\n");
+  const auto missing = dir.path() / "missing.pem";
+  for (const auto& [file, problem] :
+       {std::pair{missing.string(), "cannot read the --upstream-ca file " + missing.string()},
+        std::pair{not_a_certificate.string(), "the --upstream-ca file " +
+                                                  not_a_certificate.string() +
+                                                  " holds no PEM certificate"}}) {
+    ChildProcess proxy({kBinary, "proxy", "--port", "0", "--upstream", "https://127.0.0.1:1",
+                        "--upstream-ca", file});
+    const auto status = proxy.wait(10s);
+    ASSERT_TRUE(status);
+    EXPECT_EQ(status->code, 2) << file;
+    EXPECT_NE(proxy.standard_error().find("retryproof proxy: " + problem), std::string::npos)
+        << proxy.standard_error();
   }
 }
 
