@@ -9,6 +9,7 @@
 #include "common/duration.hpp"
 #include "provider/command_support.hpp"
 #include "provider/log_sink.hpp"
+#include "provider/tls_options.hpp"
 #include "proxy/proxy_faults.hpp"
 #include "proxy/proxy_server.hpp"
 
@@ -27,7 +28,8 @@ struct ProxyOptions {
   std::size_t max_body_bytes = 1024 * 1024;
   std::string connect_timeout = format_duration(UpstreamLimits{}.connect_timeout);
   std::string upstream_timeout = format_duration(UpstreamLimits{}.response_timeout);
-  std::string upstream_ca;  // empty: an https upstream is verified against the system's CAs
+  std::string upstream_ca;   // empty: an https upstream is verified against the system's CAs
+  provider::TlsOptions tls;  // what the proxy serves its own clients
 };
 
 int run_proxy(ProxyOptions options) {
@@ -65,6 +67,7 @@ int run_proxy(ProxyOptions options) {
       }
       trust = read_upstream_ca(options.upstream_ca);
     }
+    provider::load_tls_files(options.tls, options.server);
   } catch (const std::exception& error) {
     std::cerr << "retryproof proxy: " << error.what() << '\n';
     return 2;
@@ -76,9 +79,10 @@ int run_proxy(ProxyOptions options) {
   provider::LogSink log_sink(STDERR_FILENO);  // outlives every request that logs
   options.core.log = [&log_sink](const std::string& line) { log_sink.write(line); };
   try {
+    const std::unique_ptr<TempDir> tls_files = provider::generate_tls(options.tls, options.server);
     ProxyServer server(options.core, options.server, upstream, limits, options.max_body_bytes,
                        trust);
-    std::cout << server.base_url() << std::endl;  // the first line: where to find us
+    provider::print_first_lines(std::cout, server.base_url(), tls_files.get());
     log_sink.write("[proxy] forwarding to " + upstream.to_string() +
                    (!upstream.tls           ? ""
                     : trust.ca_file.empty() ? ", verified against the system's CAs"
@@ -135,6 +139,7 @@ void add_proxy_command(CLI::App& app, int& exit_code,
                        "and lookups, where the key travels, how bodies are encoded")
       ->capture_default_str();
   provider::add_listen_options(*command, options->server);
+  provider::add_tls_options(*command, options->tls);
   command->add_flag("--enforce-keys", options->core.enforce_keys,
                     "Answer repeated Idempotency-Keys in the proxy (replay, 422, 409 in flight), "
                     "for an upstream that does not enforce them");

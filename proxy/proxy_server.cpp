@@ -71,6 +71,10 @@ struct ProxyServer::Impl final : provider::RequestHandler {
     });
   }
 
+  void close_notify_sent(std::uint64_t journal_seq) override {
+    owner.core_.close_notify_sent(journal_seq);
+  }
+
   // Only the asynchronous forms are asked for: a forward cannot be answered at once.
   Decision handle(const provider::HttpRequest&) override {
     throw std::logic_error("the proxy answers through handle_async");
@@ -97,6 +101,7 @@ ProxyServer::ProxyServer(ProxyConfig config, const provider::ServerOptions& opti
                          UpstreamTrust trust)
     : core_(std::move(config)),
       host_(options.host),
+      tls_(options.tls.has_value()),
       started_(std::chrono::steady_clock::now()),
       impl_(std::make_unique<Impl>(*this, options, std::move(upstream), limits, max_body_bytes,
                                    std::move(trust))),
@@ -112,7 +117,8 @@ void ProxyServer::stop() {
 
 std::string ProxyServer::base_url() const {
   const bool ipv6 = host_.find(':') != std::string::npos;
-  return "http://" + (ipv6 ? "[" + host_ + "]" : host_) + ":" + std::to_string(port_);
+  return (tls_ ? "https://" : "http://") + (ipv6 ? "[" + host_ + "]" : host_) + ":" +
+         std::to_string(port_);
 }
 
 Millis ProxyServer::now() const {

@@ -15,7 +15,7 @@ namespace retryproof::proxy {
 
 class ProxyServer {
  public:
-  // Binds and starts serving. Throws std::runtime_error
+  // Binds and starts serving (HTTPS when options.tls is set). Throws std::runtime_error
   // when the address cannot be bound or the upstream's host has no address. `trust` is what
   // an https:// upstream's certificate is verified against (the system's CAs by default).
   ProxyServer(ProxyConfig config, const provider::ServerOptions& options, UpstreamUrl upstream,
@@ -40,6 +40,7 @@ class ProxyServer {
 
   ProxyCore core_;
   std::string host_;
+  bool tls_ = false;
   std::chrono::steady_clock::time_point started_;
   std::unique_ptr<Impl> impl_;  // destroyed before the core it calls
   int port_ = -1;

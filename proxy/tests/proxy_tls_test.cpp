@@ -1,6 +1,7 @@
-// An https upstream, on real sockets with real OpenSSL: a provider serving a generated
-// certificate is verified, and one that does not verify is a 502 upstream_tls_error naming
-// the reason.
+// HTTPS on both sides of the proxy, on real sockets with real OpenSSL: an https upstream (a
+// provider serving a generated certificate) is verified, and one that does not verify is a
+// 502 upstream_tls_error naming the reason; the proxy serves its own clients over TLS, and
+// its journal says how each TLS stream ended.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -10,6 +11,7 @@
 #include "common/temp_dir.hpp"
 #include "provider/tests/eventually.hpp"
 #include "provider/tests/raw_http.hpp"
+#include "provider/tests/tls_client.hpp"
 #include "provider/tests/tls_fixture.hpp"
 #include "proxy/tests/proxy_test_support.hpp"
 
@@ -24,6 +26,8 @@ using provider::testing::raw_post_jobs;
 using provider::testing::ReadUntil;
 using provider::testing::status_of;
 using provider::testing::test_tls;
+using provider::testing::tls_exchange;
+using provider::testing::TlsEnd;
 
 struct Answer {
   int status = 0;
@@ -75,6 +79,7 @@ TEST_F(HttpsUpstream, AProviderWhoseCaIsTrustedIsForwardedTo) {
   EXPECT_EQ(answer.body["orderId"], "o-1");
   EXPECT_EQ(upstream->core().job_count(), 1u);
   EXPECT_EQ(last_entry(proxy)["upstreamStatus"], 201);
+  EXPECT_TRUE(last_entry(proxy)["closeNotify"].is_null());  // the proxy's client spoke plain HTTP
   // The proxy asks for one answer per connection: the provider ends each TLS stream cleanly.
   EXPECT_TRUE(eventually(
       [&] { return upstream->core().journal_json()["entries"].back()["closeNotify"] == true; }));
@@ -165,6 +170,51 @@ TEST(UpstreamCaFile, AMissingOrEmptyFileIsAnErrorNamingIt) {
   const auto key = files.write("key.pem", test_tls().identity.private_key_pem);
   EXPECT_NE(problem(key).find(key.string() + " holds no PEM certificate"), std::string::npos)
       << problem(key);
+}
+
+// The proxy serving HTTPS itself, in front of a plain provider.
+class ProxyOverTls : public ::testing::Test {
+ protected:
+  provider::ProviderServer upstream{{}, {.port = 0}};
+  ProxyServer proxy{{},
+                    {.port = 0, .tls = test_tls().identity},
+                    parse_upstream_url(upstream.base_url()),
+                    testing::quick_limits()};
+  const std::string& ca() const { return test_tls().ca_certificate_pem; }
+};
+
+TEST_F(ProxyOverTls, ItsUrlIsHttpsAndItsAnswersComeOverTls) {
+  EXPECT_TRUE(proxy.base_url().starts_with("https://127.0.0.1:")) << proxy.base_url();
+  const auto exchange = tls_exchange(proxy.port(), ca(), raw_post_jobs("k", "{}"));
+  EXPECT_EQ(status_of(exchange.received), 201) << exchange.received;
+  EXPECT_EQ(exchange.end, TlsEnd::close_notify) << to_string(exchange.end);
+  EXPECT_EQ(upstream.core().job_count(), 1u);
+  EXPECT_EQ(last_entry(proxy)["closeNotify"], true);  // Connection: close ended the stream
+}
+
+TEST(ProxyServingTls, ATruncationEndsWithCloseNotifyAndAResetWithoutAndTheJournalSaysWhich) {
+  provider::ProviderServer upstream({}, {.port = 0});
+  ProxyConfig config;
+  config.initial_plan = provider::FaultPlan::from_json(
+      json{{"faults", {"commit-then-truncate", "commit-then-reset"}}});
+  ProxyServer proxy(std::move(config), {.port = 0, .tls = test_tls().identity},
+                    parse_upstream_url(upstream.base_url()), testing::quick_limits());
+  const std::string& ca = test_tls().ca_certificate_pem;
+
+  const auto truncated = tls_exchange(proxy.port(), ca, raw_post_jobs("k1", R"({"a":1})"));
+  const auto cut = provider::testing::cut_response(truncated.received);
+  ASSERT_TRUE(cut) << truncated.received;
+  EXPECT_EQ(cut->body.size(), cut->promised / 2);
+  EXPECT_EQ(truncated.end, TlsEnd::close_notify) << to_string(truncated.end);
+  EXPECT_EQ(last_entry(proxy)["delivery"], "truncate");
+  EXPECT_EQ(last_entry(proxy)["closeNotify"], true);
+
+  const auto reset = tls_exchange(proxy.port(), ca, raw_post_jobs("k2", R"({"a":2})"));
+  EXPECT_EQ(reset.received, "");
+  EXPECT_EQ(reset.end, TlsEnd::reset) << to_string(reset.end) << " " << reset.tls_error;
+  EXPECT_EQ(last_entry(proxy)["delivery"], "reset");
+  EXPECT_EQ(last_entry(proxy)["closeNotify"], false);
+  EXPECT_EQ(upstream.core().job_count(), 2u);  // both committed upstream
 }
 
 }  // namespace
