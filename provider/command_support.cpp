@@ -135,25 +135,6 @@ void add_listen_options(CLI::App& command, ServerOptions& server) {
       ->check(CLI::Range(1, 1'000'000));
 }
 
-void add_tls_options(CLI::App& command, bool& generate, std::string& certificate,
-                     std::string& key) {
-  CLI::Option* tls =
-      command.add_flag("--tls", generate,
-                       "Serve HTTPS (TLS 1.2 and 1.3) with a certificate made at start for "
-                       "localhost, 127.0.0.1 and ::1, signed by a CA of its own whose file is "
-                       "named on the second line of output (\"CA file: PATH\"); trust that file");
-  CLI::Option* certificate_option =
-      command.add_option("--tls-cert", certificate,
-                         "Serve HTTPS with this certificate (PEM; the server's first, then any "
-                         "intermediates); needs --tls-key");
-  CLI::Option* key_option =
-      command.add_option("--tls-key", key, "The private key (PEM, unencrypted) of --tls-cert");
-  certificate_option->needs(key_option);
-  key_option->needs(certificate_option);
-  tls->excludes(certificate_option);
-  tls->excludes(key_option);
-}
-
 void warn_if_exposed(const std::string& command, const std::string& host, bool has_token) {
   if (is_loopback_host(host)) return;
   std::cerr << "retryproof " << command << ": warning: listening on " << host

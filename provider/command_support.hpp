@@ -44,9 +44,6 @@ Millis positive_duration(const std::string& flag, const std::string& text);
 // --host, --port, --workers and --max-connections, into `server`.
 void add_listen_options(CLI::App& command, ServerOptions& server);
 
-// --tls (generate a certificate at start), or --tls-cert FILE with --tls-key FILE.
-void add_tls_options(CLI::App& command, bool& generate, std::string& certificate, std::string& key);
-
 // Says on standard error that a control plane listening beyond loopback is exposed.
 void warn_if_exposed(const std::string& command, const std::string& host, bool has_token);
 

@@ -34,13 +34,14 @@ constexpr std::size_t kReadChunk = 4096;
 // Room for pipelined bytes beyond the largest head the limits allow.
 constexpr std::size_t kBufferSlack = 16 * 1024;
 
-HttpRequest to_http_request(http::request<http::string_body>&& message) {
+HttpRequest to_http_request(http::request<http::string_body>&& message, bool tls) {
   const std::string_view raw_target(message.target().data(), message.target().size());
   RequestTarget target = split_target(raw_target);
   HttpRequest request{
       std::string(message.method_string()), std::move(target.path), {}, std::move(message.body())};
   request.query = std::move(target.query);
   request.target = raw_target;
+  request.tls = tls;
   for (const auto& field : message)
     request.headers.emplace(std::string(field.name_string()), std::string(field.value()));
   return request;
@@ -257,6 +258,7 @@ void HttpConnection<Stream>::await_request() {
     return;
   }
   phase_ = Phase::idle;
+  answered_seq_ = 0;  // an idle timeout's close_notify is not the last answer's
   parser_.reset();
   // An idle connection holds little: at most one read's room, kept so that the next
   // request does not allocate it again; a buffer that grew for a large head is freed.
@@ -449,7 +451,7 @@ template <class Stream>
 void HttpConnection<Stream>::dispatch() {
   disarm_deadline();
   phase_ = Phase::handling;
-  HttpRequest request = to_http_request(parser_->release());
+  HttpRequest request = to_http_request(parser_->release(), kTls);
   request.listener = listener_;
   if (slot_.admission() == Admission::control_only &&
       !request.path.starts_with(context_.settings.control_prefix)) {
@@ -480,6 +482,7 @@ void HttpConnection<Stream>::dispatch_malformed(const UnreadableRequestLine& lin
   request.target = line.target;
   request.malformed = line.problem;
   request.listener = listener_;
+  request.tls = kTls;
   ask([&](RequestHandler::Answer answer) { context_.handler.handle_async(request, answer); },
       &HttpConnection::on_decision);
 }
@@ -505,6 +508,7 @@ void HttpConnection<Stream>::on_hold_end() {
 
 template <class Stream>
 void HttpConnection<Stream>::deliver() {
+  answered_seq_ = decision_.journal_seq;
   error_code ignored;
   switch (decision_.delivery) {
     case Delivery::respond:
@@ -604,6 +608,7 @@ void HttpConnection<Stream>::close_gracefully() {
       // that it was cut. OpenSSL then reads, discarding, until the client's close_notify
       // or its FIN; the FIN follows, within the same linger.
       tls_up_ = false;
+      if (answered_seq_ != 0) context_.handler.close_notify_sent(answered_seq_);
       stream_.async_shutdown([self = this->shared_from_this()](error_code) {
         if (self->deadline_passed_ || self->phase_ == Phase::closed) return self->close_socket();
         self->close_tcp_gracefully();

@@ -180,6 +180,9 @@ class HttpConnection final : public Connection,
   std::array<char, 4096> discard_{};
   std::size_t drained_ = 0;
   bool tls_up_ = false;  // the handshake completed: a graceful close sends close_notify
+  // The journal entry whose answer was delivered last on this connection, until the next
+  // request: a close_notify that follows it is journaled as its.
+  std::uint64_t answered_seq_ = 0;
   std::array<char, 1> first_byte_{};
 };
 

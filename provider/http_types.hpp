@@ -36,6 +36,9 @@ struct HttpRequest {
   // The port it arrived on when that is one of the server's extra listeners
   // (HttpServer::add_listener: a port per client of a fleet); 0 on the main port.
   int listener = 0;
+  // It came over HTTPS: its journal entry then says whether the TLS stream ended with a
+  // close_notify after its answer (JournalEntry::close_notify).
+  bool tls = false;
 };
 
 // How the response (if any) reaches the client.

@@ -92,6 +92,14 @@ std::optional<std::string> optional_text(const json& object, const char* name) {
   return found->get<std::string>();
 }
 
+std::optional<bool> optional_flag(const json& object, const char* name) {
+  const auto found = object.find(name);
+  if (found == object.end() || found->is_null()) return std::nullopt;
+  if (!found->is_boolean())
+    throw std::invalid_argument("\"" + std::string(name) + "\": expected true, false or null");
+  return found->get<bool>();
+}
+
 template <typename Number>
 std::optional<Number> optional_number(const json& object, const char* name) {
   const auto found = object.find(name);
@@ -147,6 +155,7 @@ void to_json(json& out, const JournalEntry& entry) {
       {"delivered", entry.delivered()},
       {"retryAfter", or_null(entry.retry_after_seconds)},
       {"jobId", or_null(entry.job_id)},
+      {"closeNotify", or_null(entry.close_notify)},
   };
   // What the client sent: byte for byte when it is UTF-8, else escaped and marked so.
   put_client_text(out, "path", entry.path);
@@ -188,6 +197,7 @@ void from_json(const json& in, JournalEntry& entry) {
   entry.retry_after_seconds = optional_number<int>(in, "retryAfter");
   entry.job_id = optional_text(in, "jobId");
   entry.port = optional_number<int>(in, "port");
+  entry.close_notify = optional_flag(in, "closeNotify");
 }
 
 std::optional<std::string> operation_value(const nlohmann::json& payload,

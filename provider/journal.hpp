@@ -70,6 +70,12 @@ struct JournalEntry {
   // has a port of its own, so its requests are its whatever keys it sends. Empty on the
   // main port.
   std::optional<int> port;
+  // Over HTTPS, whether the server ended the TLS stream with a close_notify alert right
+  // after this answer (a drop, a truncation, a response that closed the connection): the
+  // stream then ended where the server meant it to, and only the HTTP message is short. False
+  // for a reset, a response on a connection that stayed open, or one ended by a deadline or
+  // a stop. Empty over plain HTTP.
+  std::optional<bool> close_notify;
 
   bool answered() const { return answered_at.has_value(); }
   // A complete response was sent: a status line, headers and the whole body.
@@ -90,11 +96,11 @@ void record_answer(JournalEntry& entry, const Decision& decision, Millis now);
 std::optional<std::string> operation_value(const nlohmann::json& payload, const std::string& field);
 
 // {"seq","atMs","method","path","kind","key","fingerprint","operation","outcome","fault",
-//  "answeredAtMs","abandonedAtMs","delivery","status","delivered","retryAfter","jobId"}; absent
-// values are null. "port" is there only when the entry has one.
+//  "answeredAtMs","abandonedAtMs","delivery","status","delivered","retryAfter","jobId",
+//  "closeNotify"}; absent values are null. "port" is there only when the entry has one.
 void to_json(nlohmann::json& json, const JournalEntry& entry);
 // The inverse. Throws std::invalid_argument naming the field that is missing or wrong.
-// "operation" may be absent (journals saved before it existed).
+// "operation" and "closeNotify" may be absent (journals saved before they existed).
 void from_json(const nlohmann::json& json, JournalEntry& entry);
 
 // A journal as GET /_test/journal serves it ({"count", "entries"}), or a bare array of

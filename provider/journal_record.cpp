@@ -106,6 +106,7 @@ bool JournalCodec::pack_answer(Record& record, const JournalEntry& entry) {
   record.status = *status;
   record.retry_after = *retry_after;
   record.delivery = static_cast<std::uint16_t>(entry.delivery) & 3U;
+  record.close_notify = !entry.close_notify ? 0 : (*entry.close_notify ? 2 : 1);
   return true;
 }
 
@@ -170,6 +171,7 @@ JournalEntry JournalCodec::unpack(const Record& record, std::uint64_t seq) const
   entry.answered_at = time_at(record.answered, at);
   entry.abandoned_at = time_at(record.abandoned, at);
   entry.delivery = static_cast<Delivery>(record.delivery);
+  if (record.close_notify != 0) entry.close_notify = record.close_notify == 2;
   entry.status = number_of(record.status);
   entry.retry_after_seconds = number_of(record.retry_after);
   if (record.has_job_id) entry.job_id = job_id_text(id_prefix_, record.job_id);

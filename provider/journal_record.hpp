@@ -41,6 +41,8 @@ struct JournalRecord {
   std::uint16_t has_job_id : 1 = 0;
   std::uint16_t path_ends_with_key : 1 = 0;  // the line holds the path up to its last '/'
   std::uint16_t whole : 1 = 0;               // not packed: the store keeps the JournalEntry itself
+  // In the padding after the first 16 bits: 0 none (plain HTTP), 1 false, 2 true.
+  std::uint16_t close_notify : 2 = 0;
 
   bool answered_yet() const { return answered != kNone; }
 };

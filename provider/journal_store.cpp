@@ -82,6 +82,10 @@ void JournalStore::abandon(std::uint64_t seq, Millis now) {
   });
 }
 
+void JournalStore::close_notify_sent(std::uint64_t seq) {
+  update(seq, [](JournalEntry& entry) { entry.close_notify = true; });
+}
+
 void JournalStore::move_out(std::size_t entries) {
   if (entries == 0) return;
   if (limits_.spill_file) {

@@ -47,6 +47,8 @@ class JournalStore {
   // Records that the client of a held entry closed its connection at `now`, unless it was
   // recorded already.
   void abandon(std::uint64_t seq, Millis now);
+  // Records that the TLS stream of `seq`'s answer ended with a close_notify.
+  void close_notify_sent(std::uint64_t seq);
 
   std::size_t count() const { return spilled_ + records_.size(); }  // entries a read returns
   std::uint64_t spilled() const { return spilled_; }

@@ -15,6 +15,7 @@
 #include "provider/memory_options.hpp"
 #include "provider/outage.hpp"
 #include "provider/provider_server.hpp"
+#include "provider/tls_options.hpp"
 
 namespace retryproof::provider {
 namespace {
@@ -33,32 +34,8 @@ struct ProviderOptions {
   std::string header_timeout = format_duration(ServerOptions{}.header_timeout);
   std::string body_timeout = format_duration(ServerOptions{}.body_timeout);
   std::string log = "stderr";
-  bool tls = false;  // generate a certificate at start
-  std::string tls_certificate;
-  std::string tls_key;
+  TlsOptions tls;
 };
-
-// --tls-cert and --tls-key: the user's certificate, checked now, so that a bad file is a
-// usage error that names it rather than a failure at the first handshake.
-void load_tls_files(ProviderOptions& options) {
-  if (options.tls_certificate.empty()) return;
-  try {
-    options.server.tls = load_tls_identity(options.tls_certificate, options.tls_key);
-  } catch (const std::exception& error) {
-    throw std::runtime_error(std::string("--tls-cert/--tls-key: ") + error.what());
-  }
-}
-
-// --tls: a CA and a certificate for localhost made now; the CA's file lives as long as the
-// provider does (it is removed when it stops).
-std::unique_ptr<TempDir> generate_tls(ProviderOptions& options) {
-  if (!options.tls) return nullptr;
-  GeneratedTls generated = generate_tls_identity();
-  auto directory = std::make_unique<TempDir>("retryproof-tls");
-  directory->write("ca.pem", generated.ca_certificate_pem);
-  options.server.tls = std::move(generated.identity);
-  return directory;
-}
 
 int run_provider(ProviderOptions options) {
   std::optional<LogDestination> log_destination;
@@ -77,7 +54,7 @@ int run_provider(ProviderOptions options) {
     options.server.idle_timeout = positive_duration("--idle-timeout", options.idle_timeout);
     options.server.header_timeout = positive_duration("--header-timeout", options.header_timeout);
     options.server.body_timeout = positive_duration("--body-timeout", options.body_timeout);
-    load_tls_files(options);
+    load_tls_files(options.tls, options.server);
   } catch (const std::exception& error) {
     std::cerr << "retryproof provider: " << error.what() << '\n';
     return 2;
@@ -95,12 +72,9 @@ int run_provider(ProviderOptions options) {
   };
   if (log_sink) options.core.log = log;
   try {
-    const std::unique_ptr<TempDir> tls_files = generate_tls(options);
+    const std::unique_ptr<TempDir> tls_files = generate_tls(options.tls, options.server);
     ProviderServer server(options.core, options.server);
-    std::cout << server.base_url() << '\n';  // the first line: where to find us
-    // The second, with --tls: what a client must trust to believe it.
-    if (tls_files) std::cout << "CA file: " << (tls_files->path() / "ca.pem").string() << '\n';
-    std::cout << std::flush;
+    print_first_lines(std::cout, server.base_url(), tls_files.get());
     log(std::string("[provider] stopping on ") + wait_for_stop_signal(stop_signals));
     server.stop();
   } catch (const std::exception& error) {
@@ -171,7 +145,7 @@ void add_provider_command(CLI::App& app, int& exit_code, std::vector<ControlEndp
       ->add_option("--body-timeout", options->body_timeout,
                    "A request body must be complete this long after its head (else 408)")
       ->capture_default_str();
-  add_tls_options(*command, options->tls, options->tls_certificate, options->tls_key);
+  add_tls_options(*command, options->tls);
   command
       ->add_option("--log", options->log,
                    "Where the per-request log goes: none, stderr, or FILE (appended to). It is "

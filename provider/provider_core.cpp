@@ -111,6 +111,7 @@ Decision ProviderCore::handle(const HttpRequest& request, Millis now) {
   JournalEntry entry{
       .seq = journal_.next_seq(), .at = now, .method = request.method, .path = request.path};
   if (request.listener != 0) entry.port = request.listener;
+  if (request.tls) entry.close_notify = false;  // until the server says it sent one
   Decision decision = route(request, entry, now);
   decision.journal_seq = entry.seq;
   // A held request is journaled now, in arrival order, and answered by complete().
@@ -357,6 +358,11 @@ bool ProviderCore::in_flight(const std::string& key) const {
 void ProviderCore::abandoned(std::uint64_t seq, Millis now) {
   std::lock_guard lock(mutex_);
   journal_.abandon(seq, now + clock_offset_);
+}
+
+void ProviderCore::close_notify_sent(std::uint64_t seq) {
+  std::lock_guard lock(mutex_);
+  journal_.close_notify_sent(seq);
 }
 
 void ProviderCore::advance_clock(Millis by) {

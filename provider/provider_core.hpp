@@ -110,6 +110,8 @@ class ProviderCore {
   // The client of a held request closed its connection before the answer: it stopped
   // waiting at `now`. Interpreters of a decision call it when they can see it.
   void abandoned(std::uint64_t seq, Millis now);
+  // Over HTTPS, the server ended the TLS stream of `seq`'s answer with a close_notify.
+  void close_notify_sent(std::uint64_t seq);
 
   // Moves the provider's clock forward, as POST /_test/clock does.
   void advance_clock(Millis by);

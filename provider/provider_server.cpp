@@ -63,6 +63,10 @@ struct ProviderServer::Impl final : RequestHandler {
     return decision;
   }
 
+  void close_notify_sent(std::uint64_t journal_seq) override {
+    owner.core_.close_notify_sent(journal_seq);
+  }
+
   Decision server_error(int status, std::string_view code, std::string_view detail) override {
     // The statuses the core knows keep the profile's error shape; others are plain JSON.
     if (status == 400 || status == 413)

@@ -31,6 +31,11 @@ class RequestHandler {
   virtual void complete_async(std::uint64_t pending_commit, Answer answer) {
     answer(complete(pending_commit));
   }
+
+  // Over HTTPS: the server is ending the TLS stream with a close_notify right after the
+  // answer to journal entry `journal_seq` (Decision::journal_seq), before the alert is
+  // written, so the journal says so by the time the client sees the stream end.
+  virtual void close_notify_sent(std::uint64_t /*journal_seq*/) {}
 };
 
 }  // namespace retryproof::provider

@@ -40,21 +40,6 @@ std::string openssl_reason() {
   return reason.empty() ? "unknown OpenSSL error" : reason;
 }
 
-std::string read_file(const std::filesystem::path& path, const std::string& what) {
-  std::error_code error;
-  if (std::filesystem::is_directory(path, error)) {
-    throw std::runtime_error("the " + what + " " + path.string() + " is a directory, not a file");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw std::runtime_error("cannot read the " + what + " " + path.string() + ": " +
-                             std::generic_category().message(errno));
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 Bio memory_bio(const std::string& text) {
   return Bio(BIO_new_mem_buf(text.data(), static_cast<int>(text.size())));
 }
@@ -134,11 +119,26 @@ Certificate new_certificate(EVP_PKEY* subject_key, const char* common_name) {
 
 }  // namespace
 
+std::string read_tls_file(const std::filesystem::path& path, const std::string& what) {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) {
+    throw std::runtime_error("the " + what + " " + path.string() + " is a directory, not a file");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw std::runtime_error("cannot read the " + what + " " + path.string() + ": " +
+                             std::generic_category().message(errno));
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
 TlsIdentity load_tls_identity(const std::filesystem::path& certificate,
                               const std::filesystem::path& key) {
   ERR_clear_error();
-  TlsIdentity identity{read_file(certificate, "certificate file"),
-                       read_file(key, "private key file")};
+  TlsIdentity identity{read_tls_file(certificate, "certificate file"),
+                       read_tls_file(key, "private key file")};
 
   Bio certificate_bio = memory_bio(identity.certificate_chain_pem);
   Certificate leaf(PEM_read_bio_X509(certificate_bio.get(), nullptr, no_passphrase, nullptr));

@@ -14,6 +14,10 @@ struct TlsIdentity {
   std::string private_key_pem;
 };
 
+// The text of a certificate or key file. Throws std::runtime_error naming `what` ("the
+// certificate file") and the path when it is a directory or cannot be read.
+std::string read_tls_file(const std::filesystem::path& path, const std::string& what);
+
 // Reads `certificate` (PEM, one or more certificates) and `key` (PEM private key) and checks
 // that they are readable, parse, and that the key is the certificate's. Throws
 // std::runtime_error naming the file and what is wrong with it.

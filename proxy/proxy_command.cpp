@@ -9,6 +9,7 @@
 #include "common/duration.hpp"
 #include "provider/command_support.hpp"
 #include "provider/log_sink.hpp"
+#include "provider/tls_options.hpp"
 #include "proxy/proxy_faults.hpp"
 #include "proxy/proxy_server.hpp"
 
@@ -27,11 +28,14 @@ struct ProxyOptions {
   std::size_t max_body_bytes = 1024 * 1024;
   std::string connect_timeout = format_duration(UpstreamLimits{}.connect_timeout);
   std::string upstream_timeout = format_duration(UpstreamLimits{}.response_timeout);
+  std::string upstream_ca;   // empty: an https upstream is verified against the system's CAs
+  provider::TlsOptions tls;  // what the proxy serves its own clients
 };
 
 int run_proxy(ProxyOptions options) {
   UpstreamUrl upstream;
   UpstreamLimits limits;
+  UpstreamTrust trust;
   try {
     try {
       upstream = parse_upstream_url(options.upstream);
@@ -56,6 +60,14 @@ int run_proxy(ProxyOptions options) {
         provider::positive_duration("--connect-timeout", options.connect_timeout);
     limits.response_timeout =
         provider::positive_duration("--upstream-timeout", options.upstream_timeout);
+    if (!options.upstream_ca.empty()) {
+      if (!upstream.tls) {
+        throw std::invalid_argument("--upstream-ca needs an https:// --upstream: " +
+                                    upstream.to_string() + " is plain HTTP");
+      }
+      trust = read_upstream_ca(options.upstream_ca);
+    }
+    provider::load_tls_files(options.tls, options.server);
   } catch (const std::exception& error) {
     std::cerr << "retryproof proxy: " << error.what() << '\n';
     return 2;
@@ -67,9 +79,14 @@ int run_proxy(ProxyOptions options) {
   provider::LogSink log_sink(STDERR_FILENO);  // outlives every request that logs
   options.core.log = [&log_sink](const std::string& line) { log_sink.write(line); };
   try {
-    ProxyServer server(options.core, options.server, upstream, limits, options.max_body_bytes);
-    std::cout << server.base_url() << std::endl;  // the first line: where to find us
-    log_sink.write("[proxy] forwarding to " + upstream.to_string());
+    const std::unique_ptr<TempDir> tls_files = provider::generate_tls(options.tls, options.server);
+    ProxyServer server(options.core, options.server, upstream, limits, options.max_body_bytes,
+                       trust);
+    provider::print_first_lines(std::cout, server.base_url(), tls_files.get());
+    log_sink.write("[proxy] forwarding to " + upstream.to_string() +
+                   (!upstream.tls           ? ""
+                    : trust.ca_file.empty() ? ", verified against the system's CAs"
+                                            : ", verified against " + trust.ca_file.string()));
     log_sink.write(std::string("[proxy] stopping on ") +
                    provider::wait_for_stop_signal(stop_signals));
     server.stop();
@@ -106,8 +123,15 @@ void add_proxy_command(CLI::App& app, int& exit_code,
       "nothing). Prints its URL on the first line; stops cleanly on SIGINT or SIGTERM.");
   command
       ->add_option("--upstream", options->upstream,
-                   "The API to forward the data plane to: http://HOST[:PORT][/BASE-PATH]")
+                   "The API to forward the data plane to: http[s]://HOST[:PORT][/BASE-PATH]. An "
+                   "https upstream's certificate and host name are verified (against the "
+                   "system's CAs, or --upstream-ca); one that does not verify is a 502 "
+                   "upstream_tls_error naming the reason")
       ->required();
+  command->add_option(
+      "--upstream-ca", options->upstream_ca,
+      "Verify an https --upstream against the CA certificates in this PEM file alone, instead "
+      "of the system's (a sandbox with a private CA, a `provider --tls`'s CA file)");
   command
       ->add_option("--api", options->api,
                    "The upstream's API: a built-in shape (" + provider::api_shape_names() +
@@ -115,6 +139,7 @@ void add_proxy_command(CLI::App& app, int& exit_code,
                        "and lookups, where the key travels, how bodies are encoded")
       ->capture_default_str();
   provider::add_listen_options(*command, options->server);
+  provider::add_tls_options(*command, options->tls);
   command->add_flag("--enforce-keys", options->core.enforce_keys,
                     "Answer repeated Idempotency-Keys in the proxy (replay, 422, 409 in flight), "
                     "for an upstream that does not enforce them");

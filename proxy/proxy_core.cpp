@@ -77,6 +77,7 @@ Step ProxyCore::begin(const HttpRequest& request, Millis now) {
   entry.at = now;
   entry.method = request.method;
   entry.path = request.path;
+  if (request.tls) entry.close_notify = false;  // until the server says it sent one
   Step step = route(request, entry, now);
   if (auto* answer = std::get_if<Decision>(&step)) {
     answer->journal_seq = entry.seq;
@@ -248,6 +249,7 @@ Decision ProxyCore::finish(std::uint64_t ticket, const UpstreamAnswer& answer, M
   }
   log(line);
   provider::record_answer(entry, decision, now);
+  decision.journal_seq = entry.seq;
   return decision;
 }
 
@@ -279,6 +281,12 @@ void ProxyCore::read_answer(ProxyEntry& entry, const Pending& pending, const Ups
                           .body = answer.body,  // also the first response, replayed as it was
                           .created_at = now,
                           .first_status = answer.status});
+}
+
+void ProxyCore::close_notify_sent(std::uint64_t seq) {
+  std::lock_guard lock(mutex_);
+  // A reset may have emptied the journal since the answer went out.
+  if (seq >= 1 && seq <= journal_.size()) journal_[seq - 1].close_notify = true;
 }
 
 std::vector<ProxyEntry> ProxyCore::journal() const {

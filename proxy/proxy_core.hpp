@@ -68,6 +68,8 @@ class ProxyCore {
   Step release(std::uint64_t pending_commit, Millis now);
   // The upstream's answer to a forwarded request (or its failure): what the client gets.
   provider::Decision finish(std::uint64_t ticket, const UpstreamAnswer& answer, Millis now);
+  // Over HTTPS, the server ended the TLS stream of `seq`'s answer with a close_notify.
+  void close_notify_sent(std::uint64_t seq);
 
   std::vector<ProxyEntry> journal() const;
   nlohmann::json journal_json() const;  // the body of GET /_test/journal

@@ -19,13 +19,13 @@ using provider::Decision;
 // Translates between the HTTP server, the core and the upstream client.
 struct ProxyServer::Impl final : provider::RequestHandler {
   Impl(ProxyServer& server_of, const provider::ServerOptions& options, UpstreamUrl url,
-       UpstreamLimits limits, std::size_t max_body_bytes)
+       UpstreamLimits limits, std::size_t max_body_bytes, UpstreamTrust trust)
       : owner(server_of),
         server(*this, {.options = options,
                        .max_body_bytes = max_body_bytes,
                        .control_prefix = std::string(kControlPrefix)}),
         guard(options.host, server.port()),
-        upstream(std::move(url), limits) {
+        upstream(std::move(url), limits, std::move(trust)) {
     server.start();
   }
   // The upstream first: its last answers reach connections that are still served. It is
@@ -71,6 +71,10 @@ struct ProxyServer::Impl final : provider::RequestHandler {
     });
   }
 
+  void close_notify_sent(std::uint64_t journal_seq) override {
+    owner.core_.close_notify_sent(journal_seq);
+  }
+
   // Only the asynchronous forms are asked for: a forward cannot be answered at once.
   Decision handle(const provider::HttpRequest&) override {
     throw std::logic_error("the proxy answers through handle_async");
@@ -93,11 +97,14 @@ struct ProxyServer::Impl final : provider::RequestHandler {
 };
 
 ProxyServer::ProxyServer(ProxyConfig config, const provider::ServerOptions& options,
-                         UpstreamUrl upstream, UpstreamLimits limits, std::size_t max_body_bytes)
+                         UpstreamUrl upstream, UpstreamLimits limits, std::size_t max_body_bytes,
+                         UpstreamTrust trust)
     : core_(std::move(config)),
       host_(options.host),
+      tls_(options.tls.has_value()),
       started_(std::chrono::steady_clock::now()),
-      impl_(std::make_unique<Impl>(*this, options, std::move(upstream), limits, max_body_bytes)),
+      impl_(std::make_unique<Impl>(*this, options, std::move(upstream), limits, max_body_bytes,
+                                   std::move(trust))),
       port_(impl_->server.port()) {}
 
 ProxyServer::~ProxyServer() {
@@ -110,7 +117,8 @@ void ProxyServer::stop() {
 
 std::string ProxyServer::base_url() const {
   const bool ipv6 = host_.find(':') != std::string::npos;
-  return "http://" + (ipv6 ? "[" + host_ + "]" : host_) + ":" + std::to_string(port_);
+  return (tls_ ? "https://" : "http://") + (ipv6 ? "[" + host_ + "]" : host_) + ":" +
+         std::to_string(port_);
 }
 
 Millis ProxyServer::now() const {

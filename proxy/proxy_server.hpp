@@ -15,10 +15,12 @@ namespace retryproof::proxy {
 
 class ProxyServer {
  public:
-  // Binds and starts serving. Throws std::runtime_error when the address cannot be bound
-  // or the upstream's host has no address.
+  // Binds and starts serving (HTTPS when options.tls is set). Throws std::runtime_error
+  // when the address cannot be bound or the upstream's host has no address. `trust` is what
+  // an https:// upstream's certificate is verified against (the system's CAs by default).
   ProxyServer(ProxyConfig config, const provider::ServerOptions& options, UpstreamUrl upstream,
-              UpstreamLimits limits = {}, std::size_t max_body_bytes = 1024 * 1024);
+              UpstreamLimits limits = {}, std::size_t max_body_bytes = 1024 * 1024,
+              UpstreamTrust trust = {});
   ~ProxyServer();
   ProxyServer(const ProxyServer&) = delete;
   ProxyServer& operator=(const ProxyServer&) = delete;
@@ -38,6 +40,7 @@ class ProxyServer {
 
   ProxyCore core_;
   std::string host_;
+  bool tls_ = false;
   std::chrono::steady_clock::time_point started_;
   std::unique_ptr<Impl> impl_;  // destroyed before the core it calls
   int port_ = -1;

@@ -14,6 +14,7 @@ const std::vector<UpstreamFailureRow>& upstream_failure_table() {
       {timeout, "timeout", 504, "upstream_timeout"},
       {closed, "closed", 502, "upstream_closed"},
       {malformed, "malformed", 502, "upstream_bad_response"},
+      {tls, "tls", 502, "upstream_tls_error"},
       {stopping, "stopping", 503, "proxy_stopping"},
   };
   return table;

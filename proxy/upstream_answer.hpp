@@ -18,6 +18,7 @@ enum class UpstreamFailure {
   timeout,      // no connection, or no complete answer, within the deadline
   closed,       // the upstream closed or reset the connection before a complete answer
   malformed,    // the answer is not HTTP/1.x, or is over the proxy's limits
+  tls,          // an https upstream: its certificate did not verify, or no TLS handshake
   stopping,     // the proxy is stopping: the exchange was ended (or never begun)
 };
 

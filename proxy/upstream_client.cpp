@@ -7,20 +7,25 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <boost/asio/ssl/error.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <boost/beast/http/write.hpp>
+#include <boost/beast/ssl/ssl_stream.hpp>
 #include <condition_variable>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <thread>
+#include <type_traits>
 #include <unordered_map>
 
 #include "common/duration.hpp"
+#include "proxy/upstream_tls.hpp"
 
 namespace retryproof::proxy {
 namespace {
@@ -124,9 +129,18 @@ UpstreamAnswer failure(UpstreamFailure kind, std::string detail) {
 
 struct UpstreamClient::Impl {
   struct Exchange;
+  template <class Stream>
+  struct StreamExchange;
 
-  Impl(UpstreamUrl upstream_url, UpstreamLimits upstream_limits)
-      : url(std::move(upstream_url)), limits(upstream_limits), work(io.get_executor()) {
+  Impl(UpstreamUrl upstream_url, UpstreamLimits upstream_limits, UpstreamTrust upstream_trust)
+      : url(std::move(upstream_url)),
+        limits(upstream_limits),
+        trust(std::move(upstream_trust)),
+        work(io.get_executor()) {
+    if (url.tls) {
+      tls.emplace(net::ssl::context::tls_client);
+      configure_upstream_context(tls->native_handle(), trust);
+    }
     error_code error;
     tcp::resolver resolver(io);
     endpoints =
@@ -138,6 +152,9 @@ struct UpstreamClient::Impl {
     thread = std::thread([this] { io.run(); });
   }
 
+  std::shared_ptr<Exchange> exchange(std::uint64_t id, const provider::HttpRequest& request,
+                                     Done done);
+
   void finished(std::uint64_t id) {
     std::lock_guard lock(mutex);
     live.erase(id);
@@ -146,7 +163,11 @@ struct UpstreamClient::Impl {
 
   const UpstreamUrl url;
   const UpstreamLimits limits;
+  const UpstreamTrust trust;
   net::io_context io;
+  // An https upstream's, never changed once made: exchanges are made (SSL_new) on the
+  // server's threads and run on the client's, which OpenSSL's SSL_CTX allows.
+  std::optional<net::ssl::context> tls;
   tcp::resolver::results_type endpoints;
   std::optional<net::executor_work_guard<net::io_context::executor_type>> work;
   std::thread thread;
@@ -158,26 +179,51 @@ struct UpstreamClient::Impl {
   std::unordered_map<std::uint64_t, std::shared_ptr<Exchange>> live;
 };
 
-// One forwarded request: connect, write, read one final answer, close. Every step runs on
-// the client's one thread; each ends in finish(), exactly once.
-struct UpstreamClient::Impl::Exchange : std::enable_shared_from_this<Exchange> {
-  Exchange(Impl& client, std::uint64_t exchange_id, http::request<http::string_body> message,
-           bool head_request, Done on_done)
+// What stop() needs of an exchange, plain or TLS.
+struct UpstreamClient::Impl::Exchange {
+  virtual ~Exchange() = default;
+  virtual void start() = 0;
+  virtual void close() = 0;  // on the client's thread: the pending step ends
+};
+
+// One forwarded request: connect, (over TLS, handshake and verify,) write, read one final
+// answer, close. Every step runs on the client's one thread; each ends in finish(), exactly
+// once.
+template <class Stream>
+struct UpstreamClient::Impl::StreamExchange final
+    : Exchange,
+      std::enable_shared_from_this<StreamExchange<Stream>> {
+  static constexpr bool kTls = !std::is_same_v<Stream, beast::tcp_stream>;
+
+  StreamExchange(Impl& client, std::uint64_t exchange_id, http::request<http::string_body> message,
+                 bool head_request, Done on_done)
       : owner(client),
         id(exchange_id),
-        stream(client.io),
+        stream(open(client)),
         request(std::move(message)),
         head(head_request),
         done(std::move(on_done)) {}
 
-  void start() {
-    if (owner.stopping) return finish(failure(UpstreamFailure::stopping, "the proxy is stopping"));
-    stream.expires_after(owner.limits.connect_timeout);
-    stream.async_connect(owner.endpoints,
-                         [self = shared_from_this()](error_code error, const tcp::endpoint&) {
-                           self->on_connect(error);
-                         });
+  static Stream open(Impl& client) {
+    if constexpr (kTls) {
+      return Stream(client.io, *client.tls);
+    } else {
+      return Stream(client.io);
+    }
   }
+
+  beast::tcp_stream& transport() { return beast::get_lowest_layer(stream); }
+
+  void start() override {
+    if (owner.stopping) return finish(failure(UpstreamFailure::stopping, "the proxy is stopping"));
+    transport().expires_after(owner.limits.connect_timeout);
+    transport().async_connect(
+        owner.endpoints, [self = this->shared_from_this()](error_code error, const tcp::endpoint&) {
+          self->on_connect(error);
+        });
+  }
+
+  void close() override { transport().close(); }
 
   void on_connect(const error_code& error) {
     if (owner.stopping) return finish(failure(UpstreamFailure::stopping, "the proxy is stopping"));
@@ -190,11 +236,40 @@ struct UpstreamClient::Impl::Exchange : std::enable_shared_from_this<Exchange> {
       return finish(failure(UpstreamFailure::unreachable,
                             "cannot connect to " + owner.url.authority() + ": " + error.message()));
     }
-    stream.expires_after(owner.limits.response_timeout);
-    http::async_write(stream, request, [self = shared_from_this()](error_code e, std::size_t) {
-      if (e) return self->on_read(e);  // the same failures as the answer's
-      self->read();
-    });
+    transport().expires_after(owner.limits.response_timeout);  // the handshake counts in it
+    if constexpr (kTls) {
+      expect_upstream_host(stream.native_handle(), owner.url.host);
+      stream.async_handshake(
+          net::ssl::stream_base::client,
+          [self = this->shared_from_this()](error_code e) { self->on_handshake(e); });
+    } else {
+      write();
+    }
+  }
+
+  void on_handshake(const error_code& error) {
+    if (owner.stopping) return finish(failure(UpstreamFailure::stopping, "the proxy is stopping"));
+    if (error == beast::error::timeout) {
+      return finish(failure(UpstreamFailure::timeout,
+                            "no TLS handshake with " + owner.url.authority() + " within " +
+                                format_duration(owner.limits.response_timeout)));
+    }
+    if (error) {
+      if constexpr (kTls) {
+        return finish(
+            failure(UpstreamFailure::tls, handshake_failure(stream.native_handle(), owner.trust,
+                                                            owner.url.host, error.message())));
+      }
+    }
+    write();
+  }
+
+  void write() {
+    http::async_write(stream, request,
+                      [self = this->shared_from_this()](error_code e, std::size_t) {
+                        if (e) return self->on_read(e);  // the same failures as the answer's
+                        self->read();
+                      });
   }
 
   void read() {
@@ -205,7 +280,7 @@ struct UpstreamClient::Impl::Exchange : std::enable_shared_from_this<Exchange> {
     // The head first, then the body: reading both at once (eagerly), Beast 1.74 lets a
     // Content-Length over the body limit pass.
     http::async_read_header(
-        stream, buffer, *parser, [self = shared_from_this()](error_code error, std::size_t) {
+        stream, buffer, *parser, [self = this->shared_from_this()](error_code error, std::size_t) {
           if (error || self->parser->is_done()) return self->on_read(error);
           http::async_read(self->stream, self->buffer, *self->parser,
                            [self](error_code e, std::size_t) { self->on_read(e); });
@@ -222,6 +297,11 @@ struct UpstreamClient::Impl::Exchange : std::enable_shared_from_this<Exchange> {
     if (error == http::error::end_of_stream) {
       return finish(
           failure(UpstreamFailure::closed, "the upstream closed the connection without an answer"));
+    }
+    if (error == net::ssl::error::stream_truncated) {
+      return finish(failure(UpstreamFailure::closed,
+                            "the upstream ended the connection without a TLS close_notify, "
+                            "before a complete answer"));
     }
     if (error == http::error::partial_message) {
       return finish(failure(UpstreamFailure::closed,
@@ -243,8 +323,8 @@ struct UpstreamClient::Impl::Exchange : std::enable_shared_from_this<Exchange> {
   void finish(UpstreamAnswer answer) {
     if (!done) return;
     error_code ignored;
-    stream.socket().shutdown(tcp::socket::shutdown_both, ignored);
-    stream.close();
+    transport().socket().shutdown(tcp::socket::shutdown_both, ignored);
+    transport().close();
     Done report = std::move(done);
     done = nullptr;
     owner.finished(id);  // after this, `this` may live only as long as its handler
@@ -253,7 +333,7 @@ struct UpstreamClient::Impl::Exchange : std::enable_shared_from_this<Exchange> {
 
   Impl& owner;
   const std::uint64_t id;
-  beast::tcp_stream stream;
+  Stream stream;
   http::request<http::string_body> request;
   const bool head;
   Done done;
@@ -261,8 +341,20 @@ struct UpstreamClient::Impl::Exchange : std::enable_shared_from_this<Exchange> {
   std::optional<http::response_parser<http::string_body>> parser;
 };
 
-UpstreamClient::UpstreamClient(UpstreamUrl url, UpstreamLimits limits)
-    : impl_(std::make_unique<Impl>(std::move(url), limits)) {}
+std::shared_ptr<UpstreamClient::Impl::Exchange> UpstreamClient::Impl::exchange(
+    std::uint64_t id, const provider::HttpRequest& request, Done done) {
+  auto message = upstream_request(request, url);
+  const bool head = request.method == "HEAD";
+  if (tls) {
+    return std::make_shared<StreamExchange<beast::ssl_stream<beast::tcp_stream>>>(
+        *this, id, std::move(message), head, std::move(done));
+  }
+  return std::make_shared<StreamExchange<beast::tcp_stream>>(*this, id, std::move(message), head,
+                                                             std::move(done));
+}
+
+UpstreamClient::UpstreamClient(UpstreamUrl url, UpstreamLimits limits, UpstreamTrust trust)
+    : impl_(std::make_unique<Impl>(std::move(url), limits, std::move(trust))) {}
 
 UpstreamClient::~UpstreamClient() {
   stop();
@@ -278,8 +370,7 @@ void UpstreamClient::send(const provider::HttpRequest& request, Done done) {
     std::lock_guard lock(impl_->mutex);
     if (!impl_->stopping) {
       const std::uint64_t id = ++impl_->next_id;
-      exchange = std::make_shared<Impl::Exchange>(*impl_, id, upstream_request(request, impl_->url),
-                                                  request.method == "HEAD", std::move(done));
+      exchange = impl_->exchange(id, request, std::move(done));
       impl_->live.emplace(id, exchange);
     }
   }
@@ -303,7 +394,7 @@ void UpstreamClient::stop() {
   // Closing the socket ends the exchange's pending step, which sees `stopping`.
   net::post(impl_->io, [ending] {
     for (const auto& exchange : ending) {
-      exchange->stream.close();
+      exchange->close();
     }
   });
   {

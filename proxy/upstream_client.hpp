@@ -1,7 +1,9 @@
 // The proxy's HTTP client for its upstream, on Boost.Beast: one connection per forwarded
-// request, on one I/O thread of its own, with a deadline for the connection and one for
-// the whole answer, so that every request ends in an answer or an UpstreamFailure:
-// never a hang. Asio stays in the .cpp file.
+// request (over TLS too: a connection's end is its answer's end, with no pool to go stale),
+// on one I/O thread of its own, with a deadline for the connection and one for the whole
+// answer, so that every request ends in an answer or an UpstreamFailure: never a hang. An
+// https:// upstream's certificate and name are verified (upstream_tls.hpp). Asio stays in
+// the .cpp file.
 #pragma once
 
 #include <cstddef>
@@ -11,6 +13,7 @@
 #include "common/millis.hpp"
 #include "provider/http_types.hpp"
 #include "proxy/upstream_answer.hpp"
+#include "proxy/upstream_tls.hpp"
 #include "proxy/upstream_url.hpp"
 
 namespace retryproof::proxy {
@@ -24,8 +27,8 @@ struct UpstreamLimits {
 class UpstreamClient {
  public:
   // Resolves the upstream's host now. Throws std::runtime_error naming it when it has no
-  // address.
-  UpstreamClient(UpstreamUrl url, UpstreamLimits limits);
+  // address. `trust` is what an https:// upstream's certificate is verified against.
+  UpstreamClient(UpstreamUrl url, UpstreamLimits limits, UpstreamTrust trust = {});
   ~UpstreamClient();  // stop()
   UpstreamClient(const UpstreamClient&) = delete;
   UpstreamClient& operator=(const UpstreamClient&) = delete;

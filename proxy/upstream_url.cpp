@@ -9,8 +9,6 @@
 namespace retryproof::proxy {
 namespace {
 
-constexpr std::string_view kScheme = "http://";
-
 bool starts_with_ignoring_case(std::string_view text, std::string_view prefix) {
   return text.size() >= prefix.size() &&
          strncasecmp(text.data(), prefix.data(), prefix.size()) == 0;
@@ -24,21 +22,23 @@ std::string UpstreamUrl::authority() const {
 }
 
 std::string UpstreamUrl::to_string() const {
-  return "http://" + authority() + base_path;
+  return (tls ? "https://" : "http://") + authority() + base_path;
 }
 
 UpstreamUrl parse_upstream_url(std::string_view text) {
   const std::string quoted = "\"" + std::string(text) + "\"";
   const auto fail = [&](const std::string& problem) {
     throw std::invalid_argument(quoted + ": " + problem +
-                                "; expected http://HOST[:PORT][/BASE-PATH], such as "
+                                "; expected http[s]://HOST[:PORT][/BASE-PATH], such as "
                                 "http://127.0.0.1:4040");
   };
-  if (starts_with_ignoring_case(text, "https://")) {
-    fail("https is not supported: the proxy speaks plain HTTP to its upstream");
+  UpstreamUrl url;
+  url.tls = starts_with_ignoring_case(text, "https://");
+  if (!url.tls && !starts_with_ignoring_case(text, "http://")) {
+    fail("the URL must begin with http:// or https://");
   }
-  if (!starts_with_ignoring_case(text, kScheme)) fail("the URL must begin with http://");
-  std::string_view rest = text.substr(kScheme.size());
+  url.port = url.tls ? 443 : 80;
+  std::string_view rest = text.substr(url.tls ? 8 : 7);
   if (rest.find_first_of("?#") != std::string_view::npos) {
     fail("a query or fragment cannot be forwarded to");
   }
@@ -51,7 +51,6 @@ UpstreamUrl parse_upstream_url(std::string_view text) {
   std::string_view path = rest.substr(slash);
   if (authority.find('@') != std::string_view::npos) fail("user information is not supported");
 
-  UpstreamUrl url;
   std::string_view after_host;  // ":PORT", or empty
   if (authority.starts_with('[')) {
     const std::size_t close = authority.find(']');

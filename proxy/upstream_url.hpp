@@ -1,4 +1,4 @@
-// Where the proxy sends the data plane: `--upstream http://HOST[:PORT][/BASE-PATH]`.
+// Where the proxy sends the data plane: `--upstream http[s]://HOST[:PORT][/BASE-PATH]`.
 #pragma once
 
 #include <string>
@@ -7,13 +7,14 @@
 namespace retryproof::proxy {
 
 struct UpstreamUrl {
-  std::string host;  // a name or an address; an IPv6 address without its brackets
-  int port = 80;
+  std::string host;       // a name or an address; an IPv6 address without its brackets
+  bool tls = false;       // https://: the certificate is verified (upstream_tls.hpp)
+  int port = 80;          // 443 for https:// when the URL names none
   std::string base_path;  // prefixed to every forwarded target; empty, or "/v1" (no final /)
 
   // "127.0.0.1:4040", "[::1]:4040": the Host header the upstream is sent.
   std::string authority() const;
-  std::string to_string() const;  // "http://127.0.0.1:4040/v1"
+  std::string to_string() const;  // "http://127.0.0.1:4040/v1", "https://...
 };
 
 // Throws std::invalid_argument saying what is wrong and what is accepted.

@@ -28,6 +28,7 @@ packages=(
   dpkg-dev file        # the .deb's runtime dependencies (CPack runs dpkg-shlibdeps on the binary)
   python3              # the Python embedding helper's tests, and the Python examples
   python3-venv python3-setuptools python3-wheel python3-pytest  # embed/python installed with pip into a new venv, and its pytest plugin run (embed_python_package)
+  python3-requests     # tls_run_test: Python's requests trusts run --tls's CA through REQUESTS_CA_BUNDLE alone
   "$@"
 )
 # Node runs the JavaScript examples and the Node embedding helper's tests (node:test); a Node

@@ -2,7 +2,8 @@
 # The rehearsal of docs/rehearsal.md, end to end: the blocks the page shows are this file's
 # (tests/rehearsal_doc_test.sh checks it), and ctest example_rehearsal runs it both ways.
 #
-# A retryproof provider stands in for the fulfillment API's sandbox; a retryproof proxy in
+# A retryproof provider stands in for the fulfillment API's sandbox, over HTTPS as real
+# sandboxes are (its own CA, which the proxy is told to trust); a retryproof proxy in
 # front of it injects the seeded fault plan (plan.json) and journals the service's calls by
 # orderId; the service (order_service.py) calls the proxy; retryproof deliver sends it
 # events.json with duplicates; retryproof judge reads the proxy's journal. Exit status: the
@@ -37,8 +38,9 @@ stop_servers() {
 trap stop_servers EXIT
 
 # start NAME COMMAND...: runs a server that prints its URL on its first line, in the
-# background, its standard error in $out/NAME.log; sets $url to that line. It waits for the
-# line itself (through a FIFO), not for a while: a server that exits first is an error.
+# background, its standard error in $out/NAME.log; sets $url to that line, and $lines to a
+# descriptor its next lines are read from. It waits for the line itself (through a FIFO),
+# not for a while: a server that exits first is an error.
 start() {
   local name="$1" fd
   shift
@@ -51,12 +53,14 @@ start() {
     cat "$out/$name.log" >&2
     exit 2
   fi
+  lines="$fd"
 }
 
 # 1. The sandbox, and the proxy in front of it.
-start sandbox "$retryproof" provider --port 0 --seed 1
-sandbox="$url"
-start proxy "$retryproof" proxy --upstream "$sandbox" --port 0 \
+start sandbox "$retryproof" provider --port 0 --seed 1 --tls
+sandbox="$url"  # https://127.0.0.1:PORT
+IFS= read -r ca <&"$lines" && ca="${ca#CA file: }"  # the sandbox's CA certificate
+start proxy "$retryproof" proxy --upstream "$sandbox" --upstream-ca "$ca" --port 0 \
   --operation-field orderId --plan "$here/plan.json"
 proxy="$url"
 
@@ -69,7 +73,7 @@ delivered=0  # 1 when the service refused a delivery: the judge says what it did
 
 # 3. The judge, by orderId, of the proxy's journal.
 curl -sS --fail "$proxy/_test/journal" >"$out/journal.json"
-curl -sS --fail "$sandbox/_test/jobs" >"$out/sandbox-jobs.json"
+curl -sS --fail --cacert "$ca" "$sandbox/_test/jobs" >"$out/sandbox-jobs.json"
 judged=0
 "$retryproof" judge "$out/journal.json" --operation-field orderId \
   --json "$out/judge.json" --markdown "$out/judge.md" || judged=$?

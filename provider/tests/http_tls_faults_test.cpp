@@ -20,6 +20,7 @@ using testing::raw_exchange;
 using testing::raw_post_jobs;
 using testing::status_of;
 using testing::tls_exchange;
+using testing::TlsConnection;
 using testing::TlsEnd;
 using testing::with_faults;
 using namespace std::chrono_literals;
@@ -33,6 +34,7 @@ TEST_F(OverTls, ACommitThenDropSendsNoResponseRecordThenCloseNotify) {
   EXPECT_EQ(last_entry()["delivery"], "drop");
   EXPECT_TRUE(last_entry()["status"].is_null());
   EXPECT_EQ(last_entry()["delivered"], false);
+  EXPECT_EQ(last_entry()["closeNotify"], true);  // the journal says how the stream ended
 }
 
 TEST_F(OverTls, ACommitThenResetSendsNoResponseRecordAndNoCloseNotifyButAnRst) {
@@ -43,6 +45,7 @@ TEST_F(OverTls, ACommitThenResetSendsNoResponseRecordAndNoCloseNotifyButAnRst) {
   EXPECT_EQ(server->core().job_count(), 1u);
   EXPECT_EQ(last_entry()["delivery"], "reset");
   EXPECT_TRUE(last_entry()["status"].is_null());
+  EXPECT_EQ(last_entry()["closeNotify"], false);
 }
 
 TEST_F(OverTls, ACommitThenTruncateCutsTheResponseInsideTheTlsStream) {
@@ -59,6 +62,26 @@ TEST_F(OverTls, ACommitThenTruncateCutsTheResponseInsideTheTlsStream) {
   EXPECT_EQ(last_entry()["delivery"], "truncate");
   EXPECT_EQ(last_entry()["status"], 201);
   EXPECT_EQ(last_entry()["delivered"], false);
+  EXPECT_EQ(last_entry()["closeNotify"], true);
+}
+
+TEST_F(OverTls, TheJournalSaysWhetherAResponseEndedItsStreamWithCloseNotify) {
+  serve();
+  // Connection: close: the response ends the stream, with close_notify.
+  const auto closing = tls_exchange(server->port(), ca(), raw_post_jobs("k1", "{}"));
+  ASSERT_EQ(status_of(closing.received), 201) << closing.received;
+  EXPECT_EQ(last_entry()["closeNotify"], true);
+  // Kept alive: the response ends nothing; the idle close later is no answer's.
+  TlsConnection kept(server->port(), {.ca_pem = ca()});
+  ASSERT_TRUE(kept.send(testing::raw_post_jobs_keep_alive("k2", "{}")));
+  const auto open = kept.read_until_closed(300ms);  // the whole response; the stream goes on
+  ASSERT_EQ(status_of(open.received), 201) << open.received;
+  EXPECT_EQ(open.end, TlsEnd::timeout) << to_string(open.end) << " " << open.tls_error;
+  EXPECT_EQ(last_entry()["closeNotify"], false);
+  // Over plain HTTP there is no TLS stream to end: null.
+  ProviderServer plain({}, {.port = 0});
+  raw_exchange(plain.port(), raw_post_jobs("k", "{}"));
+  EXPECT_TRUE(plain.core().journal_json()["entries"].back()["closeNotify"].is_null());
 }
 
 TEST_F(OverTls, ATruncatedBodyIsAnErrorForAnHttpsClient) {

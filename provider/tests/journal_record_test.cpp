@@ -1,11 +1,14 @@
 // The journal's compact record: every field of an entry, and every absent one, reads back as
-// it was appended; methods, paths and keys come back byte for byte however unusual; a value
-// too wide for the record keeps its entry whole rather than changing it; and an entry that
-// moves out lets go of what it held.
+// it was appended (and through JSON, closeNotify); methods, paths and keys come back byte for byte
+// however unusual; a value too wide for the record keeps its entry whole rather than changing it;
+// and an entry that moves out lets go of what it held.
 #include "provider/journal_record.hpp"
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -34,7 +37,8 @@ JournalEntry full_entry() {
                       .delivery = Delivery::truncate,
                       .status = 201,
                       .retry_after_seconds = 7,
-                      .job_id = "job_0a1b2c3d"};
+                      .job_id = "job_0a1b2c3d",
+                      .close_notify = true};
 }
 
 JournalEntry bare_entry() {
@@ -76,6 +80,12 @@ TEST(JournalRecord, EveryKindOutcomeDeliveryAndFaultReadsBack) {
     entry.delivery = delivery;
     EXPECT_EQ(round_trip(entry).entry, entry);
   }
+  for (const std::optional<bool> sent : {std::optional<bool>(), std::optional<bool>(false)}) {
+    entry.close_notify = sent;  // plain HTTP, and a TLS stream that ended without one
+    const RoundTrip back = round_trip(entry);
+    EXPECT_EQ(back.entry, entry);
+    EXPECT_TRUE(back.packed);
+  }
   for (const FaultRow& row : fault_catalogue()) {
     Fault fault{.kind = row.kind};
     if (row.parameter == FaultParameter::hold) fault.duration = Millis(1'234);
@@ -85,6 +95,35 @@ TEST(JournalRecord, EveryKindOutcomeDeliveryAndFaultReadsBack) {
     EXPECT_EQ(back.entry, entry) << row.name;
     EXPECT_TRUE(back.packed) << row.name;
   }
+}
+
+TEST(JournalRecord, ACloseNotifySentAfterTheAnswerIsRecordedInPlace) {
+  JournalStore journal;
+  JournalEntry entry = bare_entry();
+  entry.close_notify = false;  // over TLS, until the server says it sent one
+  journal.append(entry);
+  journal.close_notify_sent(1);
+  EXPECT_EQ(journal.read(0).at(0).close_notify, true);
+  EXPECT_EQ(journal.kept_whole(), 0u);
+}
+
+// The JSON edge: the field written as it is held, read back as written, absent in journals
+// saved before it existed.
+TEST(JournalJson, CloseNotifyReadsBackAsItWasAndMayBeAbsent) {
+  for (const std::optional<bool> sent :
+       {std::optional<bool>(), std::optional<bool>(true), std::optional<bool>(false)}) {
+    JournalEntry entry{.seq = 1, .at = Millis(5), .method = "POST", .path = "/jobs"};
+    entry.close_notify = sent;
+    const nlohmann::json written = entry;
+    EXPECT_EQ(written.at("closeNotify"), sent ? nlohmann::json(*sent) : nlohmann::json(nullptr));
+    EXPECT_EQ(written.get<JournalEntry>(), entry);
+  }
+  nlohmann::json saved_before =
+      JournalEntry{.seq = 1, .at = Millis(5), .method = "GET", .path = "/"};
+  saved_before.erase("closeNotify");
+  EXPECT_FALSE(saved_before.get<JournalEntry>().close_notify);
+  saved_before["closeNotify"] = "yes";
+  EXPECT_THROW(saved_before.get<JournalEntry>(), std::invalid_argument);
 }
 
 TEST(JournalRecord, UnusualMethodsPathsAndKeysComeBackByteForByte) {

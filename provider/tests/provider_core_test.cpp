@@ -558,7 +558,8 @@ TEST_F(ProviderCoreTest, JournalRecordsEveryDataPlaneRequest) {
                 {"status", status},
                 {"delivered", std::string(delivery) == "respond"},
                 {"retryAfter", nullptr},
-                {"jobId", job_id}};
+                {"jobId", job_id},
+                {"closeNotify", nullptr}};  // these requests came over no TLS
   };
   const json null = nullptr;
   const char* lookup_a = "/jobs/by-idempotency-key/key-A";

@@ -149,7 +149,9 @@ TlsExchange TlsConnection::read_until_closed(std::chrono::milliseconds deadline)
       exchange.end = TlsEnd::bare_eof;
     } else if (error == SSL_ERROR_SYSCALL && saved == ECONNRESET) {
       exchange.end = TlsEnd::reset;
-    } else if (error == SSL_ERROR_SYSCALL && (saved == EAGAIN || saved == EWOULDBLOCK)) {
+    } else if ((error == SSL_ERROR_SYSCALL && (saved == EAGAIN || saved == EWOULDBLOCK)) ||
+               error == SSL_ERROR_WANT_READ) {
+      // The receive deadline passed: OpenSSL's socket BIO takes the EAGAIN for "retry".
       exchange.end = TlsEnd::timeout;
     } else if (error == SSL_ERROR_SYSCALL && saved == 0) {
       exchange.end = TlsEnd::bare_eof;

@@ -86,6 +86,18 @@ TEST(UpstreamUrlParsing, ReadsHostPortAndBasePath) {
   const UpstreamUrl ipv6 = parse_upstream_url("http://[::1]:9000");
   EXPECT_EQ(ipv6.host, "::1");
   EXPECT_EQ(ipv6.authority(), "[::1]:9000");
+  EXPECT_FALSE(plain.tls);
+}
+
+TEST(UpstreamUrlParsing, HttpsIsVerifiedTlsOnPort443UnlessTold) {
+  const UpstreamUrl sandbox = parse_upstream_url("https://sandbox.example/v1");
+  EXPECT_TRUE(sandbox.tls);
+  EXPECT_EQ(sandbox.port, 443);
+  EXPECT_EQ(sandbox.base_path, "/v1");
+  EXPECT_EQ(sandbox.to_string(), "https://sandbox.example:443/v1");
+  const UpstreamUrl local = parse_upstream_url("HTTPS://127.0.0.1:4040");
+  EXPECT_TRUE(local.tls);
+  EXPECT_EQ(local.port, 4040);
 }
 
 TEST(UpstreamUrlParsing, RefusesWhatItCannotForwardToWithAReason) {
@@ -97,8 +109,9 @@ TEST(UpstreamUrlParsing, RefusesWhatItCannotForwardToWithAReason) {
     }
     return std::string("accepted");
   };
-  EXPECT_NE(problem("127.0.0.1:4040").find("must begin with http://"), std::string::npos);
-  EXPECT_NE(problem("https://api.example").find("https is not supported"), std::string::npos);
+  EXPECT_NE(problem("127.0.0.1:4040").find("must begin with http:// or https://"),
+            std::string::npos);
+  EXPECT_NE(problem("https://user@api.example").find("user information"), std::string::npos);
   EXPECT_NE(problem("http://:4040").find("the host is empty"), std::string::npos);
   EXPECT_NE(problem("http://host:0").find("1 to 65535"), std::string::npos);
   EXPECT_NE(problem("http://host:99999").find("1 to 65535"), std::string::npos);
@@ -108,7 +121,8 @@ TEST(UpstreamUrlParsing, RefusesWhatItCannotForwardToWithAReason) {
   EXPECT_NE(problem("http://user@host").find("user information"), std::string::npos);
   EXPECT_NE(problem("http://[::1").find("closing ]"), std::string::npos);
   // Every message says what is accepted.
-  EXPECT_NE(problem("ftp://x").find("expected http://HOST[:PORT][/BASE-PATH]"), std::string::npos);
+  EXPECT_NE(problem("ftp://x").find("expected http[s]://HOST[:PORT][/BASE-PATH]"),
+            std::string::npos);
 }
 
 provider::HttpRequest request(std::string method, std::string path, std::string body = {}) {

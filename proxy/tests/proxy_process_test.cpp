@@ -4,11 +4,16 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <fstream>
+#include <iterator>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "common/temp_dir.hpp"
 #include "provider/provider_server.hpp"
 #include "provider/tests/raw_http.hpp"
+#include "provider/tests/tls_client.hpp"
 #include "scenarios/process/child_process.hpp"
 
 namespace retryproof::proxy {
@@ -74,7 +79,7 @@ TEST(ProxyProcess, AMalformedUpstreamIsAUsageErrorThatSaysWhy) {
   for (const std::vector<std::string>& arguments :
        {std::vector<std::string>{"--upstream", "localhost:4040"},
         std::vector<std::string>{"--upstream", "http://localhost:99999"},
-        std::vector<std::string>{"--upstream", "https://api.example"}}) {
+        std::vector<std::string>{"--upstream", "https://user@api.example"}}) {
     std::vector<std::string> argv = {kBinary, "proxy", "--port", "0"};
     argv.insert(argv.end(), arguments.begin(), arguments.end());
     ChildProcess proxy(argv);
@@ -84,8 +89,56 @@ TEST(ProxyProcess, AMalformedUpstreamIsAUsageErrorThatSaysWhy) {
     EXPECT_NE(proxy.standard_error().find("retryproof proxy: --upstream \"" + arguments[1] + "\""),
               std::string::npos)
         << proxy.standard_error();
-    EXPECT_NE(proxy.standard_error().find("expected http://HOST[:PORT]"), std::string::npos);
+    EXPECT_NE(proxy.standard_error().find("expected http[s]://HOST[:PORT]"), std::string::npos);
   }
+}
+
+TEST(ProxyProcess, ABadUpstreamCaFileIsAUsageErrorNamingIt) {
+  const TempDir dir("retryproof-proxy-ca");
+  const auto not_a_certificate = dir.write("key.pem", "-----BEGIN PRIVATE KEY-----\n");
+  const auto missing = dir.path() / "missing.pem";
+  for (const auto& [file, problem] :
+       {std::pair{missing.string(), "cannot read the --upstream-ca file " + missing.string()},
+        std::pair{not_a_certificate.string(), "the --upstream-ca file " +
+                                                  not_a_certificate.string() +
+                                                  " holds no PEM certificate"}}) {
+    ChildProcess proxy({kBinary, "proxy", "--port", "0", "--upstream", "https://127.0.0.1:1",
+                        "--upstream-ca", file});
+    const auto status = proxy.wait(10s);
+    ASSERT_TRUE(status);
+    EXPECT_EQ(status->code, 2) << file;
+    EXPECT_NE(proxy.standard_error().find("retryproof proxy: " + problem), std::string::npos)
+        << proxy.standard_error();
+  }
+}
+
+// HTTPS on both sides: the proxy serves its clients with a certificate it made (its URL
+// and CA file first, as the provider's), and verifies an HTTPS provider through its CA.
+TEST(ProxyProcess, WithTlsItServesHttpsAndFrontsAnHttpsUpstream) {
+  const provider::GeneratedTls upstream_tls = provider::generate_tls_identity();
+  provider::ProviderServer upstream({}, {.port = 0, .tls = upstream_tls.identity});
+  const TempDir dir("retryproof-proxy-ca");
+  const auto upstream_ca = dir.write("upstream-ca.pem", upstream_tls.ca_certificate_pem);
+  ChildProcess proxy({kBinary, "proxy", "--upstream", upstream.base_url(), "--upstream-ca",
+                      upstream_ca.string(), "--port", "0", "--tls"});
+  const auto url = proxy.read_line(10s);
+  ASSERT_TRUE(url) << proxy.standard_error();
+  EXPECT_TRUE(url->starts_with("https://127.0.0.1:")) << *url;
+  const auto ca_line = proxy.read_line(10s);
+  ASSERT_TRUE(ca_line && ca_line->starts_with("CA file: ")) << proxy.standard_error();
+  std::ifstream ca_file(ca_line->substr(9));
+  const std::string ca((std::istreambuf_iterator<char>(ca_file)), {});
+  ASSERT_NE(ca.find("-----BEGIN CERTIFICATE-----"), std::string::npos) << *ca_line;
+
+  const int port = std::stoi(url->substr(url->rfind(':') + 1));
+  const auto exchange = provider::testing::tls_exchange(port, ca, raw_post_jobs("k", "{}"));
+  EXPECT_EQ(status_of(exchange.received), 201) << exchange.received;
+  EXPECT_EQ(upstream.core().job_count(), 1u);
+  proxy.send_signal(SIGTERM);
+  ASSERT_TRUE(proxy.wait(10s));
+  EXPECT_NE(proxy.standard_error().find("verified against " + upstream_ca.string()),
+            std::string::npos)
+      << proxy.standard_error();
 }
 
 TEST(ProxyProcess, RequiresAnUpstream) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "provider/journal.hpp"
+#include "provider/provider_server.hpp"
 #include "provider/tests/raw_http.hpp"
 #include "proxy/tests/proxy_test_support.hpp"
 #include "proxy/tests/raw_upstream.hpp"
@@ -65,6 +66,35 @@ TEST(ProxyWire, ForwardsABodyWithItsLengthAndType) {
   EXPECT_NE(sent.find("Content-Type: application/json\r\n"), std::string::npos);
   EXPECT_NE(sent.find("Content-Length: " + std::to_string(body.size()) + "\r\n"),
             std::string::npos);
+}
+
+// A service whose HTTP client streams its bodies: the proxy reads a chunked body whole, as
+// the provider does, and forwards it with a Content-Length.
+TEST(ProxyWire, AChunkedCreateIsForwardedAsTheProviderWouldTakeIt) {
+  provider::ProviderServer upstream({}, {.port = 0});
+  ProxyServer proxy({}, {.port = 0}, parse_upstream_url(upstream.base_url()),
+                    testing::quick_limits());
+  for (const std::string expect : {"", "Expect: 100-continue\r\n"}) {
+    const std::string key = expect.empty() ? "chunked" : "chunked-expect";
+    const auto exchange = raw_exchange(
+        proxy.port(),
+        "POST /jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nIdempotency-Key: " + key +
+            "\r\nTransfer-Encoding: chunked\r\n" + expect +
+            "\r\n6\r\n{\"orde\r\nc\r\nrId\":\"o-ch\"}\r\n0\r\n\r\n");
+    const std::string& got = exchange.received;
+    const std::size_t final_answer = got.find("HTTP/1.1 2");  // after a 100 Continue
+    ASSERT_NE(final_answer, std::string::npos) << got;
+    EXPECT_EQ(status_of(got.substr(final_answer)), 201) << got;
+    EXPECT_EQ(json::parse(body_of(got.substr(final_answer)))["orderId"], "o-ch") << got;
+    // The upstream read the same payload the proxy journaled.
+    const json at_proxy = proxy.core().journal_json()["entries"].back();
+    const json at_upstream = upstream.core().journal_json()["entries"].back();
+    EXPECT_EQ(at_proxy["key"], key);
+    EXPECT_EQ(at_upstream["key"], key);
+    EXPECT_EQ(at_upstream["outcome"], "new");
+    EXPECT_EQ(at_proxy["fingerprint"], at_upstream["fingerprint"]);
+  }
+  EXPECT_EQ(upstream.core().job_count(), 2u);
 }
 
 TEST(ProxyWire, AnswersBadRequestsItself) {
