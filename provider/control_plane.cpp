@@ -202,19 +202,7 @@ Decision ProviderCore::read_jobs() {
 Decision ProviderCore::install_plan(const std::string& body, Millis now) {
   try {
     // Parse everything before touching the plan in force: a bad entry changes nothing.
-    const nlohmann::json parsed = parse_object_body(body);
-    if (parsed.is_object() && parsed.contains("outage")) {
-      // {"outage": {...}}: a drill. One outage more, from now unless it says, in the plan
-      // in force, which stays as it is otherwise.
-      if (parsed.size() != 1) {
-        throw std::invalid_argument(
-            "plan: \"outage\" starts one outage in the plan in force and goes alone; a whole "
-            "plan lists \"outages\"");
-      }
-      plan_.add_outage(parse_outage(parsed["outage"], "outage", now));
-    } else {
-      plan_ = FaultPlan::from_json(parsed);
-    }
+    plan_ = FaultPlan::from_body(parse_object_body(body), plan_, now);
   } catch (const std::invalid_argument& problem) {
     return error(400, "invalid_fault_plan", problem.what());
   }

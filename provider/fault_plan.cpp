@@ -171,6 +171,18 @@ FaultPlan FaultPlan::from_json(const json& body) {
   return plan;
 }
 
+FaultPlan FaultPlan::from_body(const json& body, const FaultPlan& in_force, Millis now) {
+  if (!body.is_object() || !body.contains("outage")) return from_json(body);
+  if (body.size() != 1) {
+    throw std::invalid_argument(
+        "plan: \"outage\" starts one outage in the plan in force and goes alone; a whole "
+        "plan lists \"outages\"");
+  }
+  FaultPlan drilled = in_force;
+  drilled.add_outage(parse_outage(body["outage"], "outage", now));
+  return drilled;
+}
+
 void FaultPlan::add_outage(Outage outage) {
   outages_.push_back(outage);
   outage_counts_.push_back(

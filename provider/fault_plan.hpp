@@ -43,6 +43,9 @@ class FaultPlan {
   // "chaos": {...}, "outages": [...]}. Throws std::invalid_argument naming the entry and what
   // is wrong ("faults[2]: unknown fault ...", "outages[0].for: ...").
   static FaultPlan from_json(const nlohmann::json& body);
+  // What POST /_test/faults makes of the plan in force: a whole plan replaces it, and
+  // {"outage": {...}} (a drill) adds one outage to it, from `now` unless it says.
+  static FaultPlan from_body(const nlohmann::json& body, const FaultPlan& in_force, Millis now);
 
   // The outages planned, in the order listed (the first whose window covers a request is the
   // one asked), with their windows on the provider's clock.

@@ -129,6 +129,8 @@ class HttpConnection final : public Connection,
   void respond(bool closes);
   void send_next_chunk(bool closes);
   void refuse(int status, std::string_view code, std::string_view detail);
+  // Tells the handler what of a refused request was read (RequestHandler::refused).
+  void report_refusal(int status);
   void write(std::string bytes, std::function<void()> then);
   void after_response(bool closes);
   void close_gracefully();

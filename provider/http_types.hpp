@@ -41,6 +41,15 @@ struct HttpRequest {
   bool tls = false;
 };
 
+// A request the server answered itself, before or instead of its handler (RequestHandler::
+// refused): what of it the server had read. In a storm these are load too.
+struct RefusedRequest {
+  int status = 0;
+  std::string method;  // empty when the head was never read whole
+  std::string path;
+  int listener = 0;  // as HttpRequest::listener
+};
+
 // How the response (if any) reaches the client.
 enum class Delivery {
   respond,   // status, headers and body, as usual

@@ -24,7 +24,7 @@ constexpr Names<RequestKind, 4> kKinds{{
     {RequestKind::other, "other"},
 }};
 
-constexpr Names<Outcome, 11> kOutcomes{{
+constexpr Names<Outcome, 12> kOutcomes{{
     {Outcome::new_operation, "new"},
     {Outcome::replay, "replay"},
     {Outcome::rejected, "rejected"},
@@ -35,6 +35,7 @@ constexpr Names<Outcome, 11> kOutcomes{{
     {Outcome::lookup_miss, "lookup_miss"},
     {Outcome::lookup_failed, "lookup_failed"},
     {Outcome::capacity_exhausted, "capacity_exhausted"},
+    {Outcome::refused, "refused"},
     {Outcome::outage, "outage"},
 }};
 

@@ -38,6 +38,8 @@ enum class Outcome {
   lookup_failed,       // reconciliation was made to fail
   capacity_exhausted,  // a new operation refused at --max-keys (507)
   outage,              // answered by an outage (its fault), before the store was read
+  refused,             // answered by the server before the core read it: the connection cap's
+                       // 503, a deadline's 408, a limit's 413 or 431, a request that is not HTTP
 };
 
 std::string to_string(RequestKind kind);

@@ -112,6 +112,8 @@ class ProviderCore {
   void abandoned(std::uint64_t seq, Millis now);
   // Over HTTPS, the server ended the TLS stream of `seq`'s answer with a close_notify.
   void close_notify_sent(std::uint64_t seq);
+  // Journals a request the server refused before the core saw it: in a storm, load too.
+  void record_refused(const RefusedRequest& request, Millis now);
 
   // Moves the provider's clock forward, as POST /_test/clock does.
   void advance_clock(Millis by);

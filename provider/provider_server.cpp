@@ -67,6 +67,10 @@ struct ProviderServer::Impl final : RequestHandler {
     owner.core_.close_notify_sent(journal_seq);
   }
 
+  void refused(const RefusedRequest& request) override {
+    owner.core_.record_refused(request, owner.now());
+  }
+
   Decision server_error(int status, std::string_view code, std::string_view detail) override {
     // The statuses the core knows keep the profile's error shape; others are plain JSON.
     if (status == 400 || status == 413)

@@ -32,6 +32,10 @@ class RequestHandler {
     answer(complete(pending_commit));
   }
 
+  // The server is answering a request itself (server_error): over capacity, past a deadline,
+  // over a limit, or not HTTP. Not called for the control plane's path.
+  virtual void refused(const RefusedRequest& /*request*/) {}
+
   // Over HTTPS: the server is ending the TLS stream with a close_notify right after the
   // answer to journal entry `journal_seq` (Decision::journal_seq), before the alert is
   // written, so the journal says so by the time the client sees the stream end.

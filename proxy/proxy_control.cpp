@@ -14,7 +14,7 @@ namespace retryproof::proxy {
 using provider::Decision;
 using provider::json_response;
 
-Decision ProxyCore::control(const provider::HttpRequest& request) {
+Decision ProxyCore::control(const provider::HttpRequest& request, Millis now) {
   if (config_.control_token &&
       !provider::carries_bearer_token(request.headers, *config_.control_token)) {
     Decision refused = error(401, "unauthorized", "send Authorization: Bearer <control token>");
@@ -32,7 +32,8 @@ Decision ProxyCore::control(const provider::HttpRequest& request) {
     return only("POST", [&] {
       try {
         // Parsed whole before it replaces the plan in force: a bad entry changes nothing.
-        plan_ = provider::FaultPlan::from_json(provider::parse_object_body(request.body));
+        plan_ = provider::FaultPlan::from_body(provider::parse_object_body(request.body), plan_,
+                                               now + clock_offset_);
       } catch (const std::invalid_argument& problem) {
         return error(400, "invalid_fault_plan", problem.what());
       }

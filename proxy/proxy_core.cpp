@@ -16,6 +16,7 @@ using provider::Decision;
 using provider::Fault;
 using provider::FaultKind;
 using provider::HttpRequest;
+using provider::Outage;
 using provider::Outcome;
 using provider::RequestKind;
 
@@ -69,7 +70,7 @@ Step ProxyCore::begin(const HttpRequest& request, Millis now) {
     if (!request.malformed.empty()) {
       return provider::error_response(400, "bad_request", request.malformed);
     }
-    return control(request);
+    return control(request, now);
   }
   now += clock_offset_;
   ProxyEntry entry;
@@ -98,6 +99,7 @@ Step ProxyCore::route(const HttpRequest& request, ProxyEntry& entry, Millis now)
         "REJECTED (malformed request line)");
     return provider::error_response(400, "bad_request", request.malformed);
   }
+  if (auto down = outage_step(request, seen, entry, now)) return std::move(*down);
   if (seen.kind == RequestKind::create) return route_create(request, seen, entry, now);
   if (seen.kind == RequestKind::lookup) {
     // Without idempotency keys a lookup asks by the business field's value.
@@ -154,6 +156,40 @@ Step ProxyCore::route_create(const HttpRequest& request, const RequestClass& see
       break;
   }
   return forward(request, entry, fault);
+}
+
+std::optional<Step> ProxyCore::outage_step(const HttpRequest& request, const RequestClass& seen,
+                                           ProxyEntry& entry, Millis now) {
+  if (seen.kind != RequestKind::create && seen.kind != RequestKind::lookup) return std::nullopt;
+  const bool lookup = seen.kind == RequestKind::lookup;
+  // As at the provider: asked before anything else, by key (else path), so a brownout draws
+  // the same requests whatever order keys arrive in. A proxy has no seed of its own: a
+  // brownout's draw is seeded by the plan's order alone.
+  const std::optional<Outage> outage =
+      plan_.take_outage(seen.key.empty() ? request.path : seen.key, lookup, now, 0);
+  if (!outage) return std::nullopt;
+  if (!seen.key.empty()) (config_.api.key.exists() ? entry.key : entry.operation) = seen.key;
+  if (!lookup) entry.fingerprint = seen.fingerprint;
+  if (outage->slowdown) {
+    // Held here, then forwarded: the upstream sees the request only after the hold. A create
+    // is journaled as the provider journals it, a delay-before-commit of the hold.
+    std::optional<Fault> held;
+    if (!lookup) {
+      held = Fault{.kind = FaultKind::delay_before_commit, .duration = *outage->slowdown};
+      entry.fault = held;
+      entry.outcome = Outcome::new_operation;
+    }
+    const std::uint64_t ticket = next_ticket_++;
+    pending_.emplace(ticket, Pending{entry.seq, lookup ? "" : seen.key, held, request});
+    log("[proxy] " + quoted_text(seen.key.empty() ? request.path : seen.key) + " OUTAGE (" +
+        outage->fault_name() + ")");
+    return Decision{.delay = *outage->slowdown, .pending_commit = ticket};
+  }
+  entry.outcome = Outcome::outage;
+  entry.fault = outage->fault;
+  log("[proxy] " + quoted_text(seen.key.empty() ? request.path : seen.key) + " OUTAGE (" +
+      outage->fault_name() + ")");
+  return fault_answer(outage->fault, nullptr, errors_);
 }
 
 std::optional<Decision> ProxyCore::enforce_key(ProxyEntry& entry, Millis now) {

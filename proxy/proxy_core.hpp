@@ -92,12 +92,16 @@ class ProxyCore {
   Step route_create(const provider::HttpRequest& request, const RequestClass& seen,
                     ProxyEntry& entry, Millis now);
   std::optional<provider::Decision> enforce_key(ProxyEntry& entry, Millis now);
+  // The plan's outage, when one takes the request: answered here (the service is down, the
+  // upstream is not asked), or for a slowdown held, then forwarded.
+  std::optional<Step> outage_step(const provider::HttpRequest& request, const RequestClass& seen,
+                                  ProxyEntry& entry, Millis now);
   Step forward(const provider::HttpRequest& request, const ProxyEntry& entry,
                std::optional<provider::Fault> fault);
   // Reads the upstream's answer into the journal entry (outcome, job) and the jobs.
   void read_answer(ProxyEntry& entry, const Pending& pending, const UpstreamAnswer& answer,
                    Millis now);
-  provider::Decision control(const provider::HttpRequest& request);
+  provider::Decision control(const provider::HttpRequest& request, Millis now);
   provider::Decision reset(const std::string& body);
   provider::Decision advance_clock(const std::string& body);
   nlohmann::json journal_json_locked() const;

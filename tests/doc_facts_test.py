@@ -64,6 +64,8 @@ def program_facts(retryproof, source):
     facts["verdicts"] = len(re.findall(r"^    \S", verdicts.split("\n\n")[0], re.M))
 
     facts["catalog"] = len(glob.glob(os.path.join(source, "scenarios/catalog/*.json")))
+    # What `run` with no paths runs: the catalog and the storm set beside it.
+    facts["default run"] = facts["catalog"] + len(glob.glob(os.path.join(source, "scenarios/storm/*.json")))
     facts["stripe set"] = len(glob.glob(os.path.join(source, "scenarios/stripe/*.json")))
     facts["source"] = source
     return facts
@@ -77,7 +79,7 @@ NUMBER_PHRASES = [
     ("catalog", r"catalog[^.;:]{0,40}?\(" + NUMBER + r" scenarios\)"),
     ("catalog", r"catalog[`/]*, " + NUMBER + r" scenarios\b"),
     ("catalog", r"catalog has " + NUMBER + r"\b"),
-    ("catalog", r"\[\d+/(\d+)\] (?:PASS|FAIL)\b"),
+    ("default run", r"\[\d+/(\d+)\] (?:PASS|FAIL)\b"),
     ("base step", r"backoff from (\d+) ms"),
     ("base step", r"\(base (\d+) ms"),
     ("base step", r"base step (?:of )?(\d+) ms"),
@@ -133,17 +135,23 @@ def check_numbers(page, lines, facts, problems):
 
 
 def check_run_summaries(page, block, facts, problems):
-    """`N scenarios: N met ...` after a run (in a code block or a paragraph): the catalog's
-    count, or the Stripe set's when the run shown is of scenarios/stripe."""
+    """`N scenarios: N met ...` after a run (in a code block or a paragraph): what `run` with
+    no paths runs (the catalog and the storm set), the catalog's count when the command shown
+    names scenarios/catalog, or the Stripe set's or an SDK set's when the run is of it."""
     stripe = any("scenarios/stripe" in line for line in block)
     sets = {m for line in block for m in re.findall(r"scenarios/sdks/([\w-]+)", line)}
-    if len(sets) == 1:
+    sdk = len(sets) == 1
+    if sdk:
         name = sets.pop()
         label, expected = f"scenarios/sdks/{name} set", len(glob.glob(os.path.join(
             facts["source"], "scenarios/sdks", name, "*.json")))
+    elif stripe:
+        label, expected = "Stripe set", facts["stripe set"]
+    elif any(re.search(r"\brun\b.*scenarios/catalog", line) for line in block):
+        label, expected = "catalog", facts["catalog"]
     else:
-        label = "Stripe set" if stripe else "catalog"
-        expected = facts["stripe set" if stripe else "catalog"]
+        label, expected = "default run (the catalog and the storm set)", facts["default run"]
+    if not sdk:
         # run --api: a scenario that cannot apply to the shape is skipped, and says so.
         expected -= sum(1 for line in block if re.match(r"skipped \S+ on the .* API: ", line))
     for line in block:

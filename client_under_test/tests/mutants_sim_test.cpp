@@ -30,10 +30,10 @@ TEST(Mutants, EveryMutantHasATestHere) {
   std::vector<std::string> names;
   for (const Mutant mutant : all_mutants())
     names.push_back(to_string(mutant));
-  EXPECT_EQ(names, (std::vector<std::string>{"fresh-key-per-attempt", "blind-retry", "no-backoff",
-                                             "unbounded", "payload-drift", "timeout-is-failure",
-                                             "retries-4xx", "ignores-retry-after",
-                                             "memory-only-intent", "nested-retry-new-key"}));
+  EXPECT_EQ(names, (std::vector<std::string>{
+                       "fresh-key-per-attempt", "blind-retry", "no-backoff", "unbounded",
+                       "payload-drift", "timeout-is-failure", "retries-4xx", "ignores-retry-after",
+                       "memory-only-intent", "nested-retry-new-key", "no-jitter"}));
 }
 
 TEST(Mutants, EveryMutantDeviatesFromTheReferenceAndNamesWhatCatchesIt) {
@@ -50,8 +50,8 @@ TEST(Mutants, EveryMutantDeviatesFromTheReferenceAndNamesWhatCatchesIt) {
                           b.on_hidden != reference.on_hidden ||
                           b.retries_definitive != reference.retries_definitive ||
                           b.honours_retry_after != reference.honours_retry_after ||
-                          b.backs_off != reference.backs_off || b.bounded != reference.bounded ||
-                          b.rounds != reference.rounds;
+                          b.backs_off != reference.backs_off || b.jitters != reference.jitters ||
+                          b.bounded != reference.bounded || b.rounds != reference.rounds;
     EXPECT_TRUE(deviates);
     EXPECT_FALSE(row.caught_by.empty());
     EXPECT_FALSE(row.bug.empty());
@@ -231,7 +231,26 @@ TEST(Mutants, IgnoresRetryAfterRetriesBeforeTheRateLimitEnds) {
 
   SimHarness reference(with_plan({"rate-limited:3"}));
   reference.run(order_operation(), settings_with(3, Millis(200)));
-  EXPECT_EQ(reference.post_gaps(), (std::vector<std::int64_t>{3000}));
+  ASSERT_EQ(reference.post_gaps().size(), 1u);
+  EXPECT_GE(reference.post_gaps()[0], 3000);  // Retry-After, and up to a quarter more
+  EXPECT_LE(reference.post_gaps()[0], 3750);
+}
+
+// --- no-jitter ----------------------------------------------------------------------------
+
+TEST(Mutants, NoJitterWaitsExactlyEachStepWhateverItsSeed) {
+  // Two clients with different seeds, through the same two 503s: without jitter their
+  // waits are the same (the steps, 200 then 400 ms), so a fleet that fails together
+  // retries together; the reference client's differ, half of each step random.
+  const auto gaps = [](std::uint64_t seed, Mutant mutant) {
+    SimHarness sim(
+        with_plan({"fail-before-commit", "fail-before-commit"}, provider::Profile::baseline, seed));
+    sim.run(order_operation(), settings_with(3, Millis(200)), mutant);
+    return sim.post_gaps();
+  };
+  EXPECT_EQ(gaps(1, Mutant::no_jitter), (std::vector<std::int64_t>{200, 400}));
+  EXPECT_EQ(gaps(2, Mutant::no_jitter), (std::vector<std::int64_t>{200, 400}));
+  EXPECT_NE(gaps(1, Mutant::none), gaps(2, Mutant::none));
 }
 
 // --- memory-only-intent -------------------------------------------------------------------

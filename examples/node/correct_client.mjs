@@ -212,7 +212,10 @@ class Client {
         waitMs = this.backoffMs();
         if (r.status === 429) {
           const seconds = Number(r.headers.get("retry-after") ?? "1");
-          waitMs = Math.max(waitMs, Number.isFinite(seconds) ? seconds * 1000 : 1000);
+          const toldMs = Number.isFinite(seconds) ? seconds * 1000 : 1000;
+          // Never sooner than told, and up to a quarter later: a fleet told to come back in
+          // a second would otherwise come back in the same millisecond.
+          waitMs = Math.max(waitMs, toldMs + this.random() * (toldMs / 4));
         }
         continue;
       }

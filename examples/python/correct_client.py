@@ -222,9 +222,12 @@ class Client:
                 wait_s = self.backoff_s()
                 if status == 429:
                     try:
-                        wait_s = max(wait_s, float(response.getheader("Retry-After", "1")))
+                        told_s = float(response.getheader("Retry-After", "1"))
                     except ValueError:
-                        wait_s = max(wait_s, 1.0)
+                        told_s = 1.0
+                    # Never sooner than told, and up to a quarter later: a fleet told to come
+                    # back in a second would otherwise come back in the same millisecond.
+                    wait_s = max(wait_s, told_s + self.random.uniform(0, told_s / 4))
                 continue
             if isinstance(status, int) and 400 <= status < 500:
                 code = error_code_in(body)

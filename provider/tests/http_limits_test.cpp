@@ -78,6 +78,37 @@ TEST_F(Limits, AChunkedBodyOverMaxBodyIs413) {
       413, "payload_too_large");
 }
 
+// A refused request is load the service took too: the journal has it, with what the server
+// had read of it (in a storm, a fleet's 413s and 431s are requests like any other).
+TEST_F(Limits, ARefusedRequestIsJournaledWithWhatWasReadOfIt) {
+  expect_refused(
+      "POST /jobs HTTP/1.1\r\nHost: x\r\nIdempotency-Key: k\r\nContent-Length: 5000\r\n\r\n", 413,
+      "payload_too_large");
+  const auto too_large =
+      raw_exchange(server.port(),
+                   "GET /jobs/by-idempotency-key/k HTTP/1.1\r\nHost: x\r\nX-Big: " +
+                       std::string(17 * 1024, 'b') + "\r\n\r\n",
+                   ReadUntil::closed);
+  EXPECT_EQ(status_of(too_large.received), 431);
+  EXPECT_EQ(
+      status_of(
+          raw_exchange(server.port(), raw_post_jobs("after", "{}"), ReadUntil::response).received),
+      201);
+  const std::vector<JournalEntry> journal = server.core().journal();
+  ASSERT_EQ(journal.size(), 4u);  // each refusal, each followed by a healthy create
+  EXPECT_EQ(journal[0].outcome, Outcome::refused);
+  EXPECT_EQ(journal[0].status, 413);
+  EXPECT_EQ(journal[0].method, "POST");
+  EXPECT_EQ(journal[0].kind, RequestKind::create);  // by its route, though its body was not read
+  EXPECT_FALSE(journal[0].fingerprint);
+  EXPECT_EQ(journal[2].outcome, Outcome::refused);
+  EXPECT_EQ(journal[2].status, 431);
+  EXPECT_EQ(journal[2].method, "");  // the head was never read whole
+  EXPECT_EQ(journal[2].kind, RequestKind::other);
+  EXPECT_EQ(journal[1].outcome, Outcome::new_operation);
+  EXPECT_EQ(journal_from_json(server.core().journal_json()), journal);
+}
+
 // This process's resident memory in KiB, from /proc.
 long resident_kib() {
   std::ifstream status("/proc/self/status");

@@ -123,7 +123,12 @@ TEST_F(OverTls, ATlsHandshakeToAPlainPortFailsAtOnce) {
   ASSERT_TRUE(error);
   EXPECT_EQ(error->find("timeout"), std::string::npos) << *error;
   EXPECT_LT(std::chrono::steady_clock::now() - started, 3s) << *error;
-  EXPECT_EQ(plain.core().journal_size(), 0u);
+  // Journaled as the server's refusal: nothing of a request could be read.
+  const std::vector<JournalEntry> journal = plain.core().journal();
+  ASSERT_EQ(journal.size(), 1u);
+  EXPECT_EQ(journal[0].outcome, Outcome::refused);
+  EXPECT_EQ(journal[0].status, 400);
+  EXPECT_EQ(journal[0].method, "");
 }
 
 // A client that begins a handshake and stops is closed at the header deadline.

@@ -53,6 +53,58 @@ class ProxyCoreTest : public ::testing::Test {
   json entry(std::size_t index) { return core.journal_json()["entries"][index]; }
 };
 
+// An outage means at the proxy what it means at the provider: the service is down, so the
+// upstream is not asked, replays and lookups included; outside the window all is forwarded.
+TEST_F(ProxyCoreTest, AnOutageAnswersHereAndForwardsNothingInItsWindow) {
+  plan(
+      json::parse(R"({"outages": [{"from": "0ms", "for": "1s", "fault": "fail-before-commit"}]})"));
+  Step during = core.begin(post("k"), Millis(10));
+  ASSERT_TRUE(std::holds_alternative<Decision>(during));
+  EXPECT_EQ(std::get<Decision>(during).status, 503);
+  Step lookup = core.begin({.method = "GET", .path = "/jobs/by-idempotency-key/k"}, Millis(20));
+  ASSERT_TRUE(std::holds_alternative<Decision>(lookup));
+  EXPECT_EQ(std::get<Decision>(lookup).status, 503);
+  EXPECT_EQ(entry(0)["outcome"], "outage");
+  EXPECT_EQ(entry(0)["fault"], "fail-before-commit");
+  EXPECT_EQ(entry(0)["key"], "k");
+  EXPECT_EQ(entry(1)["outcome"], "outage");
+  // At the window's end the create goes to the upstream.
+  Step after = core.begin(post("k"), Millis(1000));
+  EXPECT_TRUE(std::holds_alternative<Forward>(after));
+}
+
+// The drill a rehearsal runs by hand: an outage started now, for a while, in the plan in
+// force, as at the provider.
+TEST_F(ProxyCoreTest, ADrillStartsAnOutageNowInThePlanInForce) {
+  plan({{"faults", {"commit-then-drop"}}});
+  const Step drill = core.begin(
+      control("POST", "/_test/faults", R"({"outage": {"for": "1s", "fault": "rate-limited:2"}})"),
+      Millis(5000));
+  ASSERT_EQ(std::get<Decision>(drill).status, 200) << std::get<Decision>(drill).body;
+  const json in_force = json::parse(std::get<Decision>(drill).body);
+  EXPECT_EQ(in_force["faults"], json::array({"commit-then-drop"}));
+  EXPECT_EQ(in_force["outages"][0]["from"], "5s");
+  const Step during = core.begin(post("k"), Millis(5500));
+  EXPECT_EQ(std::get<Decision>(during).status, 429);
+  EXPECT_TRUE(std::holds_alternative<Forward>(core.begin(post("k"), Millis(6000))));
+}
+
+TEST_F(ProxyCoreTest, ASlowdownHoldsTheRequestThenForwardsIt) {
+  plan(json::parse(R"({"outages": [{"from": "0ms", "for": "1s", "fault": "slowdown:300ms"}]})"));
+  Step held = core.begin(post("k"), Millis(10));
+  ASSERT_TRUE(std::holds_alternative<Decision>(held));
+  const Decision& hold = std::get<Decision>(held);
+  EXPECT_EQ(hold.delay, Millis(300));
+  ASSERT_TRUE(hold.pending_commit);
+  Step released = core.release(*hold.pending_commit, Millis(310));
+  ASSERT_TRUE(std::holds_alternative<Forward>(released));
+  const Decision answer =
+      core.finish(std::get<Forward>(released).ticket, created("job_up"), Millis(320));
+  EXPECT_EQ(answer.status, 201);
+  EXPECT_EQ(entry(0)["fault"], "delay-before-commit:300ms");
+  EXPECT_EQ(entry(0)["jobId"], "job_up");
+}
+
 TEST_F(ProxyCoreTest, ACommitThenDropForwardsReadsTheAnswerAndDropsIt) {
   plan({{"faults", {"commit-then-drop"}}});
   const Decision answer = through(post("k"), created("job_up"));

@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <shared_mutex>
 #include <thread>
 
 #include "scenarios/commands/catalog_location.hpp"
@@ -56,8 +57,10 @@ std::string mark_of(const ScenarioResult& result) {
 }
 
 // Runs every scenario on `jobs` threads; results keep the catalog's order, and each is
-// shown on standard error as it finishes. A scenario that cannot run (its provider cannot
-// listen, say) stops the run with an error naming it, once every worker has finished.
+// shown on standard error as it finishes. A fleet runs alone: its clients are the machine's
+// load, and another scenario's processes beside them would blur the timing its verdicts
+// measure. A scenario that cannot run (its provider cannot listen, say) stops the run with
+// an error naming it, once every worker has finished.
 std::vector<ScenarioResult> run_all(const std::vector<Scenario>& scenarios,
                                     const RunOptions& options, int jobs) {
   std::vector<ScenarioResult> results(scenarios.size());
@@ -65,12 +68,17 @@ std::vector<ScenarioResult> run_all(const std::vector<Scenario>& scenarios,
   std::atomic<std::size_t> next{0};
   std::mutex failure_mutex;
   std::exception_ptr failure;
+  std::shared_mutex machine;  // a fleet holds it alone; other scenarios share it
   {
     std::vector<std::jthread> workers;
     for (int i = 0; i < std::max(1, jobs); ++i) {
       workers.emplace_back([&] {
         for (std::size_t at = next++; at < scenarios.size(); at = next++) {
           try {
+            const bool fleet = scenarios[at].fleet.is_fleet();
+            std::unique_lock<std::shared_mutex> alone(machine, std::defer_lock);
+            std::shared_lock<std::shared_mutex> shared(machine, std::defer_lock);
+            fleet ? alone.lock() : shared.lock();
             results[at] = run_scenario(scenarios[at], options);
             progress.finished(mark_of(results[at]), reports::terminal_text(results[at].name));
           } catch (const std::exception& error) {
@@ -274,7 +282,9 @@ void add_run_command(CLI::App& app, int& exit_code) {
       ->add_option("--seed", options->seed,
                    "Seed for job ids and the clients' jitter; replays a run")
       ->capture_default_str();
-  command->add_option("--jobs", options->jobs, "Scenarios run at once, each with its own provider")
+  command
+      ->add_option("--jobs", options->jobs,
+                   "Scenarios run at once, each with its own provider (a fleet runs alone)")
       ->capture_default_str()
       ->check(CLI::Range(1, 64));
   command->add_option("--filter", options->filter, "Only scenarios whose name contains this text");

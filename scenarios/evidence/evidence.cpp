@@ -44,6 +44,18 @@ Evidence::Evidence(const Scenario& scenario, const JudgedPolicy& policy,
         operation_by_job_.emplace(*create->job_id, invocation.operation);
     }
   }
+  // Indexes for the questions every checker asks per operation and per job: a fleet of a
+  // thousand would otherwise scan every job for each operation.
+  for (const JournalEntry& entry : journal_) {
+    if (entry.outcome == Outcome::new_operation && entry.job_id)
+      creation_by_job_.emplace(*entry.job_id, &entry);
+  }
+  for (const JobRecord& job : jobs_) {
+    const auto made_by = operation_by_job_.find(job.id);
+    const std::string* owner =
+        made_by != operation_by_job_.end() ? &made_by->second : operation_of_key(job.key);
+    if (owner != nullptr) jobs_by_operation_[*owner].push_back(&job);
+  }
 }
 
 std::vector<std::string> Evidence::operation_ids() const {
@@ -86,10 +98,8 @@ std::vector<const JournalEntry*> Evidence::creates_of_operation(
 }
 
 const JournalEntry* Evidence::creation_of(const std::string& job_id) const {
-  for (const JournalEntry& entry : journal_) {
-    if (entry.outcome == Outcome::new_operation && entry.job_id == job_id) return &entry;
-  }
-  return nullptr;
+  const auto found = creation_by_job_.find(job_id);
+  return found == creation_by_job_.end() ? nullptr : found->second;
 }
 
 const std::string* Evidence::operation_of_key(const std::string& key) const {
@@ -98,14 +108,8 @@ const std::string* Evidence::operation_of_key(const std::string& key) const {
 }
 
 std::vector<const JobRecord*> Evidence::jobs_of_operation(const std::string& operation) const {
-  std::vector<const JobRecord*> jobs;
-  for (const JobRecord& job : jobs_) {
-    const auto made_by = operation_by_job_.find(job.id);
-    const std::string* owner =
-        made_by != operation_by_job_.end() ? &made_by->second : operation_of_key(job.key);
-    if (owner != nullptr && *owner == operation) jobs.push_back(&job);
-  }
-  return jobs;
+  const auto found = jobs_by_operation_.find(operation);
+  return found == jobs_by_operation_.end() ? std::vector<const JobRecord*>{} : found->second;
 }
 
 std::string Evidence::fingerprint_of(const nlohmann::json& payload) const {

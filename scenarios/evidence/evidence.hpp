@@ -86,7 +86,9 @@ class Evidence {
   const std::vector<JobRecord>& jobs_;
   const std::vector<std::vector<JournalEntry>>* entries_by_invocation_ = nullptr;
   std::map<std::string, std::string> operation_by_key_;
-  std::map<std::string, std::string> operation_by_job_;  // by the create that made the job
+  std::map<std::string, std::string> operation_by_job_;         // by the create that made the job
+  std::map<std::string, const JournalEntry*> creation_by_job_;  // its first new-operation entry
+  std::map<std::string, std::vector<const JobRecord*>> jobs_by_operation_;  // in creation order
 };
 
 // What a request is about: its idempotency key, or under an API without one, the business

@@ -34,15 +34,17 @@ std::vector<Retry> retries(const Evidence& evidence);
 // jitter), clients that fail together retry together, however spread the rest of their
 // traffic is. A wave's spread is the range of its middle 80% of waits (a tenth, at least
 // one, dropped at each end, so that one client the machine delayed does not hide the rest).
-// A wave of at least kSmallestWave is synchronised when that spread is under
-// kLeastSpreadShare of its median wait and under kLeastSpread: a wait without jitter is
-// spread only by the machine's noise (nothing in simulation), while equal jitter, the
-// narrowest common one (half the step random), spreads a wave of 10 that narrowly with a
-// chance under 1e-8 (full and decorrelated jitter less). got's 0-100 ms on a 1 s step
-// passes; a 0 ms wait (retries at once) does not.
+// A wave of at least kSmallestWave is synchronised when that spread is under the largest of
+// kLeastSpreadShare of its median wait, kLeastSpread, and kBackoffShare of the backoff floor
+// the client is judged by: a wait without jitter is spread only by the machine's noise
+// (nothing in simulation), while equal jitter, the narrowest common one (half the step
+// random), spreads a wave of 10 that narrowly with a chance of about 3e-6 (full and
+// decorrelated jitter less). got's 0-100 ms on a 1 s step passes; a 0 ms wait (retries at
+// once) does not.
 constexpr std::size_t kSmallestWave = 10;
 constexpr double kLeastSpreadShare = 0.01;
 constexpr Millis kLeastSpread{5};
+constexpr double kBackoffShare = 0.1;
 
 // recovery's bound: after an outage ends, a client is allowed its longest backoff and one
 // more attempt's timeout, and this much more for the machine, to finish.

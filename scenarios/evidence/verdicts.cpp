@@ -66,7 +66,7 @@ const std::vector<VerdictRow>& verdict_table() {
       // retries (scenarios/evidence/fleet.hpp).
       {"load-amplification", policy, checkers::load_amplification,
        "during an outage, creates per operation stay within the attempts (or 1 plus a declared "
-       "retry budget), and lookups within creates"},
+       "retry budget), and lookups within one per attempt"},
       {"retry-spread", policy, checkers::retry_spread,
        "the n-th retries of a fleet's clients are spread by jitter, not sent in one wave"},
       {"recovery", policy, checkers::recovery,

@@ -112,13 +112,22 @@ TEST_F(FleetCheckers, LoadAmplificationFailsAFleetPastItsAttempts) {
 TEST_F(FleetCheckers, LoadAmplificationFailsLookupsInALoop) {
   with_outage();
   const auto looping =
+      run({invocation(1, 5, unknown())},
+          {fail_before_commit(1), lookup({.seq = 2, .at = 100, .outcome = Outcome::lookup_failed}),
+           lookup({.seq = 3, .at = 200, .outcome = Outcome::lookup_failed}),
+           lookup({.seq = 4, .at = 300, .outcome = Outcome::lookup_failed}),
+           lookup({.seq = 5, .at = 400, .outcome = Outcome::lookup_failed})});
+  const Verdict verdict = check("load-amplification", looping);
+  expect_fail(verdict, {1, 2, 3, 4, 5});
+  EXPECT_MENTIONS(verdict, "4.00 lookups per operation, where one per attempt allows 3");
+  // Three lookups are one per attempt, though only one create reached the service (a client
+  // that timed its attempts out may never have had them arrive).
+  const auto timed_out =
       run({invocation(1, 4, unknown())},
           {fail_before_commit(1), lookup({.seq = 2, .at = 100, .outcome = Outcome::lookup_failed}),
            lookup({.seq = 3, .at = 200, .outcome = Outcome::lookup_failed}),
            lookup({.seq = 4, .at = 300, .outcome = Outcome::lookup_failed})});
-  const Verdict verdict = check("load-amplification", looping);
-  expect_fail(verdict, {1, 2, 3, 4});
-  EXPECT_MENTIONS(verdict, "lookups outnumbered its creates");
+  expect_pass(check("load-amplification", timed_out));
 }
 
 // --- recovery ---

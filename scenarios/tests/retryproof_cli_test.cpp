@@ -353,13 +353,13 @@ TEST(RunCommand, MutantsWritesTheMatrixToEveryReportFileAskedFor) {
   EXPECT_EQ(matrix["seed"], 4);
   EXPECT_EQ(matrix["timeScale"]["asked"], 10);
   EXPECT_EQ(matrix["holds"], false);
-  ASSERT_EQ(matrix["clients"].size(), 11u);
+  ASSERT_EQ(matrix["clients"].size(), 12u);  // the reference client and eleven mutants
   EXPECT_EQ(matrix["clients"][0]["client"], "reference");
   EXPECT_EQ(matrix["clients"][0]["result"], "clean");
   EXPECT_EQ(matrix["replay"],
             "retryproof run " + catalog.path().string() + " --mutants --seed 4 --time-scale 10");
   const std::string junit = read(junit_path);
-  EXPECT_NE(junit.find(R"(<testsuite name="retryproof: mutant matrix" tests="11")"),
+  EXPECT_NE(junit.find(R"(<testsuite name="retryproof: mutant matrix" tests="12")"),
             std::string::npos)
       << junit;
   const std::string markdown = read(markdown_path);

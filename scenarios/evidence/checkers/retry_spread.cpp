@@ -46,7 +46,8 @@ Verdict retry_spread(const Evidence& evidence) {
       waits.push_back(static_cast<double>(retry->wait.count()));
     const Spread spread = spread_of(waits);
     const double least =
-        std::max(kLeastSpreadShare * spread.median, static_cast<double>(kLeastSpread.count()));
+        std::max({kLeastSpreadShare * spread.median, static_cast<double>(kLeastSpread.count()),
+                  kBackoffShare * static_cast<double>(evidence.policy().min_backoff.count())});
     if (spread.middle >= least) continue;
     std::vector<std::uint64_t> seqs;
     for (const Retry* retry : wave)
