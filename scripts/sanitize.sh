@@ -3,9 +3,9 @@
 # builds only the test programs it runs. What CI runs (.ci/run, after scripts/test.sh):
 #   tsan      ThreadSanitizer over the tests labelled "concurrency": provider_http_tests and
 #             proxy_http_tests, the HTTP servers in-process with their I/O threads, timers,
-#             upstream client and stop
+#             upstream client and stop; sim_fleet_tests, the simulation's fleet scheduler
 #   sanitize  AddressSanitizer + UndefinedBehaviorSanitizer over the code that parses what
-#             clients send: the same two programs, and those labelled "hostile-input"
+#             clients send: the same three programs, and those labelled "hostile-input"
 #             (common_tests, provider_core_tests, proxy_core_tests: keys, escapes, JSON and
 #             form bodies, plans, shapes, the cores' decisions)
 # Usage:
@@ -35,7 +35,8 @@ elif [ ${#presets[@]} -eq 0 ]; then
   presets=(tsan sanitize)
 fi
 
-http_tests=(provider_http_tests proxy_http_tests)
+# The simulation's fleet scheduler runs a thread per simulated client (label concurrency).
+http_tests=(provider_http_tests proxy_http_tests sim_fleet_tests)
 input_tests=(common_tests provider_core_tests proxy_core_tests)
 
 # Sets cpu to the user and system seconds of this script's finished children (compilers,

@@ -12,9 +12,9 @@
 namespace retryproof::scenarios {
 namespace {
 
-const std::vector<std::string> kKeys = {"attempts",     "min-backoff",      "timeout",
-                                        "on-ambiguous", "follows-settings", "payload",
-                                        "retry-budget"};
+const std::vector<std::string> kKeys = {"attempts", "min-backoff",  "max-backoff",
+                                        "timeout",  "on-ambiguous", "follows-settings",
+                                        "payload",  "retry-budget"};
 
 [[noreturn]] void refuse(const std::string& what) {
   throw std::invalid_argument(what);
@@ -88,6 +88,7 @@ std::string to_string(OnAmbiguous policy) {
 ClientPolicy ClientPolicy::over(const ClientPolicy& base) const {
   return {attempts ? attempts : base.attempts,
           min_backoff ? min_backoff : base.min_backoff,
+          max_backoff ? max_backoff : base.max_backoff,
           timeout ? timeout : base.timeout,
           on_ambiguous ? on_ambiguous : base.on_ambiguous,
           follows_settings ? follows_settings : base.follows_settings,
@@ -99,6 +100,7 @@ std::string ClientPolicy::describe() const {
   std::vector<std::string> parts;
   if (attempts) parts.push_back("attempts=" + std::to_string(*attempts));
   if (min_backoff) parts.push_back("min-backoff=" + format_duration(*min_backoff));
+  if (max_backoff) parts.push_back("max-backoff=" + format_duration(*max_backoff));
   if (timeout) parts.push_back("timeout=" + format_duration(*timeout));
   if (on_ambiguous) parts.push_back("on-ambiguous=" + to_string(*on_ambiguous));
   if (follows_settings)
@@ -134,13 +136,14 @@ ClientPolicy parse_client_policy(std::string_view text) {
     }
     if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end()) {
       refuse("unknown key \"" + std::string(key) + "\"" + did_you_mean(key, kKeys) +
-             "; the keys are attempts, min-backoff, timeout, on-ambiguous, follows-settings, "
-             "payload and retry-budget");
+             "; the keys are attempts, min-backoff, max-backoff, timeout, on-ambiguous, "
+             "follows-settings, payload and retry-budget");
     }
     if (!has_value || value.empty())
       refuse(std::string(key) + " needs a value: " + std::string(key) + "=...");
     if (key == "attempts") policy.attempts = parse_attempts(value);
     if (key == "min-backoff") policy.min_backoff = parse_declared_duration(key, value);
+    if (key == "max-backoff") policy.max_backoff = parse_declared_duration(key, value);
     if (key == "timeout") policy.timeout = parse_declared_duration(key, value);
     if (key == "on-ambiguous") policy.on_ambiguous = parse_on_ambiguous(value);
     if (key == "payload") policy.payload_verbatim = parse_payload_form(value);
@@ -150,11 +153,12 @@ ClientPolicy parse_client_policy(std::string_view text) {
 }
 
 ClientPolicy client_policy_from(const JsonNode& node) {
-  node.object({"attempts", "minBackoff", "timeout", "onAmbiguous", "followsSettings", "payload",
-               "retryBudget"});
+  node.object({"attempts", "minBackoff", "maxBackoff", "timeout", "onAmbiguous", "followsSettings",
+               "payload", "retryBudget"});
   ClientPolicy policy;
   if (node.has("attempts")) policy.attempts = node.field("attempts").integer(1, 1000);
   if (node.has("minBackoff")) policy.min_backoff = node.field("minBackoff").duration();
+  if (node.has("maxBackoff")) policy.max_backoff = node.field("maxBackoff").duration();
   if (node.has("timeout")) policy.timeout = node.field("timeout").duration();
   if (node.has("onAmbiguous")) {
     const JsonNode field = node.field("onAmbiguous");
@@ -212,6 +216,7 @@ JudgedPolicy judged_policy(const Scenario& scenario, const ClientPolicy& declare
   JudgedPolicy judged;
   judged.attempts = policy.attempts.value_or(scenario.settings.attempts);
   judged.min_backoff = policy.min_backoff.value_or(scenario.min_gap);
+  judged.max_backoff = policy.max_backoff.value_or(scenario.settings.max_delay);
   judged.timeout = policy.timeout.value_or(scenario.settings.timeout);
   judged.on_ambiguous = policy.on_ambiguous.value_or(OnAmbiguous::lookup_first);
   judged.follows_settings = policy.follows_settings.value_or(false);

@@ -31,6 +31,7 @@ std::string to_string(OnAmbiguous policy);
 struct ClientPolicy {
   std::optional<int> attempts;        // most creates per operation per invocation
   std::optional<Millis> min_backoff;  // the shortest wait it promises between attempts
+  std::optional<Millis> max_backoff;  // the longest wait between its attempts (its cap)
   std::optional<Millis> timeout;      // how long it waits for an answer
   std::optional<OnAmbiguous> on_ambiguous;
   std::optional<bool> follows_settings;  // it honours RETRYPROOF_CLIENT
@@ -56,13 +57,15 @@ struct ClientPolicy {
 ClientPolicy parse_client_policy(std::string_view text);
 
 // A scenario's "clientPolicy" block: {"attempts", "minBackoff", "timeout", "onAmbiguous",
-// "followsSettings", "payload", "retryBudget"}. Throws FormatError with the JSON path.
+// "followsSettings", "payload", "retryBudget", "maxBackoff"}. Throws FormatError with the JSON
+// path.
 ClientPolicy client_policy_from(const JsonNode& node);
 
 // The numbers a run is judged by, each with the place it came from, for messages.
 struct JudgedPolicy {
   int attempts = 3;
   Millis min_backoff{50};
+  Millis max_backoff{1000};  // declared, or the scenario's client.maxDelay
   Millis timeout{1000};
   OnAmbiguous on_ambiguous = OnAmbiguous::lookup_first;
   bool follows_settings = false;

@@ -40,7 +40,8 @@ TEST(ClientPolicy, ReadsEveryKeyOfTheCommandLineForm) {
 TEST(ClientPolicy, SaysWhatIsWrongAndSuggestsTheKeyATypoMeant) {
   EXPECT_EQ(rejection_of("atempts=4"),
             "unknown key \"atempts\" (did you mean \"attempts\"?); the keys are attempts, "
-            "min-backoff, timeout, on-ambiguous, follows-settings, payload and retry-budget");
+            "min-backoff, max-backoff, timeout, on-ambiguous, follows-settings, payload and "
+            "retry-budget");
   EXPECT_NE(rejection_of("attempts=0").find("a whole number from 1 to 1000"), std::string::npos);
   EXPECT_NE(rejection_of("attempts=three").find("attempts=three"), std::string::npos);
   EXPECT_NE(rejection_of("min-backoff=5").find("bad duration \"5\""), std::string::npos);
@@ -65,6 +66,17 @@ TEST(ClientPolicy, DeclaresARetryBudgetInPercent) {
   Scenario scenario;
   EXPECT_EQ(judged_policy(scenario, parse_client_policy("retry-budget=5%")).retry_budget, 0.05);
   EXPECT_FALSE(judged_policy(scenario, {}).retry_budget);
+}
+
+// A library whose backoff grows past the scenario's cap (async-retry: 1-2, 2-4, 4-8 s) says
+// so, and recovery allows it its own longest wait.
+TEST(ClientPolicy, DeclaresTheLongestBackoff) {
+  Scenario scenario;
+  EXPECT_EQ(judged_policy(scenario, {}).max_backoff, scenario.settings.max_delay);
+  const ClientPolicy declared = parse_client_policy("max-backoff=8s");
+  EXPECT_EQ(declared.describe(), "max-backoff=8s");
+  EXPECT_EQ(judged_policy(scenario, declared).max_backoff, Millis(8000));
+  EXPECT_NE(rejection_of("max-backoff=8").find("max-backoff=8: bad duration"), std::string::npos);
 }
 
 // An SDK maps the payload to its API's body; the project's own clients send it as it is,

@@ -1,8 +1,9 @@
 // recovery (policy): no storm outlives its trigger. After an outage ends, every client the
-// outage caught sends its last request within its longest backoff, one more timeout and a
-// grace for the machine (fleet.hpp): it succeeded at its next attempt, or it had given up.
-// A client still retrying past that is load the service sees after it has recovered —
-// Bronson et al. (HotOS 2021) describe a database that stayed down for it.
+// outage caught sends its last request within its longest backoff (declared max-backoff, or
+// the scenario's client.maxDelay), one more timeout and a grace for the machine (fleet.hpp): it
+// succeeded at its next attempt, or it had given up. A client still retrying past that is load the
+// service sees after it has recovered — Bronson et al. (HotOS 2021) describe a database that stayed
+// down for it.
 #include "scenarios/evidence/checkers/violations.hpp"
 #include "scenarios/evidence/fleet.hpp"
 
@@ -11,8 +12,7 @@ namespace retryproof::scenarios::checkers {
 Verdict recovery(const Evidence& evidence) {
   const std::vector<OutageWindow> outages = outage_windows(evidence.scenario());
   if (outages.empty()) return not_applicable("no outage to recover from");
-  const client::ClientSettings& settings = evidence.scenario().settings;
-  const Millis bound = settings.max_delay + evidence.policy().timeout + kRecoveryGrace;
+  const Millis bound = evidence.policy().max_backoff + evidence.policy().timeout + kRecoveryGrace;
   Violations violations;
   int caught = 0;
   for (const OutageWindow& outage : outages) {
