@@ -566,30 +566,6 @@ void HttpConnection<Stream>::send_next_chunk(bool closes) {
 }
 
 template <class Stream>
-void HttpConnection<Stream>::report_refusal(int status) {
-  RefusedRequest refused{.status = status, .listener = listener_};
-  // The request line is parsed before the fields: a body over the limit still has one.
-  if (parser_ && !parser_->get().method_string().empty()) {
-    const auto& head = parser_->get();
-    refused.method = std::string(head.method_string());
-    refused.path = split_target({head.target().data(), head.target().size()}).path;
-  }
-  if (refused.path.starts_with(context_.settings.control_prefix)) return;
-  context_.handler.refused(refused);
-}
-
-template <class Stream>
-void HttpConnection<Stream>::refuse(int status, std::string_view code, std::string_view detail) {
-  report_refusal(status);
-  // Whatever else the client sent is not read as requests: the connection closes.
-  keep_alive_ = false;
-  head_request_ = false;
-  buffer_.clear();
-  decision_ = context_.handler.server_error(status, code, detail);
-  respond(true);
-}
-
-template <class Stream>
 void HttpConnection<Stream>::write(std::string bytes, std::function<void()> then) {
   phase_ = Phase::writing;
   arm_deadline(context_.settings.options.write_timeout);

@@ -1,4 +1,5 @@
-// How a connection ends, and the one deadline it has at a time: a graceful close (over TLS
+// How a connection ends, and the one deadline it has at a time: a refusal (answered by the
+// server itself, and reported to the handler for its journal), a graceful close (over TLS
 // a close_notify first, then FIN) that reads and discards what the client still sends, so
 // that unread bytes do not turn the close into an RST that destroys the response; and the
 // timer behind every deadline. The rest of HttpConnection is in http_connection.cpp.
@@ -6,6 +7,7 @@
 
 #include "common/duration.hpp"
 #include "provider/http_connection.hpp"
+#include "provider/request_target.hpp"
 
 namespace retryproof::provider {
 namespace {
@@ -127,6 +129,30 @@ void HttpConnection<Stream>::on_deadline() {
   }
 }
 
+template <class Stream>
+void HttpConnection<Stream>::report_refusal(int status) {
+  RefusedRequest refused{.status = status, .listener = listener_};
+  // The request line is parsed before the fields: a body over the limit still has one.
+  if (parser_ && !parser_->get().method_string().empty()) {
+    const auto& head = parser_->get();
+    refused.method = std::string(head.method_string());
+    refused.path = split_target({head.target().data(), head.target().size()}).path;
+  }
+  if (refused.path.starts_with(context_.settings.control_prefix)) return;
+  context_.handler.refused(refused);
+}
+
+template <class Stream>
+void HttpConnection<Stream>::refuse(int status, std::string_view code, std::string_view detail) {
+  report_refusal(status);
+  // Whatever else the client sent is not read as requests: the connection closes.
+  keep_alive_ = false;
+  head_request_ = false;
+  buffer_.clear();
+  decision_ = context_.handler.server_error(status, code, detail);
+  respond(true);
+}
+
 // The members defined here, for the two streams http_connection.cpp instantiates the rest for.
 template void HttpConnection<ConnectionSocket>::close_gracefully();
 template void HttpConnection<ConnectionSocket>::close_tcp_gracefully();
@@ -137,6 +163,8 @@ template void HttpConnection<ConnectionSocket>::disarm_deadline();
 template void HttpConnection<ConnectionSocket>::wait_for_deadline(
     std::chrono::steady_clock::time_point);
 template void HttpConnection<ConnectionSocket>::on_deadline();
+template void HttpConnection<ConnectionSocket>::report_refusal(int);
+template void HttpConnection<ConnectionSocket>::refuse(int, std::string_view, std::string_view);
 template void HttpConnection<TlsStream>::close_gracefully();
 template void HttpConnection<TlsStream>::close_tcp_gracefully();
 template void HttpConnection<TlsStream>::drain();
@@ -145,5 +173,7 @@ template void HttpConnection<TlsStream>::arm_deadline(Millis);
 template void HttpConnection<TlsStream>::disarm_deadline();
 template void HttpConnection<TlsStream>::wait_for_deadline(std::chrono::steady_clock::time_point);
 template void HttpConnection<TlsStream>::on_deadline();
+template void HttpConnection<TlsStream>::report_refusal(int);
+template void HttpConnection<TlsStream>::refuse(int, std::string_view, std::string_view);
 
 }  // namespace retryproof::provider
