@@ -13,13 +13,19 @@ scenario="$root/scenarios/storm/02-hundred-clients-503.json"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-# The fleet's resident set, summed over retryproof and every process below it, sampled
-# every 100 ms until the run ends; prints the widest sum in MB.
+# The fleet's resident set, summed over the process and every process below it (retryproof
+# and each client), sampled every 100 ms until the run ends; prints the widest sum in MB.
 fleet_peak() {  # pid
   local root_pid="$1" peak=0 sum
   while kill -0 "$root_pid" 2>/dev/null; do
-    sum=$(ps -o rss= --ppid "$root_pid" 2>/dev/null | awk '{ s += $1 } END { print s + 0 }')
-    sum=$((sum + $(ps -o rss= -p "$root_pid" 2>/dev/null || echo 0)))
+    sum=$(ps -e -o pid=,ppid=,rss= | awk -v root="$root_pid" '
+      { parent[$1] = $2; rss[$1] = $3 }
+      END {
+        for (pid in parent) {
+          for (p = pid; p != "" && p != 0 && p != 1; p = parent[p]) if (p == root) { s += rss[pid]; break }
+        }
+        print s + 0
+      }')
     [ "$sum" -gt "$peak" ] && peak=$sum
     sleep 0.1
   done
