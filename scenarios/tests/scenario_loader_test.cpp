@@ -12,54 +12,13 @@
 #include "common/temp_dir.hpp"
 #include "scenarios/driver/driver.hpp"
 #include "scenarios/model/scenario.hpp"
+#include "scenarios/tests/scenario_loader_fixture.hpp"
 
 namespace retryproof::scenarios {
 namespace {
 
 using namespace std::chrono_literals;
 using nlohmann::json;
-
-const std::string kMinimal = R"({
-  "name": "minimal",
-  "operations": [{"id": "fulfillment:order-42", "payload": {"orderId": "order-42", "amount": 120}}]
-})";
-
-// A minimal valid document with one field replaced or added.
-std::string minimal_with(const std::string& field, const std::string& value) {
-  json document = json::parse(kMinimal);
-  document[field] = json::parse(value);
-  return document.dump(2);
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
-// Loads the file, expects a ScenarioError, and returns its message.
-std::string load_error(const std::filesystem::path& file) {
-  try {
-    load_scenario(file);
-  } catch (const ScenarioError& error) {
-    return error.what();
-  }
-  ADD_FAILURE() << file << " loaded although it is invalid";
-  return {};
-}
-
-class ScenarioLoader : public ::testing::Test {
- protected:
-  // Writes `text` to bad.json, loads it, and checks that the error names the file and
-  // every expected fragment (the JSON path and what was expected).
-  void expect_error(const std::string& text, std::initializer_list<std::string> parts) {
-    const auto file = dir_.write("bad.json", text);
-    const std::string message = load_error(file);
-    EXPECT_TRUE(message.starts_with(file.string() + ": ")) << message;
-    for (const auto& part : parts)
-      EXPECT_TRUE(contains(message, part)) << "missing: " << part << "\nin: " << message;
-  }
-
-  TempDir dir_;
-};
 
 // --- a valid scenario and its defaults ---
 
@@ -209,31 +168,6 @@ TEST_F(ScenarioLoader, GeneratedOperationsValidateTheirFields) {
                {"$.generatedOperations", "unknown field \"prefix\"", "count, idPrefix"});
   expect_error(R"({"name": "g", "generatedOperations": {"idPrefix": ""}})",
                {"$.generatedOperations.idPrefix", "expected a non-empty string"});
-}
-
-TEST_F(ScenarioLoader, AFleetRunsItsInvocationsConcurrently) {
-  const auto file = dir_.write("fleet.json", R"({"name": "f", "concurrency": 10,
-      "startSpread": "2s", "generatedOperations": {"count": 10}})");
-  const Scenario scenario = load_scenario(file);
-  EXPECT_EQ(scenario.fleet.concurrency, 10);
-  EXPECT_EQ(scenario.fleet.start_spread, Millis(2000));
-  EXPECT_TRUE(scenario.fleet.is_fleet());
-  EXPECT_FALSE(
-      load_scenario(dir_.write("one.json", R"({"name": "o", "operations": [{"id": "a"}]})"))
-          .fleet.is_fleet());
-}
-
-TEST_F(ScenarioLoader, AFleetRefusesWhatNeedsOneClientAtATime) {
-  expect_error(R"({"name": "f", "concurrency": 0, "operations": [{"id": "a"}]})",
-               {"$.concurrency", "expected a whole number from 1 to 1000"});
-  expect_error(R"({"name": "f", "startSpread": "1s", "operations": [{"id": "a"}]})",
-               {"$.startSpread", "needs \"concurrency\" above 1"});
-  expect_error(R"({"name": "f", "concurrency": 2, "operations": [{"id": "a"}],
-                   "invocations": [{"operation": "a"}, {"operation": "a", "kill": "after-commit"}]})",
-               {"$.invocations[1].kill", "a kill point needs invocations that run one at a time"});
-  expect_error(R"({"name": "f", "concurrency": 2, "operations": [{"id": "a"}],
-                   "invocations": [{"operation": "a", "after": "1s"}, {"operation": "a"}]})",
-               {"$.invocations[0].after", "it needs \"concurrency\": 1"});
 }
 
 // --- every validation error names the file, the JSON path and what was expected ---
