@@ -258,4 +258,20 @@ const json* value_at_path(const json& object, std::string_view dotted) {
   return at;
 }
 
+JournalEntry refused_entry(const ApiShape& api, const RefusedRequest& request, std::uint64_t seq,
+                           Millis now) {
+  JournalEntry entry{.seq = seq,
+                     .at = now,
+                     .method = request.method,
+                     .path = request.path,
+                     .kind = request.method.empty()
+                                 ? RequestKind::other
+                                 : api.match(HttpRequest{request.method, request.path}).kind,
+                     .outcome = Outcome::refused,
+                     .answered_at = now,
+                     .status = request.status};
+  if (request.listener != 0) entry.port = request.listener;
+  return entry;
+}
+
 }  // namespace retryproof::provider

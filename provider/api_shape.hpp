@@ -160,4 +160,11 @@ std::string api_shape_names();
 // The value at a dotted path of an object ("metadata.orderId"), or null.
 const nlohmann::json* value_at_path(const nlohmann::json& object, std::string_view dotted);
 
+// The journal entry `seq` of a request the server refused before a core saw it (in a storm,
+// load like any other): outcome refused, the status sent, its route's kind by `api` when the
+// server read the head whole (else `other`), answered on arrival. The provider's and the
+// proxy's cores journal them alike.
+JournalEntry refused_entry(const ApiShape& api, const RefusedRequest& request, std::uint64_t seq,
+                           Millis now);
+
 }  // namespace retryproof::provider

@@ -21,6 +21,7 @@ class AttemptCounts {
   // The number of earlier attempts of `key` (0 the first time), and one more counted.
   std::uint64_t next(const std::string& key);
   void forget(const std::string& key) { counts_.erase(key); }
+  bool contains(const std::string& key) const { return counts_.contains(key); }
   void clear();
   std::size_t size() const { return counts_.size(); }
 

@@ -86,13 +86,37 @@ void JournalStore::close_notify_sent(std::uint64_t seq) {
   update(seq, [](JournalEntry& entry) { entry.close_notify = true; });
 }
 
+void JournalStore::amend(std::uint64_t seq, const std::function<void(JournalEntry&)>& change) {
+  if (seq <= moved_out() || seq >= next_seq()) return;
+  JournalRecord& record = records_[seq - moved_out() - 1];
+  JournalEntry entry = record.whole ? whole_.at(seq) : codec_.unpack(record, seq);
+  change(entry);
+  // Packed anew before the old record lets go, so that a key both name is never freed between.
+  std::optional<JournalRecord> packed = codec_.pack(entry);
+  if (!record.whole) codec_.release(record);
+  if (packed) {
+    assert(codec_.unpack(*packed, seq) == entry);
+    whole_.erase(seq);
+    record = *packed;
+    return;
+  }
+  record = JournalRecord{.answered = entry.answered() ? 0 : JournalRecord::kNone, .whole = 1};
+  whole_.insert_or_assign(seq, std::move(entry));
+}
+
+std::string JournalStore::json_text(std::size_t index) const {
+  nlohmann::json json(entry_at(index));
+  if (extra_) extra_(moved_out() + index + 1, json);
+  return compact_json(json);
+}
+
 void JournalStore::move_out(std::size_t entries) {
   if (entries == 0) return;
   if (limits_.spill_file) {
     for (std::size_t i = 0; i < entries; ++i) {
       if ((spilled_ + i) % kBlock == 0)
         block_offsets_.push_back(static_cast<std::uint64_t>(spill_.tellp()));
-      spill_ << compact_json(nlohmann::json(entry_at(i))) << '\n';
+      spill_ << json_text(i) << '\n';
     }
     spill_.flush();  // a reader opens the file on its own
   }
@@ -147,7 +171,7 @@ std::string JournalStore::text(std::uint64_t after, std::size_t limit) const {
   const std::uint64_t from = std::max(after, moved_out()) - moved_out();
   for (std::size_t i = from; i < records_.size() && taken < limit; ++i) {
     if (taken++ > 0) joined += ',';
-    joined += compact_json(nlohmann::json(entry_at(i)));
+    joined += json_text(i);
   }
   return joined;
 }

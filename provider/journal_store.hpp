@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <deque>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -49,6 +50,16 @@ class JournalStore {
   void abandon(std::uint64_t seq, Millis now);
   // Records that the TLS stream of `seq`'s answer ended with a close_notify.
   void close_notify_sent(std::uint64_t seq);
+  // Applies any change to the entry `seq` while it is in memory (a held one always is): the
+  // proxy learns a forwarded request's outcome and job only from the upstream's answer.
+  void amend(std::uint64_t seq, const std::function<void(JournalEntry&)>& change);
+
+  // Fields its owner keeps beside each entry in memory (the proxy's upstream answer), added
+  // to the entry's JSON wherever the store writes one (the spill file, text()); asked only
+  // for entries still in memory, before they move out.
+  using ExtraFields = std::function<void(std::uint64_t seq, nlohmann::json& entry)>;
+  void set_extra_fields(ExtraFields extra) { extra_ = std::move(extra); }
+  std::uint64_t first_in_memory() const { return moved_out() + 1; }  // the seq of the oldest
 
   std::size_t count() const { return spilled_ + records_.size(); }  // entries a read returns
   std::uint64_t spilled() const { return spilled_; }
@@ -75,11 +86,13 @@ class JournalStore {
   // Applies `change` to the held entry `seq`, if it is still in memory.
   template <typename Change>
   void update(std::uint64_t seq, Change change);
+  std::string json_text(std::size_t index) const;  // of records_, with the extra fields
   // Lines of the spill file for seqs (after, after + limit], at most up to spilled_.
   std::vector<std::string> spilled_lines(std::uint64_t after, std::size_t limit) const;
 
   JournalLimits limits_;
   JournalCodec codec_;
+  ExtraFields extra_;
   // Seqs moved_out() + 1 onwards. A deque, not a vector: an append never moves the records
   // already held, where a vector's doubling moved them all under the core's lock while every
   // request waited (a new-keys p99 of 76 ms at 32 connections, bench/README.md).

@@ -37,13 +37,14 @@ void add_memory_options(CLI::App& command, MemoryOptions& options) {
                      "afresh, emptied by a reset) the oldest entries spill to, nothing lost");
 }
 
-void apply_memory_options(const MemoryOptions& options, ProviderConfig& config) {
-  if (!options.max_keys.empty()) config.max_keys = positive_count("--max-keys", options.max_keys);
+MemoryLimits read_memory_options(const MemoryOptions& options) {
+  MemoryLimits limits;
+  if (!options.max_keys.empty()) limits.max_keys = positive_count("--max-keys", options.max_keys);
   if (!options.journal_limit.empty()) {
-    config.journal.in_memory = positive_count("--journal-limit", options.journal_limit);
+    limits.journal.in_memory = positive_count("--journal-limit", options.journal_limit);
   }
   if (!options.journal_file.empty()) {
-    if (!config.journal.in_memory) {
+    if (!limits.journal.in_memory) {
       throw std::runtime_error("--journal-file " + options.journal_file +
                                ": needs --journal-limit, the entries held before spilling");
     }
@@ -51,8 +52,15 @@ void apply_memory_options(const MemoryOptions& options, ProviderConfig& config) 
     if (!std::ofstream(options.journal_file, std::ios::app)) {
       throw std::runtime_error("--journal-file " + options.journal_file + ": cannot be written");
     }
-    config.journal.spill_file = options.journal_file;
+    limits.journal.spill_file = options.journal_file;
   }
+  return limits;
+}
+
+void apply_memory_options(const MemoryOptions& options, ProviderConfig& config) {
+  MemoryLimits limits = read_memory_options(options);
+  config.max_keys = limits.max_keys;
+  config.journal = std::move(limits.journal);
 }
 
 }  // namespace retryproof::provider

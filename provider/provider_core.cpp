@@ -367,20 +367,7 @@ void ProviderCore::close_notify_sent(std::uint64_t seq) {
 
 void ProviderCore::record_refused(const RefusedRequest& request, Millis now) {
   std::lock_guard lock(mutex_);
-  now += clock_offset_;
-  JournalEntry entry{
-      .seq = journal_.next_seq(),
-      .at = now,
-      .method = request.method,
-      .path = request.path,
-      .kind = request.method.empty()
-                  ? RequestKind::other
-                  : config_.api.match(HttpRequest{request.method, request.path}).kind,
-      .outcome = Outcome::refused,
-      .answered_at = now,
-      .status = request.status};
-  if (request.listener != 0) entry.port = request.listener;
-  journal_.append(std::move(entry));
+  journal_.append(refused_entry(config_.api, request, journal_.next_seq(), now + clock_offset_));
   progressed_.notify_all();
 }
 

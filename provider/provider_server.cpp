@@ -49,11 +49,11 @@ struct ProviderServer::Impl final : RequestHandler {
       // Past the guard, before the core's token check: a readiness probe has no token.
       if (auto health = answer_health(request)) return *health;
     }
-    return in_real_time(owner.core_.handle(request, owner.now()));
+    return in_real_time(owner.core_.handle(request, owner.arrival()));
   }
 
   Decision complete(std::uint64_t pending_commit) override {
-    return in_real_time(owner.core_.complete(pending_commit, owner.now()));
+    return in_real_time(owner.core_.complete(pending_commit, owner.arrival()));
   }
 
   // The core holds in its own time; the server's timer waits in real time. Rounded up, so
@@ -68,7 +68,7 @@ struct ProviderServer::Impl final : RequestHandler {
   }
 
   void refused(const RefusedRequest& request) override {
-    owner.core_.record_refused(request, owner.now());
+    owner.core_.record_refused(request, owner.arrival());
   }
 
   Decision server_error(int status, std::string_view code, std::string_view detail) override {
@@ -87,7 +87,9 @@ ProviderServer::ProviderServer(ProviderConfig config, const ServerOptions& optio
     : core_(std::move(config)),
       host_(options.host),
       tls_(options.tls.has_value()),
-      started_(std::chrono::steady_clock::now()),
+      started_(options.clock_starts_at_first_request
+                   ? kNotStarted
+                   : std::chrono::steady_clock::now().time_since_epoch().count()),
       time_scale_(options.time_scale),
       impl_(std::make_unique<Impl>(*this, options)),
       port_(impl_->server.port()) {}
@@ -115,7 +117,17 @@ std::string ProviderServer::base_url_of(int port) const {
 }
 
 Millis ProviderServer::now() const {
-  return time_scale_.to_scaled(std::chrono::steady_clock::now() - started_);
+  const std::chrono::steady_clock::rep started = started_.load();
+  if (started == kNotStarted) return Millis(0);
+  const std::chrono::steady_clock::time_point origin{std::chrono::steady_clock::duration(started)};
+  return time_scale_.to_scaled(std::chrono::steady_clock::now() - origin);
+}
+
+Millis ProviderServer::arrival() {
+  std::chrono::steady_clock::rep expected = kNotStarted;
+  started_.compare_exchange_strong(expected,
+                                   std::chrono::steady_clock::now().time_since_epoch().count());
+  return now();
 }
 
 }  // namespace retryproof::provider

@@ -2,6 +2,7 @@
 // only translates (and guards the control plane); every decision is the core's.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <string>
@@ -34,8 +35,9 @@ class ProviderServer {
   // threads, within a second whatever clients are connected. Idempotent.
   void stop();
 
-  // Time since the provider started, on its clock (ServerOptions::time_scale): the
-  // journal's atMs, unless /_test/clock moved it.
+  // Time since the provider started (or its first request arrived, with
+  // ServerOptions::clock_starts_at_first_request; 0 until then), on its clock
+  // (ServerOptions::time_scale): the journal's atMs, unless /_test/clock moved it.
   Millis now() const;
 
  private:
@@ -44,7 +46,10 @@ class ProviderServer {
   ProviderCore core_;
   std::string host_;
   bool tls_ = false;
-  std::chrono::steady_clock::time_point started_;
+  // Read by the I/O threads; kNotStarted until the first request, for a deferred clock.
+  static constexpr std::chrono::steady_clock::rep kNotStarted = -1;
+  std::atomic<std::chrono::steady_clock::rep> started_;
+  Millis arrival();  // now(), at a request's arrival: it starts a deferred clock
   TimeScale time_scale_;
   std::unique_ptr<Impl> impl_;  // destroyed before the core it calls
   int port_ = -1;

@@ -43,6 +43,11 @@ struct ServerOptions {
   // real time, and a hold lasts a Nth as long (`run --time-scale`). The deadlines above
   // protect the server, not a scenario, and stay in real time.
   TimeScale time_scale;
+  // The clock reads 0 until the first request arrives, and starts then: a fleet's outage
+  // windows are scenario time from its first request, as in the simulation, not from the
+  // server's start. Otherwise starting client processes, which takes real time (hundreds of
+  // milliseconds on a busy machine), would eat N times as much of an outage at scale N.
+  bool clock_starts_at_first_request = false;
 
   // Set: the server speaks HTTPS (TLS 1.2 and 1.3) with this certificate and key, and
   // nothing else on its port. Empty: plain HTTP.

@@ -9,6 +9,7 @@
 #include "common/duration.hpp"
 #include "provider/command_support.hpp"
 #include "provider/log_sink.hpp"
+#include "provider/memory_options.hpp"
 #include "provider/tls_options.hpp"
 #include "proxy/proxy_faults.hpp"
 #include "proxy/proxy_server.hpp"
@@ -30,6 +31,7 @@ struct ProxyOptions {
   std::string upstream_timeout = format_duration(UpstreamLimits{}.response_timeout);
   std::string upstream_ca;   // empty: an https upstream is verified against the system's CAs
   provider::TlsOptions tls;  // what the proxy serves its own clients
+  provider::MemoryOptions memory;
 };
 
 int run_proxy(ProxyOptions options) {
@@ -55,6 +57,9 @@ int run_proxy(ProxyOptions options) {
       options.core.key_ttl = parse_duration(options.key_ttl);
     }
     options.core.control_token = provider::control_token(options.control_tokens);
+    provider::MemoryLimits memory = provider::read_memory_options(options.memory);
+    options.core.max_keys = memory.max_keys;
+    options.core.journal = std::move(memory.journal);
     options.core.operation_field = provider::operation_field(options.operation_field);
     limits.connect_timeout =
         provider::positive_duration("--connect-timeout", options.connect_timeout);
@@ -149,6 +154,12 @@ void add_proxy_command(CLI::App& app, int& exit_code,
       ->add_option("--plan", options->plan_file,
                    "Fault plan to install at start, in the body format of POST /_test/faults")
       ->check(CLI::ExistingFile);
+  command
+      ->add_option("--seed", options->core.seed,
+                   "Seed for a brownout's draw (an outage whose rate is below 1): the same seed "
+                   "fails the same requests, so a rehearsal replays; job ids are the upstream's")
+      ->capture_default_str();
+  provider::add_memory_options(*command, options->memory);
   provider::add_control_token_options(*command, options->control_tokens);
   provider::add_operation_field_option(*command, options->operation_field);
   command

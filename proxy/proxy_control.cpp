@@ -50,33 +50,37 @@ Decision ProxyCore::control(const provider::HttpRequest& request, Millis now) {
   for (const provider::ControlEndpoint& endpoint : config_.control_endpoints) {
     if (path != endpoint.path) continue;
     return only("GET", [&] {
-      // The provider's entries of the proxy's journal: what every reader of a journal reads.
-      const std::vector<provider::JournalEntry> journal(journal_.begin(), journal_.end());
-      return provider::answer_control_endpoint(
-          endpoint, request.query, journal,
-          {.server = "proxy", .operation_field = config_.operation_field, .api = &config_.api},
-          errors_);
+      // The provider's entries of the proxy's journal in memory, as the provider judges its own.
+      return provider::answer_control_endpoint(endpoint, request.query, journal_.memory(),
+                                               {.server = "proxy",
+                                                .seed = seed_,
+                                                .operation_field = config_.operation_field,
+                                                .api = &config_.api},
+                                               errors_);
     });
   }
   return error(404, "not_found", "unknown control endpoint " + path);
 }
 
 Decision ProxyCore::reset(const std::string& body) {
+  std::uint64_t seed = seed_;
   try {
-    provider::read_reset_body(
-        body);  // a seed is accepted, as by the provider: ids are the upstream's
+    // The ids are the upstream's: a seed reseeds the brownouts' draw alone.
+    seed = provider::read_reset_body(body).value_or(seed_);
   } catch (const std::invalid_argument& problem) {
     return error(400, "invalid_reset", problem.what());
   }
   // The upstream is not reset, and the clock never runs backwards.
+  seed_ = seed;
   plan_ = provider::FaultPlan{};
   journal_.clear();
+  upstream_.clear();
   jobs_.clear();
   job_ids_.clear();
   pending_.clear();
   creates_by_key_.clear();
   lookups_by_key_.clear();
-  return json_response(200, {{"reset", true}});
+  return json_response(200, {{"reset", true}, {"seed", seed_}});
 }
 
 Decision ProxyCore::advance_clock(const std::string& body) {

@@ -16,6 +16,7 @@ using provider::Decision;
 using provider::Fault;
 using provider::FaultKind;
 using provider::HttpRequest;
+using provider::JournalEntry;
 using provider::Outage;
 using provider::Outcome;
 using provider::RequestKind;
@@ -57,8 +58,29 @@ ProxyConfig with_shape_defaults(ProxyConfig config) {
 ProxyCore::ProxyCore(ProxyConfig config)
     : config_(with_shape_defaults(std::move(config))),
       errors_{.shape = &config_.api, .format = provider::error_format_of(config_.api)},
+      seed_(config_.seed),
       plan_(config_.initial_plan),
-      jobs_(config_.key_ttl) {}
+      journal_(config_.journal, tables_, config_.api.created.id_prefix),
+      jobs_(config_.key_ttl, config_.max_keys, tables_, config_.api.created.id_prefix),
+      job_ids_(config_.max_keys),
+      creates_by_key_(config_.max_keys),
+      lookups_by_key_(config_.max_keys) {
+  journal_.set_extra_fields([this](std::uint64_t seq, nlohmann::json& entry) {
+    add_upstream_fields(entry, upstream_of(seq));
+  });
+}
+
+UpstreamFields& ProxyCore::upstream_of(std::uint64_t seq) {
+  assert(seq >= journal_.first_in_memory() && seq < journal_.next_seq());
+  return upstream_[seq - journal_.first_in_memory()];
+}
+
+void ProxyCore::append(const JournalEntry& entry) {
+  upstream_.emplace_back();
+  journal_.append(entry);  // past --journal-limit, the oldest move out, with their fields
+  while (upstream_.size() > journal_.in_memory())
+    upstream_.pop_front();
+}
 
 Decision ProxyCore::error(int status, std::string_view code, std::string_view detail) const {
   return errors_.error(status, code, detail);
@@ -73,8 +95,8 @@ Step ProxyCore::begin(const HttpRequest& request, Millis now) {
     return control(request, now);
   }
   now += clock_offset_;
-  ProxyEntry entry;
-  entry.seq = journal_.size() + 1;
+  JournalEntry entry;
+  entry.seq = journal_.next_seq();
   entry.at = now;
   entry.method = request.method;
   entry.path = request.path;
@@ -85,11 +107,11 @@ Step ProxyCore::begin(const HttpRequest& request, Millis now) {
     // A held request is answered when its forward is; an answer from here ends now.
     if (!answer->pending_commit) provider::record_answer(entry, *answer, now);
   }
-  journal_.push_back(std::move(entry));
+  append(entry);
   return step;
 }
 
-Step ProxyCore::route(const HttpRequest& request, ProxyEntry& entry, Millis now) {
+Step ProxyCore::route(const HttpRequest& request, JournalEntry& entry, Millis now) {
   const RequestClass seen = classify(config_.api, request);
   entry.kind = seen.kind;
   if (!request.malformed.empty()) {  // journaled as the server read it, refused, not forwarded
@@ -104,7 +126,8 @@ Step ProxyCore::route(const HttpRequest& request, ProxyEntry& entry, Millis now)
   if (seen.kind == RequestKind::lookup) {
     // Without idempotency keys a lookup asks by the business field's value.
     (config_.api.key.exists() ? entry.key : entry.operation) = seen.key;
-    const Fault fault = plan_.take_for_lookup(seen.key, lookups_by_key_[seen.key]++);
+    const Fault fault =
+        plan_.take_for_lookup(seen.key, nth_attempt(lookups_by_key_, seen.key, true));
     if (fault.kind != FaultKind::none) {  // lookup-unavailable, answered here
       entry.outcome = Outcome::lookup_failed;
       entry.fault = fault;
@@ -117,7 +140,7 @@ Step ProxyCore::route(const HttpRequest& request, ProxyEntry& entry, Millis now)
 }
 
 Step ProxyCore::route_create(const HttpRequest& request, const RequestClass& seen,
-                             ProxyEntry& entry, Millis now) {
+                             JournalEntry& entry, Millis now) {
   if (!seen.key.empty()) entry.key = seen.key;
   entry.fingerprint = seen.fingerprint;
   if (config_.operation_field && seen.payload) {
@@ -138,7 +161,17 @@ Step ProxyCore::route_create(const HttpRequest& request, const RequestClass& see
     return forward(request, entry, std::nullopt);
   }
 
-  const Fault fault = plan_.take_for_create(key, *seen.payload, creates_by_key_[key]++);
+  // Refused before a fault is drawn, as at the provider: a refusal takes nothing from the plan,
+  // and the upstream is not asked.
+  if (!has_room(now)) {
+    entry.outcome = Outcome::capacity_exhausted;
+    log("[proxy] key=" + quoted_text(key) + " REFUSED (capacity exhausted)");
+    return error(507, "capacity_exhausted",
+                 "the proxy holds " + std::to_string(*config_.max_keys) +
+                     " keys, its --max-keys; replays and lookups still work");
+  }
+  const Fault fault =
+      plan_.take_for_create(key, *seen.payload, nth_attempt(creates_by_key_, key, false));
   entry.fault = fault;
   entry.outcome = Outcome::new_operation;
   log("[proxy] " + std::string(keyless ? "operation=" : "key=") + quoted_text(key) +
@@ -148,25 +181,40 @@ Step ProxyCore::route_create(const HttpRequest& request, const RequestClass& see
       return fault_answer(fault, nullptr, errors_);
     case ProxyAction::hold_then_forward: {
       const std::uint64_t ticket = next_ticket_++;
-      pending_.emplace(ticket, Pending{entry.seq, key, fault, request});
+      pending_.emplace(ticket, Pending{entry.seq, key, fault, request, true});
       return Decision{.delay = fault.duration, .pending_commit = ticket};
     }
     case ProxyAction::forward:
     case ProxyAction::forward_then_replace:
       break;
   }
-  return forward(request, entry, fault);
+  return forward(request, entry, fault, true);
+}
+
+bool ProxyCore::has_room(Millis now) {
+  const auto reserved = static_cast<std::size_t>(
+      std::count_if(pending_.begin(), pending_.end(),
+                    [](const auto& pending) { return pending.second.reserved; }));
+  // A freed job's key takes its attempt counts along: nothing per key outlives its job.
+  return jobs_.has_room(reserved, now, [this](const std::string& freed) {
+    creates_by_key_.forget(freed);
+    lookups_by_key_.forget(freed);
+  });
+}
+
+std::uint64_t ProxyCore::nth_attempt(provider::AttemptCounts& counts, const std::string& key,
+                                     bool for_lookup) {
+  return plan_.draws_chaos(for_lookup) ? counts.next(key) : 0;
 }
 
 std::optional<Step> ProxyCore::outage_step(const HttpRequest& request, const RequestClass& seen,
-                                           ProxyEntry& entry, Millis now) {
+                                           JournalEntry& entry, Millis now) {
   if (seen.kind != RequestKind::create && seen.kind != RequestKind::lookup) return std::nullopt;
   const bool lookup = seen.kind == RequestKind::lookup;
-  // As at the provider: asked before anything else, by key (else path), so a brownout draws
-  // the same requests whatever order keys arrive in. A proxy has no seed of its own: a
-  // brownout's draw is seeded by the plan's order alone.
+  // As at the provider: asked before anything else, by key (else path), and drawn from the
+  // seed, so a brownout draws the same requests whatever order keys arrive in.
   const std::optional<Outage> outage =
-      plan_.take_outage(seen.key.empty() ? request.path : seen.key, lookup, now, 0);
+      plan_.take_outage(seen.key.empty() ? request.path : seen.key, lookup, now, seed_);
   if (!outage) return std::nullopt;
   if (!seen.key.empty()) (config_.api.key.exists() ? entry.key : entry.operation) = seen.key;
   if (!lookup) entry.fingerprint = seen.fingerprint;
@@ -192,7 +240,7 @@ std::optional<Step> ProxyCore::outage_step(const HttpRequest& request, const Req
   return fault_answer(outage->fault, nullptr, errors_);
 }
 
-std::optional<Decision> ProxyCore::enforce_key(ProxyEntry& entry, Millis now) {
+std::optional<Decision> ProxyCore::enforce_key(JournalEntry& entry, Millis now) {
   const std::string& key = *entry.key;
   const std::string shown = quoted_text(key);
   const bool in_flight = std::any_of(pending_.begin(), pending_.end(), [&](const auto& pending) {
@@ -221,11 +269,12 @@ std::optional<Decision> ProxyCore::enforce_key(ProxyEntry& entry, Millis now) {
   return replayed;
 }
 
-Step ProxyCore::forward(const HttpRequest& request, const ProxyEntry& entry,
-                        std::optional<Fault> fault) {
+Step ProxyCore::forward(const HttpRequest& request, const JournalEntry& entry,
+                        std::optional<Fault> fault, bool reserved) {
   const std::uint64_t ticket = next_ticket_++;
   const bool create = entry.kind == RequestKind::create;
-  pending_.emplace(ticket, Pending{entry.seq, create ? entry.key.value_or("") : "", fault, {}});
+  pending_.emplace(ticket,
+                   Pending{entry.seq, create ? entry.key.value_or("") : "", fault, {}, reserved});
   return Forward{ticket, request};
 }
 
@@ -250,8 +299,19 @@ Decision ProxyCore::finish(std::uint64_t ticket, const UpstreamAnswer& answer, M
   }
   const Pending pending = std::move(found->second);
   pending_.erase(found);
-  assert(pending.seq >= 1 && pending.seq <= journal_.size());
-  ProxyEntry& entry = journal_[pending.seq - 1];
+  // An unanswered entry stays in memory, whatever the journal's limit.
+  std::optional<Decision> decision;
+  journal_.amend(pending.seq,
+                 [&](JournalEntry& entry) { decision = settle(entry, pending, answer, now); });
+  assert(decision);
+  if (!decision) return failed ? failure_decision(answer, errors_) : as_decision(answer);
+  return std::move(*decision);
+}
+
+Decision ProxyCore::settle(JournalEntry& entry, const Pending& pending,
+                           const UpstreamAnswer& answer, Millis now) {
+  const bool failed = answer.failure != UpstreamFailure::none;
+  UpstreamFields& upstream = upstream_of(entry.seq);
   const std::string who = !entry.key ? entry.method + " " + quoted_text(entry.path)
                                      : "key=" + quoted_text(*entry.key) +
                                            (entry.kind == RequestKind::lookup ? " LOOKUP" : "");
@@ -259,13 +319,13 @@ Decision ProxyCore::finish(std::uint64_t ticket, const UpstreamAnswer& answer, M
   Decision decision;
   std::string line = "[proxy] " + who + " UPSTREAM ";
   if (failed) {
-    entry.upstream_error = answer.failure;
+    upstream.error = answer.failure;
     if (entry.kind == RequestKind::lookup) entry.outcome = Outcome::lookup_failed;
     decision = failure_decision(answer, errors_);
     line += std::string(row_of(answer.failure).name) + " (" + answer.detail +
             "): " + std::to_string(decision.status);
   } else {
-    entry.upstream_status = answer.status;
+    upstream.status = static_cast<std::uint16_t>(answer.status);
     read_answer(entry, pending, answer, now);
     decision = as_decision(answer);
     line +=
@@ -289,8 +349,8 @@ Decision ProxyCore::finish(std::uint64_t ticket, const UpstreamAnswer& answer, M
   return decision;
 }
 
-void ProxyCore::read_answer(ProxyEntry& entry, const Pending& pending, const UpstreamAnswer& answer,
-                            Millis now) {
+void ProxyCore::read_answer(JournalEntry& entry, const Pending& pending,
+                            const UpstreamAnswer& answer, Millis now) {
   if (entry.kind == RequestKind::lookup) {
     entry.outcome = lookup_outcome(answer.status);
     if (entry.outcome == Outcome::lookup_hit) entry.job_id = object_id(config_.api, answer.body);
@@ -309,7 +369,13 @@ void ProxyCore::read_answer(ProxyEntry& entry, const Pending& pending, const Ups
                       ? Outcome::replay
                       : Outcome::new_operation;
   if (!entry.job_id || known) return;
-  job_ids_.insert(*entry.job_id);
+  // A create with no place reserved (no key, no JSON object, a slowdown's) that the upstream
+  // made a job of anyway: held only if it fits, so that max_keys holds whatever it sends.
+  if (!pending.reserved && !has_room(now)) {
+    log("[proxy] job=" + escape_text(*entry.job_id) + " not held: the proxy holds its --max-keys");
+    return;
+  }
+  job_ids_.next(*entry.job_id);
   jobs_.insert(
       provider::StoredJob{.key = pending.key,
                           .fingerprint = provider::Digest::from_hex(entry.fingerprint.value_or("")),
@@ -321,13 +387,29 @@ void ProxyCore::read_answer(ProxyEntry& entry, const Pending& pending, const Ups
 
 void ProxyCore::close_notify_sent(std::uint64_t seq) {
   std::lock_guard lock(mutex_);
-  // A reset may have emptied the journal since the answer went out.
-  if (seq >= 1 && seq <= journal_.size()) journal_[seq - 1].close_notify = true;
+  journal_.close_notify_sent(seq);  // not when a reset emptied the journal meanwhile
 }
 
-std::vector<ProxyEntry> ProxyCore::journal() const {
+void ProxyCore::record_refused(const provider::RefusedRequest& request, Millis now) {
   std::lock_guard lock(mutex_);
-  return journal_;
+  append(provider::refused_entry(config_.api, request, journal_.next_seq(), now + clock_offset_));
+}
+
+std::vector<JournalEntry> ProxyCore::journal() const {
+  std::lock_guard lock(mutex_);
+  return journal_.read(0);
+}
+
+ProxyCore::Retention ProxyCore::retention() const {
+  std::lock_guard lock(mutex_);
+  return {.held_jobs = jobs_.size(),
+          .freed_jobs = jobs_.freed_jobs(),
+          .known_job_ids = job_ids_.size(),
+          .counted_creates = creates_by_key_.size(),
+          .counted_lookups = lookups_by_key_.size(),
+          .journal_in_memory = journal_.in_memory(),
+          .spilled_entries = journal_.spilled(),
+          .dropped_entries = journal_.dropped()};
 }
 
 nlohmann::json ProxyCore::journal_json() const {
@@ -341,7 +423,13 @@ nlohmann::json ProxyCore::jobs_json() const {
 }
 
 nlohmann::json ProxyCore::journal_json_locked() const {
-  return {{"count", journal_.size()}, {"entries", journal_}};
+  // The store's text of each entry, the upstream's fields included (spilled ones from the
+  // file), as the provider's journal reads.
+  const std::size_t count = journal_.count();
+  nlohmann::json body = {{"count", count},
+                         {"entries", nlohmann::json::parse("[" + journal_.text(0, count) + "]")}};
+  if (journal_.dropped() > 0) body["dropped"] = journal_.dropped();
+  return body;
 }
 
 nlohmann::json ProxyCore::jobs_json_locked() const {

@@ -3,16 +3,18 @@
 // hold it (delay-before-commit) or to forward it; given the upstream's answer it decides
 // what the client gets (a commit-then-* fault replaces it) and journals both. The same
 // fault plan, chaos and control plane as the provider; the jobs are the upstream's.
-// Thread-safe: one lock serialises every decision.
+// Thread-safe: one lock serialises every decision. Its memory is bounded as the provider's
+// is, by the same limits (--max-keys, --journal-limit, --journal-file; docs/proxy.md, Memory).
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -20,9 +22,12 @@
 #include <vector>
 
 #include "provider/api_shape.hpp"
+#include "provider/attempt_counts.hpp"
 #include "provider/fault_plan.hpp"
 #include "provider/http_types.hpp"
 #include "provider/idempotency_store.hpp"
+#include "provider/intern_table.hpp"
+#include "provider/journal_store.hpp"
 #include "provider/provider_core.hpp"
 #include "provider/responses.hpp"
 #include "proxy/proxy_journal.hpp"
@@ -39,6 +44,15 @@ struct ProxyConfig {
   // upstream's, and a create whose key the upstream committed is forwarded, without a fault.
   bool enforce_keys = false;
   std::optional<Millis> key_ttl;  // with enforce_keys: keys older than this are forgotten
+  // The provider's memory bounds, meaning what they mean there: at most this many jobs
+  // (the upstream's, each with its key; creates at the upstream count), a new operation past
+  // it refused 507 capacity_exhausted by the proxy once expired keys are freed; and as many
+  // keys' chaos attempt counts. Unbounded when empty.
+  std::optional<std::size_t> max_keys;
+  provider::JournalLimits journal;  // entries in memory, and where older ones go
+  // Seeds a brownout's draw (an outage below rate 1), as the provider's --seed does, so that
+  // a rehearsal replays; POST /_test/reset {"seed": N} changes it.
+  std::uint64_t seed = 0;
   std::optional<std::string> control_token;
   provider::FaultPlan initial_plan;
   // The payload field whose value each create's journal entry records as its `operation`
@@ -70,11 +84,27 @@ class ProxyCore {
   provider::Decision finish(std::uint64_t ticket, const UpstreamAnswer& answer, Millis now);
   // Over HTTPS, the server ended the TLS stream of `seq`'s answer with a close_notify.
   void close_notify_sent(std::uint64_t seq);
+  // Journals a request the proxy's server refused before the core saw it (the connection
+  // cap's 503, a deadline's 408, a limit's 413 or 431), as the provider does: load too.
+  void record_refused(const provider::RefusedRequest& request, Millis now);
 
-  std::vector<ProxyEntry> journal() const;
+  // The provider's fields of every entry kept (spilled ones too), by seq.
+  std::vector<provider::JournalEntry> journal() const;
   nlohmann::json journal_json() const;  // the body of GET /_test/journal
   nlohmann::json jobs_json() const;     // the body of GET /_test/jobs
   const ProxyConfig& config() const { return config_; }
+  // What the proxy holds, for the tests of its bounds.
+  struct Retention {
+    std::size_t held_jobs = 0;
+    std::uint64_t freed_jobs = 0;     // of expired keys, for room under max_keys
+    std::size_t known_job_ids = 0;    // to tell a new job from a replayed one
+    std::size_t counted_creates = 0;  // keys with a chaos attempt count
+    std::size_t counted_lookups = 0;
+    std::size_t journal_in_memory = 0;
+    std::uint64_t spilled_entries = 0;
+    std::uint64_t dropped_entries = 0;
+  };
+  Retention retention() const;
   // The proxy's own error answers (its faults', its upstream failures', its control plane's,
   // its server's) in the API shape's error format and restated codes, as the provider's.
   provider::Decision error(int status, std::string_view code, std::string_view detail = {}) const;
@@ -86,21 +116,32 @@ class ProxyCore {
     std::string key;        // a create's key, or empty
     std::optional<provider::Fault> fault;
     std::optional<provider::HttpRequest> held;  // a delay-before-commit request, until release
+    bool reserved = false;  // a new operation given a place under max_keys for its job
   };
 
-  Step route(const provider::HttpRequest& request, ProxyEntry& entry, Millis now);
+  Step route(const provider::HttpRequest& request, provider::JournalEntry& entry, Millis now);
   Step route_create(const provider::HttpRequest& request, const RequestClass& seen,
-                    ProxyEntry& entry, Millis now);
-  std::optional<provider::Decision> enforce_key(ProxyEntry& entry, Millis now);
+                    provider::JournalEntry& entry, Millis now);
+  std::optional<provider::Decision> enforce_key(provider::JournalEntry& entry, Millis now);
+  // Whether the job of one more new operation fits under max_keys (the jobs of expired keys
+  // freed first), beside those the creates at the upstream may commit.
+  bool has_room(Millis now);
+  std::uint64_t nth_attempt(provider::AttemptCounts& counts, const std::string& key,
+                            bool for_lookup);
   // The plan's outage, when one takes the request: answered here (the service is down, the
   // upstream is not asked), or for a slowdown held, then forwarded.
   std::optional<Step> outage_step(const provider::HttpRequest& request, const RequestClass& seen,
-                                  ProxyEntry& entry, Millis now);
-  Step forward(const provider::HttpRequest& request, const ProxyEntry& entry,
-               std::optional<provider::Fault> fault);
+                                  provider::JournalEntry& entry, Millis now);
+  Step forward(const provider::HttpRequest& request, const provider::JournalEntry& entry,
+               std::optional<provider::Fault> fault, bool reserved = false);
+  // What the client of a forwarded request gets, written into its journal entry.
+  provider::Decision settle(provider::JournalEntry& entry, const Pending& pending,
+                            const UpstreamAnswer& answer, Millis now);
   // Reads the upstream's answer into the journal entry (outcome, job) and the jobs.
-  void read_answer(ProxyEntry& entry, const Pending& pending, const UpstreamAnswer& answer,
-                   Millis now);
+  void read_answer(provider::JournalEntry& entry, const Pending& pending,
+                   const UpstreamAnswer& answer, Millis now);
+  void append(const provider::JournalEntry& entry);
+  UpstreamFields& upstream_of(std::uint64_t seq);  // of an entry in memory
   provider::Decision control(const provider::HttpRequest& request, Millis now);
   provider::Decision reset(const std::string& body);
   provider::Decision advance_clock(const std::string& body);
@@ -112,16 +153,27 @@ class ProxyCore {
   const provider::ErrorStyle errors_;
   mutable std::mutex mutex_;
   Millis clock_offset_{0};
+  std::uint64_t seed_;
   provider::FaultPlan plan_;
-  std::vector<ProxyEntry> journal_;
+  // Keys and fingerprints, held once for the jobs and the journal, as at the provider.
+  std::shared_ptr<provider::KeyTables> tables_ = std::make_shared<provider::KeyTables>();
+  // The provider's journal store, bounded as the provider's; beside each entry in memory,
+  // what the upstream did (written into its JSON, the spill file's too).
+  provider::JournalStore journal_;
+  std::deque<UpstreamFields> upstream_;  // of journal_'s entries in memory, by seq
   // The jobs the upstream returned through the proxy, by the key that created them.
   provider::IdempotencyStore jobs_;
-  std::set<std::string> job_ids_;             // theirs, to tell a new job from a replayed one
+  // Their ids, to tell a new job from a replayed one: a set bounded as the jobs are, the
+  // oldest forgotten first (the counts are unused).
+  provider::AttemptCounts job_ids_;
   std::map<std::uint64_t, Pending> pending_;  // by ticket
   // Never restarts, not even on reset: an answer from before a reset must not match one after.
   std::uint64_t next_ticket_ = 1;
-  std::unordered_map<std::string, std::uint64_t> creates_by_key_;  // for chaos: the n-th create
-  std::unordered_map<std::string, std::uint64_t> lookups_by_key_;  // and the n-th lookup
+  // For chaos, the n-th create and lookup of a key, counted only while the plan draws chaos
+  // for them; with max_keys, of that many keys at most, the oldest forgotten (its next
+  // attempt then draws as a first one), as at the provider.
+  provider::AttemptCounts creates_by_key_;
+  provider::AttemptCounts lookups_by_key_;
 };
 
 }  // namespace retryproof::proxy

@@ -1,13 +1,14 @@
 #include "proxy/proxy_journal.hpp"
 
+#include <string>
+
 namespace retryproof::proxy {
 
-void to_json(nlohmann::json& json, const ProxyEntry& entry) {
-  provider::to_json(json, static_cast<const provider::JournalEntry&>(entry));
-  json["upstreamStatus"] = entry.upstream_status ? nlohmann::json(*entry.upstream_status) : nullptr;
-  json["upstreamError"] = entry.upstream_error
-                              ? nlohmann::json(std::string(row_of(*entry.upstream_error).name))
-                              : nullptr;
+void add_upstream_fields(nlohmann::json& entry, const UpstreamFields& fields) {
+  entry["upstreamStatus"] = fields.status != 0 ? nlohmann::json(fields.status) : nullptr;
+  entry["upstreamError"] = fields.error != UpstreamFailure::none
+                               ? nlohmann::json(std::string(row_of(fields.error).name))
+                               : nullptr;
 }
 
 }  // namespace retryproof::proxy

@@ -4,23 +4,24 @@
 // `delivered` say what reached the client; `jobId` is the job the upstream returned.
 #pragma once
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
-#include <optional>
 
-#include "provider/journal.hpp"
 #include "proxy/upstream_answer.hpp"
 
 namespace retryproof::proxy {
 
-struct ProxyEntry : provider::JournalEntry {
-  // The upstream's status, when it answered; empty when nothing was forwarded or no
-  // answer came back.
-  std::optional<int> upstream_status;
+// What the upstream did with one request, kept beside its entry (8 bytes, where an entry in
+// memory is 48): the provider's JournalEntry has no room for it, and needs none.
+struct UpstreamFields {
+  // The upstream's status, when it answered; 0 when nothing was forwarded or no answer came
+  // back.
+  std::uint16_t status = 0;
   // Why no answer came back from a forwarded request.
-  std::optional<UpstreamFailure> upstream_error;
+  UpstreamFailure error = UpstreamFailure::none;
 };
 
-// The provider's fields, then "upstreamStatus" and "upstreamError" (null when empty).
-void to_json(nlohmann::json& json, const ProxyEntry& entry);
+// Adds "upstreamStatus" and "upstreamError" (null when empty) to an entry's JSON.
+void add_upstream_fields(nlohmann::json& entry, const UpstreamFields& fields);
 
 }  // namespace retryproof::proxy

@@ -71,6 +71,11 @@ struct ProxyServer::Impl final : provider::RequestHandler {
     });
   }
 
+  // A request the server answered itself, before the core: journaled, as at the provider.
+  void refused(const provider::RefusedRequest& request) override {
+    owner.core_.record_refused(request, owner.now());
+  }
+
   void close_notify_sent(std::uint64_t journal_seq) override {
     owner.core_.close_notify_sent(journal_seq);
   }

@@ -186,6 +186,71 @@ TEST(ProxyProcess, RecordsTheOperationFieldAndJudgesItsJournal) {
   ASSERT_TRUE(proxy.wait(10s));
 }
 
+TEST(ProxyProcess, BadMemoryBoundsAreUsageErrorsNamingTheFlag) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--max-keys", "0"}, "--max-keys 0: expected a whole number from 1"},
+      {{"--journal-limit", "10k"}, "--journal-limit 10k: expected a whole number from 1"},
+      {{"--journal-file", "/tmp/j.jsonl"}, "--journal-file /tmp/j.jsonl: needs --journal-limit"},
+  };
+  for (const auto& [flags, said] : cases) {
+    std::vector<std::string> argv = {kBinary,  "proxy", "--upstream", "http://127.0.0.1:1",
+                                     "--port", "0"};
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    ChildProcess proxy(argv);
+    const auto status = proxy.wait(10s);
+    ASSERT_TRUE(status);
+    EXPECT_EQ(status->code, 2) << said;
+    EXPECT_NE(proxy.standard_error().find("retryproof proxy: " + said), std::string::npos)
+        << proxy.standard_error();
+  }
+}
+
+// This process's child's resident memory in KiB, from /proc.
+long resident_kib(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.starts_with("VmRSS:")) return std::stol(line.substr(6));
+  }
+  return -1;
+}
+
+// Bounded as the provider is: under chaos that fails every create before the commit, the
+// proxy journals each request and counts its key's attempts. With --max-keys and
+// --journal-limit, 8,000 more new keys of a kilobyte leave its resident set where 2,000 left
+// it; unbounded, the counts and the journal's keys alone would be some 16 MB more.
+TEST(ProxyProcess, ItsResidentSetStaysBoundedUnderManyNewKeys) {
+  const TempDir dir;
+  const auto plan =
+      dir.write("plan.json", R"({"chaos":{"seed":1,"rates":{"fail-before-commit":1}}})");
+  // Its log (a line a request) to /dev/null: the pipe is read only when the test waits.
+  ChildProcess proxy({"/bin/sh", "-c",
+                      "exec '" + kBinary +
+                          "' proxy --upstream http://127.0.0.1:1 --port 0 --max-keys 100 "
+                          "--journal-limit 100 --plan '" +
+                          plan.string() + "' 2>/dev/null"});
+  const auto url = proxy.read_line(10s);
+  ASSERT_TRUE(url);
+  const int port = std::stoi(url->substr(url->rfind(':') + 1));
+  provider::testing::RawConnection connection(port);
+  const std::string padding(1000, 'k');
+  const auto send = [&](int from, int to) {
+    for (int i = from; i < to; ++i) {
+      const std::string key = padding + std::to_string(i);
+      ASSERT_TRUE(connection.send("POST /jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nIdempotency-Key: " +
+                                  key + "\r\nContent-Length: 2\r\n\r\n{}"));
+      const auto answer = connection.read_response(10s);
+      ASSERT_TRUE(answer) << i;
+      ASSERT_EQ(status_of(*answer), 503) << *answer;
+    }
+  };
+  send(0, 2000);
+  const long before = resident_kib(proxy.pid());
+  send(2000, 10000);
+  const long after = resident_kib(proxy.pid());
+  ASSERT_GT(before, 0);
+  EXPECT_LT(after - before, 4 * 1024) << "KiB grown over 8,000 new keys";
+}
+
 TEST(ProxyProcess, ABadOperationFieldIsAUsageError) {
   ChildProcess proxy({kBinary, "proxy", "--upstream", "http://127.0.0.1:1", "--port", "0",
                       "--operation-field", "/a~2"});

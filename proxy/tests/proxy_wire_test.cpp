@@ -104,7 +104,9 @@ TEST(ProxyWire, AnswersBadRequestsItself) {
   EXPECT_EQ(status_of(garbage.received), 400);
   EXPECT_EQ(json::parse(body_of(garbage.received))["error"], "bad_request");
   EXPECT_EQ(upstream.connections(), 0);
-  EXPECT_EQ(proxy.core().journal_json()["count"], 0);
+  // Journaled as the provider journals what its server refuses (proxy_refused_test.cpp).
+  EXPECT_EQ(proxy.core().journal_json()["count"], 1);
+  EXPECT_EQ(proxy.core().journal_json()["entries"][0]["outcome"], "refused");
 }
 
 TEST(ProxyWire, TheControlPlaneRefusesWebPagesAndIsNeverForwarded) {

@@ -41,9 +41,14 @@ std::map<std::string, std::string> client_environment(const ClientChoice& choice
   return faketime_environment(options.time_scale);
 }
 
-provider::ServerOptions server_options(const RunOptions& options, bool tls) {
-  provider::ServerOptions server{
-      .host = "127.0.0.1", .port = 0, .workers = 2, .time_scale = options.time_scale};
+provider::ServerOptions server_options(const RunOptions& options, bool tls, bool fleet) {
+  // A fleet's scenario time starts with its first request, as in the simulation: the
+  // processes' start, at N times its real length, is no part of an outage's window.
+  provider::ServerOptions server{.host = "127.0.0.1",
+                                 .port = 0,
+                                 .workers = 2,
+                                 .time_scale = options.time_scale,
+                                 .clock_starts_at_first_request = fleet};
   if (tls) server.tls = run_tls().identity;
   return server;
 }
@@ -83,7 +88,8 @@ ProcessWorld::ProcessWorld(const Scenario& scenario, const ClientChoice& client,
       client_(client),
       options_(options),
       tls_(options.tls || scenario.tls),
-      server_(provider_config(scenario, options.seed), server_options(options, tls_)),
+      server_(provider_config(scenario, options.seed),
+              server_options(options, tls_, scenario.fleet.is_fleet())),
       state_("retryproof-run", state_parent()) {}
 
 std::unique_ptr<ChildProcess> ProcessWorld::start_client(const InvocationPlan& plan,

@@ -8,6 +8,7 @@
 // kScenarios), at both scales. The scale-1 half is most of the cost.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -50,14 +51,17 @@ bool installed(const std::string& program) {
 
 struct Report {
   int exit_code = -1;
-  std::string output;  // standard output, then standard error
+  std::string output;                            // standard output, then standard error
+  std::vector<std::string> judged_at_real_time;  // the scenarios the scale could not decide
+  std::vector<long> first_at_ms;                 // each scenario's first journal entry's atMs
   // Scenario name -> "verdict-id status" for each verdict, in the report's order.
   std::map<std::string, std::vector<std::string>> verdicts;
 };
 
-// `retryproof run` over kScenarios (or the whole catalog) with the JSON report, as a user
-// runs it.
-Report run_at(int scale, const std::string& client, const std::string& policy, bool whole_catalog) {
+// `retryproof run` over kScenarios (or the whole catalog, or `only` these files) with the
+// JSON report, as a user runs it.
+Report run_at(int scale, const std::string& client, const std::string& policy, bool whole_catalog,
+              const std::vector<std::filesystem::path>& only = {}) {
   TempDir dir("retryproof-time-scale");
   const std::string report = (dir.path() / "report.json").string();
   std::vector<std::string> argv = {kBinary,    "run",  "--jobs",       "2",
@@ -65,7 +69,10 @@ Report run_at(int scale, const std::string& client, const std::string& policy, b
                                    "--json",   report};
   if (!policy.empty()) argv.insert(argv.end(), {"--client-policy", policy});
   if (whole_catalog) argv.push_back(kCatalog.string());
-  for (const auto& file : whole_catalog ? std::vector<std::string>{} : kScenarios) {
+  for (const auto& file : only)
+    argv.push_back(file.string());
+  for (const auto& file :
+       whole_catalog || !only.empty() ? std::vector<std::string>{} : kScenarios) {
     if (file != "16-budget-spent.json") {
       argv.push_back((kCatalog / file).string());
       continue;
@@ -83,6 +90,9 @@ Report run_at(int scale, const std::string& client, const std::string& policy, b
   const auto parsed = nlohmann::json::parse(in, nullptr, false);
   if (!parsed.is_object()) return run;
   for (const auto& result : parsed["scenarios"]) {
+    if (result["judgedAtRealTime"].is_string())
+      run.judged_at_real_time.push_back(result["name"].get<std::string>());
+    if (!result["journal"].empty()) run.first_at_ms.push_back(result["journal"][0]["atMs"]);
     auto& verdicts = run.verdicts[result["name"].get<std::string>()];
     for (const auto& verdict : result["verdicts"]) {
       verdicts.push_back(verdict["id"].get<std::string>() + " " +
@@ -155,6 +165,32 @@ std::string test_name(const ::testing::TestParamInfo<Client>& param) {
 
 INSTANTIATE_TEST_SUITE_P(Clients, SameVerdictsAtScale1And10, ::testing::ValuesIn(clients()),
                          test_name);
+
+// A fleet at the scale: the ten-client storm through its 5 s outage (scenarios/storm/) has the
+// verdicts it has at real time, judged at scale 4, not at real time instead. Its outage is a
+// window of scenario time from the fleet's first request; from the provider's start, the
+// clients' processes, starting at four times their real length, ran out most of it (and all of
+// it at 10) before their first request, and the fleet verdicts found no outage to judge.
+TEST(FleetAtScale, TheTenClientStormHasTheSameVerdictsAtScale4) {
+  const std::vector<std::filesystem::path> storm = {kCatalog.parent_path() / "storm" /
+                                                    "01-ten-clients-outage.json"};
+  const Report real_time = run_at(1, "reference", "", false, storm);
+  const Report scaled = run_at(4, "reference", "", false, storm);
+  ASSERT_EQ(real_time.verdicts.size(), 1u) << real_time.output;
+  ASSERT_EQ(scaled.verdicts.size(), 1u) << scaled.output;
+  EXPECT_EQ(real_time.exit_code, 0) << real_time.output;
+  EXPECT_EQ(scaled.exit_code, 0) << scaled.output;
+  EXPECT_TRUE(scaled.judged_at_real_time.empty()) << scaled.output;
+  // Scenario time starts with the fleet's first request, whatever its processes' start took.
+  EXPECT_EQ(scaled.first_at_ms, std::vector<long>{0}) << scaled.output;
+  const auto& verdicts = real_time.verdicts.begin()->second;
+  EXPECT_NE(std::find(verdicts.begin(), verdicts.end(), "load-amplification pass"), verdicts.end())
+      << "the fleet met no outage at real time:\n"
+      << real_time.output;
+  EXPECT_EQ(scaled.verdicts.begin()->second, verdicts) << "at scale 4:\n"
+                                                       << scaled.output << "\nat scale 1:\n"
+                                                       << real_time.output;
+}
 
 TEST(ClockProbe, JudgesByHowMuchLongerTheClientWaitedAtTheScale) {
   const TimeScale ten(10);
