@@ -113,29 +113,33 @@ rc::Gen<std::string> key_text() {
 
 rc::Gen<std::string> value_text(int depth);
 
+// Up to five of them: containers nest four deep, and rapidcheck's sizes run to 100.
+template <typename T>
+rc::Gen<std::vector<T>> few(rc::Gen<T> item) {
+  return rc::gen::mapcat(rc::gen::inRange<std::size_t>(0, 6), [item](std::size_t count) {
+    return rc::gen::container<std::vector<T>>(count, item);
+  });
+}
+
 rc::Gen<std::string> container_text(int depth) {
   const auto item = [depth] { return value_text(depth - 1); };
   return rc::gen::oneOf(
-      rc::gen::map(
-          rc::gen::pair(rc::gen::container<std::vector<std::string>>(item()), white_space()),
-          [](const std::pair<std::vector<std::string>, std::string>& items) {
-            std::string text = "[" + items.second;
-            for (std::size_t i = 0; i < items.first.size(); ++i)
-              text += (i ? "," : "") + items.first[i] + items.second;
-            return text + "]";
-          }),
-      rc::gen::map(
-          rc::gen::pair(rc::gen::container<std::vector<std::pair<std::string, std::string>>>(
-                            rc::gen::pair(key_text(), item())),
-                        white_space()),
-          [](const auto& members) {
-            std::string text = "{" + members.second;
-            for (std::size_t i = 0; i < members.first.size(); ++i) {
-              text += (i ? "," : "") + members.second + members.first[i].first + members.second +
-                      ":" + members.first[i].second;
-            }
-            return text + members.second + "}";
-          }));
+      rc::gen::map(rc::gen::pair(few(item()), white_space()),
+                   [](const std::pair<std::vector<std::string>, std::string>& items) {
+                     std::string text = "[" + items.second;
+                     for (std::size_t i = 0; i < items.first.size(); ++i)
+                       text += (i ? "," : "") + items.first[i] + items.second;
+                     return text + "]";
+                   }),
+      rc::gen::map(rc::gen::pair(few(rc::gen::pair(key_text(), item())), white_space()),
+                   [](const auto& members) {
+                     std::string text = "{" + members.second;
+                     for (std::size_t i = 0; i < members.first.size(); ++i) {
+                       text += (i ? "," : "") + members.second + members.first[i].first +
+                               members.second + ":" + members.first[i].second;
+                     }
+                     return text + members.second + "}";
+                   }));
 }
 
 rc::Gen<std::string> value_text(int depth) {
