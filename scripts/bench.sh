@@ -131,7 +131,7 @@ if runs load; then
   ratio_goal "replays vs bare Beast (log on)" "$provider_post" "$beast_post"
   ratio_goal "lookups vs bare Beast (log on)" "$provider_get" "$beast_get"
   in_ms() { awk -v t="$1" 'BEGIN {
-    v = t + 0; if (t ~ /us$/) v /= 1000; else if (t ~ /ms$/) v += 0; else if (t ~ /s$/) v *= 1000; printf "%.2f", v }'; }
+    v = t + 0; if (t ~ /us$/) v /= 1000; else if (t ~ /ms$/) v += 0; else if (t ~ /s$/) v *= 1000; printf "%.2f\n", v }'; }
   worst=$(for t in "$provider_new_p99" "$provider_post_p99" "$provider_get_p99"; do in_ms "$t"; done | sort -g | tail -n 1)
   goal "p99 at 32 connections, log on (worst of 3)" "<= 5 ms" "$worst ms ($provider_new_p99, $provider_post_p99, $provider_get_p99)" \
     "$(awk -v w="$worst" 'BEGIN {print (w <= 5) ? 1 : 0}')"
