@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/fingerprint.hpp"
 #include "common/form_body.hpp"
 #include "common/json_text.hpp"
 #include "provider/json_body.hpp"
@@ -140,6 +141,21 @@ json ApiShape::canonical_payload(const json& payload) const {
   json canonical = payload;
   if (key.where == KeyPlace::Where::body_field) erase_path(canonical, key.name);
   return accepts(BodyEncoding::form) ? with_string_leaves(canonical) : canonical;
+}
+
+bool ApiShape::fingerprints_while_parsing(const HttpRequest& request) const {
+  return key.where != KeyPlace::Where::body_field && encoding_of(request) == BodyEncoding::json;
+}
+
+std::string ApiShape::fingerprint_of(const HttpRequest& request, const json* decoded) const {
+  if (decoded == nullptr && fingerprints_while_parsing(request))
+    return sha256_hex(canonical_object_body(request.body, accepts(BodyEncoding::form)));
+  const json payload = decoded == nullptr ? decode_body(request) : json();
+  const json& body = decoded == nullptr ? payload : *decoded;
+  // canonical_payload() copies the payload to change it; most shapes change nothing.
+  if (key.where != KeyPlace::Where::body_field && !accepts(BodyEncoding::form))
+    return fingerprint(body);
+  return fingerprint(canonical_payload(body));
 }
 
 json ApiShape::decode_body(const HttpRequest& request) const {

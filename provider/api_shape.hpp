@@ -120,6 +120,15 @@ struct ApiShape {
   // travels in the body), and with string leaves when the shape accepts forms, so that key
   // order and encoding never change it.
   nlohmann::json canonical_payload(const nlohmann::json& payload) const;
+  // Whether a create's fingerprint is taken while its body is parsed, no DOM built (a JSON
+  // body whose key travels outside it): then a replay parses its body only once, and builds
+  // nothing from it.
+  bool fingerprints_while_parsing(const HttpRequest& request) const;
+  // fingerprint(canonical_payload(decode_body(request))), from `decoded` when the body was
+  // decoded already, else from its text when fingerprints_while_parsing(). Throws as
+  // decode_body() does, with the same words.
+  std::string fingerprint_of(const HttpRequest& request,
+                             const nlohmann::json* decoded = nullptr) const;
   // The body of a create or lookup, decoded by its Content-Type among the shape's
   // encodings. Throws std::invalid_argument saying what is wrong.
   nlohmann::json decode_body(const HttpRequest& request) const;

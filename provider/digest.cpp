@@ -1,13 +1,26 @@
 #include "provider/digest.hpp"
 
+#include <array>
+
 namespace retryproof::provider {
 namespace {
 
+// A digit's value by its byte, -1 for a byte that is none: every create and every journal
+// entry converts a fingerprint, so a lookup rather than three comparisons a digit.
+constexpr std::array<signed char, 256> kHexValues = [] {
+  std::array<signed char, 256> values{};
+  values.fill(-1);
+  for (int i = 0; i < 10; ++i)
+    values['0' + i] = static_cast<signed char>(i);
+  for (int i = 0; i < 6; ++i) {
+    values['a' + i] = static_cast<signed char>(10 + i);
+    values['A' + i] = static_cast<signed char>(10 + i);
+  }
+  return values;
+}();
+
 int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
+  return kHexValues[static_cast<unsigned char>(c)];
 }
 
 }  // namespace

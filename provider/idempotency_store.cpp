@@ -14,7 +14,7 @@ IdempotencyStore::IdempotencyStore(std::optional<Millis> key_ttl,
       shared_(shared ? std::move(shared) : std::make_shared<KeyTables>()),
       id_prefix_(std::move(id_prefix)) {}
 
-std::optional<StoredJob> IdempotencyStore::find(std::string_view key, Millis now) {
+std::optional<std::size_t> IdempotencyStore::index_of(std::string_view key, Millis now) {
   expire(now);
   const std::optional<std::uint32_t> ref = shared_->keys.find(key);
   if (!ref || *ref >= job_of_key_.size() || job_of_key_[*ref] == kNoJob) return std::nullopt;
@@ -23,7 +23,26 @@ std::optional<StoredJob> IdempotencyStore::find(std::string_view key, Millis now
     unindex(*ref, number);  // committed out of order, behind a younger job: judged alone
     return std::nullopt;
   }
-  return at(number - first_index_);
+  return number - first_index_;
+}
+
+std::optional<StoredJob> IdempotencyStore::find(std::string_view key, Millis now) {
+  const std::optional<std::size_t> index = index_of(key, now);
+  if (!index) return std::nullopt;
+  return at(*index);
+}
+
+std::optional<JobView> IdempotencyStore::view(std::string_view key, Millis now) {
+  const std::optional<std::size_t> index = index_of(key, now);
+  if (!index) return std::nullopt;
+  const HeldJob& held = jobs_[*index];
+  JobView job{.fingerprint = shared_->digests.view(held.digest),
+              .body = held.body.view(),
+              .first_status = held.first_status};
+  const SideEntry* side = held.in_side_table ? &side_.at(first_index_ + *index) : nullptr;
+  job.id = side && side->id ? *side->id : job_id_text(id_prefix_, held.id);
+  if (side) job.first_body = side->first_body;
+  return job;
 }
 
 bool IdempotencyStore::has_room(std::size_t reserved, Millis now,

@@ -41,6 +41,18 @@ struct StoredJob {
   friend bool operator==(const StoredJob&, const StoredJob&) = default;
 };
 
+// What a replay or a lookup reads of a held job, without copying its texts: views into the
+// store, valid until the store next changes (its owner reads them under its lock).
+struct JobView {
+  std::string id;  // rendered: short enough for no allocation
+  Digest fingerprint;
+  std::string_view body;
+  int first_status = 201;
+  std::string_view first_body;  // empty unless the first response was not `body`
+
+  std::string_view first_response() const { return first_body.empty() ? body : first_body; }
+};
+
 // Every job held, in creation order (the side effects), and an index from idempotency key to
 // job. A key older than the TTL is forgotten: it leaves the index and its job's replay state
 // is freed, as at providers that prune keys; the job itself stays as evidence until room is
@@ -57,6 +69,8 @@ class IdempotencyStore {
 
   // The job this key names at `now`, or nothing when the key is unknown or expired.
   std::optional<StoredJob> find(std::string_view key, Millis now);
+  // The same job, viewed: what every replay and lookup reads.
+  std::optional<JobView> view(std::string_view key, Millis now);
 
   // Whether `reserved` more jobs (held requests that will commit) and one new one fit at
   // `now`. At the bound it first frees the jobs of expired keys, oldest first, telling
@@ -91,6 +105,8 @@ class IdempotencyStore {
   static_assert(sizeof(HeldJob) == 32);
   static constexpr std::uint64_t kNoJob = UINT64_MAX;
 
+  // The index in jobs_ of the job this key names at `now`.
+  std::optional<std::size_t> index_of(std::string_view key, Millis now);
   void expire(Millis now);  // forgets the keys older than the TTL
   bool expired(const HeldJob& job, Millis now) const {
     return key_ttl_ && now - Millis(job.created_ms) > *key_ttl_;

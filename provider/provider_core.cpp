@@ -4,7 +4,6 @@
 #include <cassert>
 #include <string_view>
 
-#include "common/fingerprint.hpp"
 #include "common/json_text.hpp"
 #include "common/utf8.hpp"
 #include "provider/json_body.hpp"
@@ -100,19 +99,42 @@ ProviderCore::ProviderCore(ProviderConfig config)
       creates_by_key_(config_.max_keys),
       lookups_by_key_(config_.max_keys) {}
 
+bool ProviderCore::streams_fingerprint(const HttpRequest& request) const {
+  return !config_.operation_field && config_.api.fingerprints_while_parsing(request);
+}
+
+ProviderCore::Prepared ProviderCore::prepare(const HttpRequest& request) const {
+  Prepared prepared{.match = config_.api.match(request)};
+  // A body over the limit is refused unread (413), as a malformed request is (400).
+  if (prepared.match.kind != RequestKind::create || !prepared.match.allowed.empty() ||
+      !request.malformed.empty() || request.body.size() > config_.max_body_bytes ||
+      !streams_fingerprint(request)) {
+    return prepared;
+  }
+  try {
+    prepared.fingerprint = config_.api.fingerprint_of(request);
+  } catch (const std::invalid_argument& problem) {
+    prepared.body_problem = problem.what();
+  }
+  return prepared;
+}
+
 Decision ProviderCore::handle(const HttpRequest& request, Millis now) {
-  std::lock_guard lock(mutex_);
-  now += clock_offset_;
   if (request.path.starts_with(kControlPrefix)) {
+    std::lock_guard lock(mutex_);
+    now += clock_offset_;
     return request.malformed.empty() ? control(request, now)
                                      : error(400, "bad_request", request.malformed);
   }
+  Prepared prepared = prepare(request);
+  std::lock_guard lock(mutex_);
+  now += clock_offset_;
 
   JournalEntry entry{
       .seq = journal_.next_seq(), .at = now, .method = request.method, .path = request.path};
   if (request.listener != 0) entry.port = request.listener;
   if (request.tls) entry.close_notify = false;  // until the server says it sent one
-  Decision decision = route(request, entry, now);
+  Decision decision = route(request, prepared, entry, now);
   decision.journal_seq = entry.seq;
   // A held request is journaled now, in arrival order, and answered by complete().
   if (!decision.pending_commit) record_answer(entry, decision, now);
@@ -123,8 +145,9 @@ Decision ProviderCore::handle(const HttpRequest& request, Millis now) {
   return decision;
 }
 
-Decision ProviderCore::route(const HttpRequest& request, JournalEntry& entry, Millis now) {
-  const RouteMatch match = config_.api.match(request);
+Decision ProviderCore::route(const HttpRequest& request, Prepared& prepared, JournalEntry& entry,
+                             Millis now) {
+  const RouteMatch& match = prepared.match;
   if (!request.malformed.empty()) {  // journaled as the server read it, and refused
     entry.kind = match.allowed.empty() ? match.kind : RequestKind::other;
     if (entry.kind == RequestKind::lookup) record_looked_up(entry, match.key);
@@ -137,7 +160,7 @@ Decision ProviderCore::route(const HttpRequest& request, JournalEntry& entry, Mi
   entry.kind = match.kind;
   switch (match.kind) {
     case RequestKind::create:
-      return create_job(request, entry, now);
+      return create_job(request, prepared, entry, now);
     case RequestKind::lookup:
       return lookup_job(match.key, *match.lookup, entry, now);
     default:
@@ -145,7 +168,8 @@ Decision ProviderCore::route(const HttpRequest& request, JournalEntry& entry, Mi
   }
 }
 
-Decision ProviderCore::create_job(const HttpRequest& request, JournalEntry& entry, Millis now) {
+Decision ProviderCore::create_job(const HttpRequest& request, Prepared& prepared,
+                                  JournalEntry& entry, Millis now) {
   const KeyPlace& place = config_.api.key;
   const bool key_in_header = place.where == KeyPlace::Where::header;
   const auto missing_key = [&] {  // the words are built only for a request that needs them
@@ -180,23 +204,35 @@ Decision ProviderCore::create_job(const HttpRequest& request, JournalEntry& entr
                  "the body has " + std::to_string(request.body.size()) + " bytes; the limit is " +
                      std::to_string(config_.max_body_bytes));
   }
-  nlohmann::json payload;
-  try {
-    payload = config_.api.decode_body(request);
-  } catch (const std::invalid_argument& problem) {
+  const Payload payload(config_.api, request);
+  // Streamed (prepare() read it): the fingerprint from the text, and a DOM only for a new
+  // job. A shape that needs the DOM at once (its key or operation field is in the body)
+  // decodes it here.
+  const bool streamed = prepared.fingerprint || prepared.body_problem;
+  const auto refuse_body = [&](const std::string& problem) {
     const bool form = config_.api.encoding_of(request) == BodyEncoding::form;
     log("[provider] " + key_for_log() + "REJECTED (invalid " + (form ? "form body" : "JSON") + ")");
-    return error(400, form ? "invalid_form_body" : "invalid_json", problem.what());
+    return error(400, form ? "invalid_form_body" : "invalid_json", problem);
+  };
+  if (prepared.body_problem) return refuse_body(*prepared.body_problem);
+  if (!streamed) {
+    try {
+      payload.get();
+    } catch (const std::invalid_argument& problem) {
+      return refuse_body(problem.what());
+    }
   }
-  if (config_.operation_field) entry.operation = operation_value(payload, *config_.operation_field);
+  if (config_.operation_field)
+    entry.operation = operation_value(payload.get(), *config_.operation_field);
   if (place.where == KeyPlace::Where::body_field) {
-    reading.key = config_.api.key_of(request, payload);
+    reading.key = config_.api.key_of(request, payload.get());
     if (reading.key.empty()) return missing_key();
     if (const std::string problem = key_problem(reading.key, place.name, rules_); !problem.empty())
       return invalid_key(problem);
     entry.key = reading.key;
   }
-  entry.fingerprint = fingerprint(config_.api.canonical_payload(payload));
+  entry.fingerprint = streamed ? std::move(*prepared.fingerprint)
+                               : config_.api.fingerprint_of(request, &payload.get());
   // Without a key, the business field's value is what the store and the plan know the job
   // by (a targeted rule's "key", a lookup by that field): every create is still a new job.
   const bool keyless = !place.exists();
@@ -227,7 +263,7 @@ Decision ProviderCore::store_create(const Creating& create, JournalEntry& entry,
     return error(409, "idempotency_key_in_flight",
                  "the first request with this key is still being processed; retry later");
   }
-  const std::optional<StoredJob> stored = deduplicates ? store_.find(key, now) : std::nullopt;
+  const std::optional<JobView> stored = deduplicates ? store_.view(key, now) : std::nullopt;
   if (stored) {
     entry.job_id = stored->id;
     if (stored->fingerprint != Digest::from_hex(*entry.fingerprint)) {
@@ -257,16 +293,16 @@ Decision ProviderCore::store_create(const Creating& create, JournalEntry& entry,
 
   entry.outcome = Outcome::new_operation;
   // In a slowdown the plan is not asked: the hold is the fault, and the job commits after it.
-  const Fault fault =
-      slowdown
-          ? Fault{.kind = FaultKind::delay_before_commit, .duration = *slowdown}
-          : plan_.take_for_create(key, create.payload, nth_attempt(creates_by_key_, key, false));
+  const Fault fault = slowdown
+                          ? Fault{.kind = FaultKind::delay_before_commit, .duration = *slowdown}
+                          : plan_.take_for_create(key, create.payload.get(),
+                                                  nth_attempt(creates_by_key_, key, false));
   entry.fault = fault;
   log("[provider] " + std::string(create.keyless ? "operation=" : "key=") + quoted_text(key) +
       " NEW fault=" + to_string(fault));
 
   std::string id = job_ids_.next(config_.api.created.id_prefix);
-  std::string job = compact_json(config_.api.created_object(id, create.payload));
+  std::string job = compact_json(config_.api.created_object(id, create.payload.get()));
   return apply_fault(fault,
                      StoredJob{.key = key,
                                .fingerprint = Digest::from_hex(*entry.fingerprint),
@@ -376,10 +412,11 @@ void ProviderCore::advance_clock(Millis by) {
   clock_offset_ += by;
 }
 
-Decision ProviderCore::replay(const StoredJob& stored) const {
-  Decision replayed = rules_.replays_first_response
-                          ? Decision{.status = stored.first_status, .body = stored.first_response()}
-                          : Decision{.status = 200, .body = stored.body};
+Decision ProviderCore::replay(const JobView& stored) const {
+  Decision replayed =
+      rules_.replays_first_response
+          ? Decision{.status = stored.first_status, .body = std::string(stored.first_response())}
+          : Decision{.status = 200, .body = std::string(stored.body)};
   replayed.headers.emplace(config_.api.replay_header, "true");
   return replayed;
 }
@@ -410,8 +447,8 @@ Decision ProviderCore::find_job(const std::string& key, const Lookup& route, Jou
                                 Millis now) {
   // Without a key, a lookup is a search by the business field, as a list lookup always is.
   if (route.list_field || !config_.api.key.exists()) return search(key, route.list_field, entry);
-  const std::optional<StoredJob> stored =
-      key.empty() ? std::nullopt : store_.find(key, now);  // an empty value names nothing
+  const std::optional<JobView> stored =
+      key.empty() ? std::nullopt : store_.view(key, now);  // an empty value names nothing
   if (!stored) {
     entry.outcome = Outcome::lookup_miss;
     log("[provider] key=" + quoted_text(key) + " LOOKUP miss");
@@ -420,7 +457,7 @@ Decision ProviderCore::find_job(const std::string& key, const Lookup& route, Jou
   entry.outcome = Outcome::lookup_hit;
   entry.job_id = stored->id;
   log("[provider] key=" + quoted_text(key) + " LOOKUP job=" + stored->id);
-  return Decision{.status = 200, .body = stored->body};
+  return Decision{.status = 200, .body = std::string(stored->body)};
 }
 
 Decision ProviderCore::search(const std::string& value,

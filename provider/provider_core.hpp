@@ -159,12 +159,40 @@ class ProviderCore {
     std::uint64_t seq;
   };
 
-  Decision route(const HttpRequest& request, JournalEntry& entry, Millis now);
-  Decision create_job(const HttpRequest& request, JournalEntry& entry, Millis now);
+  // What is read from a data-plane request before the lock is taken: its route, and a
+  // create's streamed fingerprint (or why its body is refused). Only the request and the
+  // configuration, which never changes, are read: the I/O threads do this work side by
+  // side, where under the lock they would take turns.
+  struct Prepared {
+    RouteMatch match;
+    std::optional<std::string> fingerprint;   // when the shape streams it
+    std::optional<std::string> body_problem;  // decode_body()'s words for a refused body
+  };
+  Prepared prepare(const HttpRequest& request) const;
+  // Whether a create's fingerprint is read from its text, no DOM needed before the store.
+  bool streams_fingerprint(const HttpRequest& request) const;
+  Decision route(const HttpRequest& request, Prepared& prepared, JournalEntry& entry, Millis now);
+  Decision create_job(const HttpRequest& request, Prepared& prepared, JournalEntry& entry,
+                      Millis now);
+  // A create's body as JSON, decoded on first use: a replay needs only the fingerprint,
+  // which is read from the text as it is parsed (ApiShape::fingerprints_while_parsing).
+  class Payload {
+   public:
+    Payload(const ApiShape& shape, const HttpRequest& request) : shape_(shape), request_(request) {}
+    const nlohmann::json& get() const {
+      if (!decoded_) decoded_ = shape_.decode_body(request_);
+      return *decoded_;
+    }
+
+   private:
+    const ApiShape& shape_;
+    const HttpRequest& request_;
+    mutable std::optional<nlohmann::json> decoded_;
+  };
   // A create once read and let through by the outages: what the store and the plan know it by.
   struct Creating {
     const std::string& key;
-    const nlohmann::json& payload;
+    const Payload& payload;
     bool keyless;       // an API without keys: `key` is the operation field's value
     bool deduplicates;  // a repeated key replays (or is refused)
   };
@@ -176,7 +204,7 @@ class ProviderCore {
   Decision apply_fault(const Fault& fault, StoredJob job, JournalEntry& entry);
   // The answer a fault's row prescribes (the job, for a 201).
   Decision answer_of(const FaultRow& row, const Fault& fault, const std::string& job) const;
-  Decision replay(const StoredJob& stored) const;
+  Decision replay(const JobView& stored) const;
   Decision lookup_job(const std::string& key, const Lookup& route, JournalEntry& entry, Millis now);
   // What the store holds for a lookup, with no fault.
   Decision find_job(const std::string& key, const Lookup& route, JournalEntry& entry, Millis now);
