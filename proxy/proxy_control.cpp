@@ -1,6 +1,8 @@
 // The proxy's /_test/ endpoints: the provider's, over the proxy's plan, journal and the
 // jobs the upstream returned. Control calls are not journaled, nor forwarded: the
 // upstream's own control plane, if it has one, is reached directly.
+#include <algorithm>
+#include <iterator>
 #include <stdexcept>
 #include <vector>
 
@@ -15,7 +17,9 @@ using provider::Decision;
 using provider::json_response;
 
 Decision ProxyCore::control(const provider::HttpRequest& request, Millis now) {
-  if (config_.control_token &&
+  const provider::ControlEndpoint* endpoint =
+      provider::control_endpoint_at(config_.control_endpoints, request.path);
+  if ((endpoint == nullptr || endpoint->needs_token) && config_.control_token &&
       !provider::carries_bearer_token(request.headers, *config_.control_token)) {
     Decision refused = error(401, "unauthorized", "send Authorization: Bearer <control token>");
     refused.headers.emplace("WWW-Authenticate", "Bearer");
@@ -29,36 +33,58 @@ Decision ProxyCore::control(const provider::HttpRequest& request, Millis now) {
                : provider::method_not_allowed(allowed, errors_.format);
   };
   if (path == "/_test/faults") {
-    return only("POST", [&] {
-      try {
-        // Parsed whole before it replaces the plan in force: a bad entry changes nothing.
-        plan_ = provider::FaultPlan::from_body(provider::parse_object_body(request.body), plan_,
-                                               now + clock_offset_);
-      } catch (const std::invalid_argument& problem) {
-        return error(400, "invalid_fault_plan", problem.what());
-      }
-      return json_response(200, plan_.to_json());
-    });
+    if (request.method == "GET" || request.method == "HEAD")
+      return json_response(200, plan_.to_json());  // the plan in force, as the provider's
+    if (request.method != "POST") return provider::method_not_allowed("GET, POST", errors_.format);
+    try {
+      // Parsed whole before it replaces the plan in force: a bad entry changes nothing.
+      plan_ = provider::FaultPlan::from_body(provider::parse_object_body(request.body), plan_,
+                                             now + clock_offset_);
+    } catch (const std::invalid_argument& problem) {
+      return error(400, "invalid_fault_plan", problem.what());
+    }
+    return json_response(200, plan_.to_json());
   }
   if (path == "/_test/jobs")
     return only("GET", [&] { return json_response(200, jobs_json_locked()); });
-  if (path == "/_test/journal") {
-    return only("GET", [&] { return json_response(200, journal_json_locked()); });
-  }
+  if (path == "/_test/journal") return only("GET", [&] { return read_journal(request.query); });
   if (path == "/_test/reset") return only("POST", [&] { return reset(request.body); });
   if (path == "/_test/clock") return only("POST", [&] { return advance_clock(request.body); });
-  for (const provider::ControlEndpoint& endpoint : config_.control_endpoints) {
-    if (path != endpoint.path) continue;
+  if (endpoint != nullptr) {
     return only("GET", [&] {
       // The provider's entries of the proxy's journal: what every reader of a journal reads.
-      const std::vector<provider::JournalEntry> journal(journal_.begin(), journal_.end());
+      const std::vector<provider::JournalEntry> journal =
+          endpoint->reads_journal
+              ? std::vector<provider::JournalEntry>(journal_.begin(), journal_.end())
+              : std::vector<provider::JournalEntry>{};
       return provider::answer_control_endpoint(
-          endpoint, request.query, journal,
+          *endpoint, request.query, journal,
           {.server = "proxy", .operation_field = config_.operation_field, .api = &config_.api},
           errors_);
     });
   }
   return error(404, "not_found", "unknown control endpoint " + path);
+}
+
+// GET /_test/journal, as the provider's: the whole journal, or with ?after=SEQ&limit=N a page
+// of the entries after SEQ, and "next" while more follow (what the live page follows).
+Decision ProxyCore::read_journal(std::string_view query) const {
+  provider::JournalPageQuery page;
+  try {
+    page = provider::read_journal_query(query);
+  } catch (const std::invalid_argument& problem) {
+    return error(400, "invalid_journal_query", problem.what());
+  }
+  if (page.limit == 0) return json_response(200, journal_json_locked());
+  const auto first = std::upper_bound(
+      journal_.begin(), journal_.end(), page.after,
+      [](std::uint64_t after, const ProxyEntry& entry) { return after < entry.seq; });
+  const auto last = first + static_cast<std::ptrdiff_t>(std::min<std::uint64_t>(
+                                page.limit, static_cast<std::uint64_t>(journal_.end() - first)));
+  nlohmann::json answer = {{"count", journal_.size()},
+                           {"entries", std::vector<ProxyEntry>(first, last)}};
+  if (last != journal_.end() && last != first) answer["next"] = std::prev(last)->seq;
+  return json_response(200, answer);
 }
 
 Decision ProxyCore::reset(const std::string& body) {

@@ -102,6 +102,7 @@ class ProxyCore {
   void read_answer(ProxyEntry& entry, const Pending& pending, const UpstreamAnswer& answer,
                    Millis now);
   provider::Decision control(const provider::HttpRequest& request, Millis now);
+  provider::Decision read_journal(std::string_view query) const;
   provider::Decision reset(const std::string& body);
   provider::Decision advance_clock(const std::string& body);
   nlohmann::json journal_json_locked() const;
