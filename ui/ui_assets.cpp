@@ -17,6 +17,7 @@ std::string_view media_type(std::string_view name) {
   if (name.ends_with(".html")) return "text/html; charset=utf-8";
   if (name.ends_with(".css")) return "text/css; charset=utf-8";
   if (name.ends_with(".js")) return "text/javascript; charset=utf-8";
+  if (name.ends_with(".png")) return "image/png";
   return "application/octet-stream";
 }
 

@@ -20,8 +20,8 @@ const std::vector<EmbeddedFile>& embedded_files();
 // always one of ui/assets/'s, so a missing one is a build that left it out.
 std::string_view asset(std::string_view name);
 
-// "text/html; charset=utf-8", "text/css; charset=utf-8", "text/javascript; charset=utf-8":
-// by the name's extension.
+// "text/html; charset=utf-8", "text/css; charset=utf-8", "text/javascript; charset=utf-8",
+// "image/png": by the name's extension.
 std::string_view media_type(std::string_view name);
 
 }  // namespace retryproof::ui

@@ -202,7 +202,9 @@
 
   function drawVerdicts() {
     const verdicts = state.verdicts || [];
-    document.getElementById('verdict-list').replaceChildren(verdicts.length
+    const list = document.getElementById('verdict-list');
+    if (list.contains(document.activeElement)) return;  // the next judgement draws them
+    list.replaceChildren(verdicts.length
       ? View.verdictList(verdicts, showEvidence)
       : h('p', { className: 'none', text: 'No verdicts yet.' }));
   }
@@ -266,6 +268,8 @@
       pause.textContent = state.paused ? 'Resume' : 'Pause';
       setStatus();
     });
+    // Verdicts that came while the keyboard was among them are drawn once it leaves.
+    document.getElementById('verdict-list').addEventListener('focusout', () => setTimeout(drawVerdicts, 0));
     document.getElementById('judge-now').addEventListener('click', () => {
       judge(true).catch((problem) => {
         state.error = problem.message;

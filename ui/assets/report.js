@@ -67,7 +67,8 @@
       View.cite(section, prefix, seqs, seq);
     };
     const unmet = (scenario.unmet || []).map((miss) => h('li', { className: miss.severity, text: '[' + miss.severity + '] ' + View.visible(miss.expectation) }));
-    section.append(
+    // Through h(), which leaves out the parts a scenario does not have (null).
+    View.appendAll(section, [
       h('h2', {}, [h('span', { className: 'mark', text: scenario.met ? 'PASS' : 'FAIL' }), ' ', View.code(scenario.name, 'name')]),
       h('p', { className: 'description', text: View.visible(scenario.description) }),
       unmet.length ? h('ul', { className: 'unmet' }, unmet) : null,
@@ -77,7 +78,7 @@
       View.verdictList(scenario.verdicts || [], onEvidence),
       review(scenario, index, entriesBySeq),
       h('h3', { text: 'Operations' }),
-      operations);
+      operations]);
     return section;
   }
 

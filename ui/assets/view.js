@@ -9,6 +9,7 @@
 (function (global) {
   'use strict';
   const Model = global.RetryproofModel;
+  const HELD_MS = 50;  // an answer later than this after arrival shows as held
 
   // An element with attributes and children. `attrs` are set with setAttribute, except
   // `text` (textContent) and `className`; names beginning with "on" are refused, so that no
@@ -82,7 +83,8 @@
       fault ? h('span', { className: 'fault', text: 'fault ' + fault }) : null,
       h('span', { className: 'outcome', text: visible(entry.outcome) }),
       h('span', { className: 'got', text: '→ ' + Model.got(entry) }),
-      held !== null && held > 0 ? h('span', { className: 'hold', text: 'held ' + ms(held) }) : null,
+      // A wait the client would notice (a delay fault, a slowdown), not the server's own work.
+      held !== null && held >= HELD_MS ? h('span', { className: 'hold', text: 'held ' + ms(held) }) : null,
       entry.upstreamStatus !== undefined && entry.upstreamStatus !== null ? h('span', { className: 'upstream', text: 'upstream ' + entry.upstreamStatus }) : null,
       entry.upstreamError ? h('span', { className: 'upstream', text: 'upstream ' + visible(entry.upstreamError) }) : null,
       entry.jobId ? h('span', { className: 'job' }, ['job ', code(entry.jobId)]) : null,
@@ -214,6 +216,7 @@
 
   global.RetryproofView = {
     h: h,
+    appendAll: append,
     visible: visible,
     code: code,
     ms: ms,

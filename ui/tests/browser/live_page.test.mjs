@@ -86,11 +86,14 @@ const HOSTILE_ORDER = '<script>window.pwned=1</script>';
 // under a fresh key (two jobs for order o-1); a failure before the commit, retried; an error
 // after the commit, reconciled by a lookup; a replay; a changed payload; hostile keys.
 async function traffic(base) {
-  await plan(base, { faults: ['commit-then-drop', 'fail-before-commit', 'commit-then-error'] });
+  // A script's fault is taken by the next new operation: one fault installed before each.
+  await plan(base, { faults: ['commit-then-drop'] });
   check((await post(base, 'o1-first', 'o-1')).status === 0, 'commit-then-drop: the client got no answer');
   check((await post(base, 'o1-second', 'o-1')).status === 201, 'o-1 retried under a fresh key: a second job');
+  await plan(base, { faults: ['fail-before-commit'] });
   check((await post(base, 'o2', 'o-2')).status === 503, 'fail-before-commit: 503');
   check((await post(base, 'o2', 'o-2')).status === 201, 'o-2 retried: created');
+  await plan(base, { faults: ['commit-then-error'] });
   check((await post(base, 'o3', 'o-3')).status === 503, 'commit-then-error: 503, the job exists');
   check((await send(base, 'GET', '/jobs/by-idempotency-key/o3')).status === 200, 'o-3 reconciled by a lookup');
   check((await post(base, 'o2', 'o-2')).status === 200, 'o-2 replayed');
@@ -254,7 +257,7 @@ async function tokenPage(browser) {
 async function proxyPage(browser, upstream) {
   // The drill's outage is still in force on the provider: the proxy needs it answering.
   check((await send(upstream, 'POST', '/_test/reset', { body: '{}' })).status === 200, 'the provider reset');
-  const base = await start(['proxy', '--upstream', upstream, '--port', '0', '--operation-field', 'orderId', '--log', 'none']);
+  const base = await start(['proxy', '--upstream', upstream, '--port', '0', '--operation-field', 'orderId']);
   await plan(base, { faults: ['commit-then-drop'] });
   check((await post(base, 'p1', 'o-p')).status === 0, 'through the proxy: commit-then-drop');
   check((await send(base, 'GET', '/jobs/by-idempotency-key/p1')).status === 200, 'through the proxy: the lookup finds the job');
