@@ -10,8 +10,13 @@
   const h = View.h;
 
   const PAGE = 1000;              // entries per journal request
-  const PAGES_PER_TICK = 20;      // how far one tick catches up before it draws
-  const TAIL = 50000;             // a longer journal is followed from its last TAIL entries
+  // At most this many journal requests a second: each is read and written under the
+  // server's lock, so the page's cost to the data plane stays bounded whatever the load.
+  const PAGES_PER_TICK = 3;
+  // Further behind than this (traffic faster than the page reads), it jumps to the newest
+  // entries, and says how many it skipped: live beats complete.
+  const SKIP_BEHIND = 15 * PAGE;
+  const TAIL = 20000;             // a longer journal is followed from its last TAIL entries
   const JUDGE_LIMIT = 100000;     // above it, verdicts (which read the whole journal) on demand only
   const TICK_MS = 1000;
   const PLAN_EVERY_MS = 2000;
@@ -25,6 +30,9 @@
     started: false,
     after: 0,          // the last seq read
     skipped: 0,        // seqs not read, on a journal longer than TAIL at the start
+    overtaken: 0,      // seqs not read since, to keep up with traffic faster than the page
+    last: 0,           // the journal's last seq, as its last page said
+    lastAtTick: 0,     // and as it was at the start of the tick before
     count: 0,          // the journal's entries, as its last page said
     planAt: 0,
     plan: null,
@@ -84,15 +92,29 @@
       const last = lastSeqOf(probe);
       state.after = last > TAIL ? last - TAIL : 0;
       state.skipped = state.after;
+      state.last = last;
+      state.lastAtTick = last;
       state.started = true;
     }
+    // Losing ground: the journal grew by more than a tick reads, and the page is far behind.
+    const growth = state.last - state.lastAtTick;
+    state.lastAtTick = state.last;
     for (let i = 0; i < PAGES_PER_TICK; i += 1) {
+      if (i === 0 && growth > PAGES_PER_TICK * PAGE && state.last - state.after > SKIP_BEHIND) {
+        const to = state.last - PAGES_PER_TICK * PAGE;
+        state.overtaken += to - state.after;
+        state.after = to;
+      }
       const page = await api('/_test/journal?after=' + state.after + '&limit=' + PAGE);
       state.count = page.count;
+      state.last = lastSeqOf(page);
       if (lastSeqOf(page) < state.after) {  // the journal was reset: start again
         model = new Model.JournalModel();
         state.after = 0;
         state.skipped = 0;
+        state.overtaken = 0;
+        state.last = 0;
+        state.lastAtTick = 0;
         state.cited = new Set();
         state.verdictsCount = -1;
         continue;
@@ -151,7 +173,8 @@
     if (state.error) text = 'Error: ' + state.error;
     else if (state.paused) text = 'Paused at seq ' + state.after + '.';
     else text = 'Following the journal: seq ' + state.after + ', ' + totals.requests + ' requests read' +
-      (state.skipped ? ' (the first ' + state.skipped + ' were not read: the page follows the last ' + TAIL + ')' : '') + '.';
+      (state.skipped ? ' (the first ' + state.skipped + ' were not read: the page follows the last ' + TAIL + ')' : '') +
+      (state.overtaken ? '; ' + state.overtaken + ' skipped to keep up (the page reads at most ' + PAGES_PER_TICK * PAGE + ' a second)' : '') + '.';
     const status = document.getElementById('status');
     if (status.textContent !== text) status.textContent = text;
     status.classList.toggle('bad', Boolean(state.error));
@@ -162,6 +185,7 @@
     if (state.drawn === model.version) return;
     state.drawn = model.version;
     const totals = model.totals();
+    if (state.plan) drawPlan();  // whether an outage is in force is read from the newest request
     document.getElementById('rates').replaceChildren(View.rates(totals));
     document.getElementById('chart').replaceChildren(View.chart(model.buckets(120), 'Requests per second by what happened to them, the last 120 seconds'));
     const duplicates = model.duplicated();

@@ -91,9 +91,18 @@
     ]);
   }
 
+  // At most SHOWN_ATTEMPTS of an operation's attempts are drawn, the first and the last
+  // halves: an operation a load test repeats thousands of times stays cheap to draw.
+  const SHOWN_ATTEMPTS = 40;
+
   function attemptList(entries, options, empty) {
     if (entries.length === 0) return h('p', { className: 'none', text: empty });
-    return h('ol', { className: 'attempts' }, entries.map((entry) => attempt(entry, options)));
+    const half = SHOWN_ATTEMPTS / 2;
+    const items = entries.length <= SHOWN_ATTEMPTS ? entries.map((entry) => attempt(entry, options))
+      : entries.slice(0, half).map((entry) => attempt(entry, options))
+        .concat([h('li', { className: 'omitted', text: '… ' + (entries.length - SHOWN_ATTEMPTS) + ' more attempts …' })])
+        .concat(entries.slice(-half).map((entry) => attempt(entry, options)));
+    return h('ol', { className: 'attempts' }, items);
   }
 
   // Operations as table rows: the operation, its creates in order, the lookups beside them,

@@ -46,17 +46,18 @@ function check(condition, what) {
   if (!condition) failures.push(what);
 }
 
-// Starts `retryproof ARGS...` and resolves with its URL, the first line it prints.
+// Starts `retryproof ARGS...` (or PROGRAM BEFORE... ARGS...) and resolves with its URL, the
+// first line it prints.
 const children = [];
-function start(args) {
-  const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+function start(args, program = binary, ...before) {
+  const child = spawn(program, [...before, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let errors = '';
   child.stderr.on('data', (chunk) => { errors += chunk; });
   return new Promise((resolve, reject) => {
     const lines = createInterface({ input: child.stdout });
     lines.once('line', (line) => resolve(line.trim()));
-    child.once('exit', (code) => reject(new Error(`retryproof ${args.join(' ')} exited ${code}: ${errors}`)));
+    child.once('exit', (code) => reject(new Error(`${program} ${args.join(' ')} exited ${code}: ${errors}`)));
   });
 }
 
@@ -300,6 +301,50 @@ async function savedPage(browser, journalText) {
   await context.close();
 }
 
+// The rehearsal of examples/rehearsal, watched on the proxy's page: the naive service, its
+// events delivered with duplicates through plan.json's faults, then the outage drill started
+// from the page while the service works through new events.
+async function rehearsalPage(browser) {
+  const rehearsal = join(here, '../../../examples/rehearsal');
+  const sandbox = await start(['provider', '--port', '0', '--seed', '1', '--log', 'none']);
+  const proxy = await start(['proxy', '--upstream', sandbox, '--port', '0', '--operation-field', 'orderId',
+    '--plan', join(rehearsal, 'plan.json')]);
+  const service = await start(['--upstream', proxy, '--secret', 's3'], 'python3', join(rehearsal, 'order_service.py'));
+  const { page, problems } = await openPage(browser, proxy);
+  const deliver = (events) => new Promise((resolve) => {
+    const child = spawn(binary, ['deliver', '--target', service + '/webhooks', '--events', events, '--seed', '1', '--secret', 's3'], { stdio: 'ignore' });
+    child.once('exit', resolve);
+  });
+  await deliver(join(rehearsal, 'events.json'));
+  await page.waitForSelector('#duplicate-list tr.operation[data-operation="order-2"]', { timeout: WAIT_MS });
+  check(true, 'the rehearsal: order-2, shipped twice, is among the operations with two effects');
+  await page.waitForSelector('li.verdict[data-verdict="no-duplicate-effect"][data-status="fail"]', { timeout: WAIT_MS });
+  check(/order-2/.test(await page.textContent('li.verdict[data-verdict="no-duplicate-effect"]')), 'the rehearsal: no-duplicate-effect fails on order-2');
+  await shot(page, '08-rehearsal.png');
+
+  // The drill: a 30 s outage started from the page, then new orders paid meanwhile.
+  await page.click('#plan-edit summary');
+  await page.fill('#outage-seconds', '30');
+  await page.click('#outage-form button');
+  await page.waitForFunction(() => /Installed/.test(document.getElementById('plan-result').textContent), null, { timeout: WAIT_MS });
+  const drill = join(mkdtempSync(join(tmpdir(), 'retryproof-ui-drill-')), 'events.json');
+  writeFileSync(drill, JSON.stringify([
+    { id: 'evt_drill_1', type: 'order.paid', orderId: 'order-8', amount: 10 },
+    { id: 'evt_drill_2', type: 'order.paid', orderId: 'order-9', amount: 20 }]));
+  await deliver(drill);
+  await page.waitForFunction(() => {
+    const row = document.querySelector('#operation-list tr.operation[data-operation="order-9"]');
+    return row && row.querySelectorAll('li.attempt.failed').length > 0 && /outage/.test(row.textContent);
+  }, null, { timeout: WAIT_MS });
+  check(true, 'the drill: order-9\'s creates fail in the outage, and show it');
+  await page.waitForFunction(() => Array.from(document.querySelectorAll('#chart .bucket')).some((b) => Number(b.dataset.failed) > 0), null, { timeout: WAIT_MS });
+  await page.waitForFunction(() => /in force/.test(document.getElementById('plan-view').textContent), null, { timeout: WAIT_MS });
+  check(true, 'the drill: the plan shows the outage in force');
+  await shot(page, '09-rehearsal-drill.png');
+  check(problems.console.length === 0 && problems.errors.length === 0, `the rehearsal's page: no console error (${problems.console})`);
+  await page.context().close();
+}
+
 let browser;
 try {
   const base = await start(['provider', '--port', '0', '--seed', '1', '--operation-field', 'orderId', '--log', 'none']);
@@ -308,6 +353,7 @@ try {
   await savedPage(browser, (await send(base, 'GET', '/_test/journal')).text);
   await tokenPage(browser);
   await proxyPage(browser, base);
+  await rehearsalPage(browser);
 } catch (problem) {
   failures.push(problem.stack || String(problem));
   console.error(problem.stack || String(problem));
