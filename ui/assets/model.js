@@ -62,10 +62,14 @@
   class JournalModel {
     // maxOperations: how many operations keep their attempts (the most recent, and every one
     // with two effects); the counts and the chart cover every entry ever added.
+    // maxRemembered: how many operations evicted past that are still known by id (about 200
+    // bytes each, with a UUID key: no attempts), so that one seen again is the same
+    // operation, counted once; one seen again after more evictions than that counts anew.
     constructor(options) {
       const settings = options || {};
       this.maxOperations = settings.maxOperations || 5000;
       this.maxAttempts = settings.maxAttempts || 500;
+      this.maxRemembered = settings.maxRemembered || 100000;
       this.clear();
     }
 
@@ -75,6 +79,10 @@
       this.entries = new Map();      // seq -> entry, for operations kept
       this.held = new Map();         // seq -> the category counted for an unanswered entry
       this.bucketMap = new Map();    // second -> {category: count}
+      // Evicted operations: id -> [succeeded, attempts, job id or null, ...keys its lookups
+      // find it by], oldest first; and those keys -> id.
+      this.remembered = new Map();
+      this.rememberedKeys = new Map();
       this.counts = { requests: 0, operations: 0, succeeded: 0, duplicated: 0, evicted: 0 };
       this.lastSeq = 0;
       this.lastAtMs = 0;
@@ -84,7 +92,7 @@
     operationId(entry) {
       if (entry.operation !== null && entry.operation !== undefined) return 'op:' + entry.operation;
       if (entry.key !== null && entry.key !== undefined) {
-        return this.keyToOp.get(entry.key) || 'key:' + entry.key;
+        return this.keyToOp.get(entry.key) || this.rememberedKeys.get(entry.key) || 'key:' + entry.key;
       }
       return null;
     }
@@ -141,14 +149,15 @@
           others: [],
           jobs: [],                 // ids of the jobs its creates made, in order
           lookedUp: [],             // ids its lookups found
-          omitted: 0,               // attempts past maxAttempts, counted only
+          omitted: 0,               // attempts past maxAttempts or evicted, counted only
           succeeded: false,
           firstSeq: entry.seq,
           lastSeq: entry.seq,
           firstAtMs: entry.atMs,
         };
         this.ops.set(id, op);
-        this.counts.operations += 1;
+        if (this.remembered.has(id)) this.revive(op);
+        else this.counts.operations += 1;
         this.evict();
       } else {
         // Most recently active last: eviction takes the ones idle longest.
@@ -193,6 +202,35 @@
       }
     }
 
+    // An evicted operation seen again: the same one, counted once, its job and success kept
+    // (a second job now makes it a duplicate), its earlier attempts counted as omitted.
+    revive(op) {
+      const [succeeded, attempts, job, ...keys] = this.remembered.get(op.id);
+      this.remembered.delete(op.id);
+      op.succeeded = succeeded === 1;
+      op.omitted = attempts;
+      if (job !== null) op.jobs.push(job);
+      for (const key of keys) {
+        op.keys.add(key);
+        this.keyToOp.set(key, op.id);
+        this.rememberedKeys.delete(key);
+      }
+      this.counts.evicted -= 1;
+    }
+
+    remember(victim, keys) {
+      const attempts = victim.creates.length + victim.lookups.length + victim.others.length + victim.omitted;
+      this.remembered.set(victim.id, [victim.succeeded ? 1 : 0, attempts, victim.jobs[0] || null, ...keys]);
+      for (const key of keys) this.rememberedKeys.set(key, victim.id);
+      while (this.remembered.size > this.maxRemembered) {
+        const [oldest, summary] = this.remembered.entries().next().value;
+        this.remembered.delete(oldest);
+        for (const key of summary.slice(3)) {
+          if (this.rememberedKeys.get(key) === oldest) this.rememberedKeys.delete(key);
+        }
+      }
+    }
+
     evict() {
       while (this.ops.size > this.maxOperations) {
         let victim = null;
@@ -209,9 +247,14 @@
             this.entries.delete(entry.seq);
           }
         }
+        const keys = [];
         for (const key of victim.keys) {
-          if (this.keyToOp.get(key) === victim.id) this.keyToOp.delete(key);
+          if (this.keyToOp.get(key) === victim.id) {
+            this.keyToOp.delete(key);
+            keys.push(key);
+          }
         }
+        this.remember(victim, keys);
         this.counts.evicted += 1;
       }
     }

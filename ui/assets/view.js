@@ -178,7 +178,8 @@
   function rates(totals) {
     return h('dl', { className: 'rates' }, [
       h('dt', { text: 'requests' }), h('dd', { 'data-rate': 'requests', text: String(totals.requests) }),
-      h('dt', { text: 'operations' }), h('dd', { 'data-rate': 'operations', text: String(totals.operations) }),
+      h('dt', { text: 'operations', title: 'operations this page has read since it opened, each counted once' }),
+      h('dd', { 'data-rate': 'operations', text: String(totals.operations) }),
       h('dt', { text: 'succeeded', title: 'operations whose client got a whole 2xx answer naming a job' }),
       h('dd', { 'data-rate': 'success', text: percent(totals.successRate) + ' (' + totals.succeeded + ')' }),
       h('dt', { text: 'duplicated', title: 'operations with two or more jobs' }),
