@@ -20,11 +20,7 @@ namespace retryproof::ui {
 namespace {
 
 using nlohmann::json;
-using provider::testing::body_of;
-using provider::testing::raw_exchange;
-using provider::testing::raw_post_jobs;
-using provider::testing::ReadUntil;
-using provider::testing::status_of;
+using namespace provider::testing;  // raw_http.hpp: requests and answers on raw sockets
 
 constexpr const char* kToken = "s3cret-token";
 
@@ -163,8 +159,8 @@ TEST(ProxyJournalPages, AfterAndLimitReadAPageWithNext) {
   }
   const auto page = [&](const std::string& query) {
     return json::parse(
-        body_of(raw_exchange(proxy.port(), provider::testing::raw_control_request(
-                                               proxy.port(), "GET", "/_test/journal?" + query))
+        body_of(raw_exchange(proxy.port(),
+                             raw_control_request(proxy.port(), "GET", "/_test/journal?" + query))
                     .received));
   };
   const json first = page("after=0&limit=2");
@@ -178,11 +174,10 @@ TEST(ProxyJournalPages, AfterAndLimitReadAPageWithNext) {
   EXPECT_FALSE(last.contains("next"));
   const json bad = page("after=x");
   EXPECT_EQ(bad["error"], "invalid_journal_query") << bad;
-  EXPECT_EQ(
-      json::parse(body_of(raw_exchange(proxy.port(), provider::testing::raw_control_request(
-                                                         proxy.port(), "GET", "/_test/faults"))
-                              .received)),
-      json({{"faults", json::array()}}))
+  EXPECT_EQ(json::parse(body_of(raw_exchange(proxy.port(), raw_control_request(proxy.port(), "GET",
+                                                                               "/_test/faults"))
+                                    .received)),
+            json({{"faults", json::array()}}))
       << "the plan in force, as the provider shows it";
 }
 
