@@ -1,11 +1,9 @@
 // The /_test/ endpoints: how tests and scenario runners steer and inspect the provider.
 // Control calls are not journaled: the journal is the evidence of what clients did.
 #include <algorithm>
-#include <charconv>
 #include <functional>
 #include <stdexcept>
 
-#include "common/form_body.hpp"
 #include "common/json_text.hpp"
 #include "provider/control_requests.hpp"
 #include "provider/json_body.hpp"
@@ -15,7 +13,10 @@
 namespace retryproof::provider {
 
 Decision ProviderCore::control(const HttpRequest& request, Millis now) {
-  if (config_.control_token && !carries_bearer_token(request.headers, *config_.control_token)) {
+  const ControlEndpoint* endpoint = control_endpoint_at(config_.control_endpoints, request.path);
+  const bool needs_token = endpoint == nullptr || endpoint->needs_token;
+  if (needs_token && config_.control_token &&
+      !carries_bearer_token(request.headers, *config_.control_token)) {
     Decision refused = error(401, "unauthorized", "send Authorization: Bearer <control token>");
     refused.headers.emplace("WWW-Authenticate", "Bearer");
     return refused;
@@ -37,16 +38,24 @@ Decision ProviderCore::control(const HttpRequest& request, Millis now) {
   if (path == "/_test/journal") return only("GET", [&] { return read_journal(request.query); });
   if (path == "/_test/reset") return only("POST", [&] { return reset(request.body); });
   if (path == "/_test/clock") return only("POST", [&] { return advance_clock(request.body); });
-  for (const ControlEndpoint& endpoint : config_.control_endpoints) {
-    if (path != endpoint.path) continue;
+  if (endpoint != nullptr) {
     return only("GET", [&] {
       return answer_control_endpoint(
-          endpoint, request.query, journal_.memory(),
+          *endpoint, request.query,
+          endpoint->reads_journal ? journal_.memory() : std::vector<JournalEntry>{},
           {.seed = config_.seed, .operation_field = config_.operation_field, .api = &config_.api},
           ErrorStyle{.shape = &config_.api, .format = errors_});
     });
   }
   return error(404, "not_found", "unknown control endpoint " + path);
+}
+
+const ControlEndpoint* control_endpoint_at(const std::vector<ControlEndpoint>& endpoints,
+                                           std::string_view path) {
+  const auto found =
+      std::find_if(endpoints.begin(), endpoints.end(),
+                   [&](const ControlEndpoint& endpoint) { return endpoint.path == path; });
+  return found == endpoints.end() ? nullptr : &*found;
 }
 
 Decision answer_control_endpoint(const ControlEndpoint& endpoint, const std::string& query,
@@ -55,6 +64,7 @@ Decision answer_control_endpoint(const ControlEndpoint& endpoint, const std::str
   try {
     ControlAnswer answer = endpoint.answer(query, journal, context);
     return Decision{.status = 200,
+                    .headers = std::move(answer.headers),
                     .body = std::move(answer.body),
                     .content_type = std::move(answer.content_type)};
   } catch (const std::invalid_argument& problem) {
@@ -67,23 +77,6 @@ namespace {
 // How many entries one chunk of a streamed journal carries under the lock: small enough
 // that a request waiting for the lock waits for one chunk, not the whole journal.
 constexpr std::size_t kEntriesPerChunk = 512;
-constexpr std::uint64_t kMaxPage = 100000;
-
-// A parameter of a parsed query (form_body's parse: every value a string), as a number.
-std::uint64_t query_number(const nlohmann::json& parameters, const std::string& name,
-                           std::uint64_t low, std::uint64_t high, std::uint64_t otherwise) {
-  const auto found = parameters.find(name);
-  if (found == parameters.end()) return otherwise;
-  const std::string text = found->is_string() ? found->get<std::string>() : std::string();
-  std::uint64_t value = 0;
-  const auto [end, problem] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || problem != std::errc() || end != text.data() + text.size() || value < low ||
-      value > high) {
-    throw std::invalid_argument("\"" + name + "\" must be a whole number from " +
-                                std::to_string(low) + " to " + std::to_string(high));
-  }
-  return value;
-}
 
 // A 200 whose body is `opening`, then each run of comma-joined items `next_items` returns
 // (it locks what it reads; nothing means the end), then "]}": a JSON array streamed a chunk
@@ -117,19 +110,14 @@ Decision streamed_array(std::string opening,
 // made under the lock; or, with ?after=SEQ&limit=N, one page of entries after SEQ, and
 // "next" (the seq to pass as `after`) when more follow.
 Decision ProviderCore::read_journal(std::string_view query) {
-  std::uint64_t after = 0;
-  std::uint64_t limit = 0;
+  JournalPageQuery page_query;
   try {
-    const nlohmann::json parameters = parse_form_body(query);
-    for (const auto& [name, unused] : parameters.items()) {
-      if (name != "after" && name != "limit")
-        throw std::invalid_argument("unknown parameter \"" + name + "\"; expected after, limit");
-    }
-    after = query_number(parameters, "after", 0, UINT64_MAX, 0);
-    limit = query_number(parameters, "limit", 1, kMaxPage, 0);
+    page_query = read_journal_query(query);
   } catch (const std::invalid_argument& problem) {
     return error(400, "invalid_journal_query", problem.what());
   }
+  const std::uint64_t after = page_query.after;
+  const std::uint64_t limit = page_query.limit;
   // Entries spilled to the --journal-file are read back from it: a reader sees every entry.
   // Dropped ones (a --journal-limit without a file) are counted in "dropped".
   const std::size_t total = journal_.count();
@@ -137,12 +125,23 @@ Decision ProviderCore::read_journal(std::string_view query) {
   const std::uint64_t dropped = journal_.dropped();
   if (limit != 0) {
     try {
-      const std::vector<JournalEntry> entries =
-          journal_.read(after, static_cast<std::size_t>(limit));
-      nlohmann::json page = {{"count", total}, {"entries", entries}};
-      if (!entries.empty() && entries.back().seq < last_seq) page["next"] = entries.back().seq;
-      if (dropped > 0) page["dropped"] = dropped;
-      return json_response(200, page);
+      std::vector<JournalEntry> entries = journal_.read(after, static_cast<std::size_t>(limit));
+      const std::optional<std::uint64_t> next = !entries.empty() && entries.back().seq < last_seq
+                                                    ? std::optional(entries.back().seq)
+                                                    : std::nullopt;
+      // The entries are copied under the lock; their JSON, most of a page's cost, is written
+      // by the server thread after it (what a live page following the journal costs others).
+      Decision decision;
+      decision.body_chunks = [entries = std::move(entries), total, next, dropped,
+                              written = false]() mutable -> std::optional<std::string> {
+        if (written) return std::nullopt;
+        written = true;
+        nlohmann::json page = {{"count", total}, {"entries", entries}};
+        if (next) page["next"] = *next;
+        if (dropped > 0) page["dropped"] = dropped;
+        return compact_json(page);
+      };
+      return decision;
     } catch (const std::exception& problem) {  // the spill file was changed under us
       return error(500, "internal_error", problem.what());
     }

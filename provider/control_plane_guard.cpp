@@ -24,12 +24,13 @@ std::string_view without_brackets(std::string_view host) {
 
 struct Authority {
   std::string_view host;
-  int port = 80;  // http's, when none is written
+  int port = 0;
   bool valid = true;
 };
 
-Authority split_authority(std::string_view authority) {
-  Authority split;
+// `default_port` is the scheme's, for an authority that writes none (80, or 443 over TLS).
+Authority split_authority(std::string_view authority, int default_port) {
+  Authority split{.port = default_port};
   const std::size_t bracket_end = authority.starts_with('[') ? authority.find(']') : 0;
   if (bracket_end == std::string_view::npos) return {.valid = false};
   const std::size_t colon = authority.find(':', bracket_end);
@@ -55,11 +56,11 @@ bool is_loopback_host(std::string_view host) {
          address == std::array<unsigned char, 16>{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
 }
 
-ControlPlaneGuard::ControlPlaneGuard(std::string listen_host, int port)
-    : listen_host_(std::move(listen_host)), port_(port) {}
+ControlPlaneGuard::ControlPlaneGuard(std::string listen_host, int port, ServedScheme scheme)
+    : listen_host_(std::move(listen_host)), port_(port), scheme_(scheme) {}
 
 bool ControlPlaneGuard::is_own_authority(std::string_view authority) const {
-  const Authority split = split_authority(authority);
+  const Authority split = split_authority(authority, scheme_ == ServedScheme::https ? 443 : 80);
   if (!split.valid || split.port != port_) return false;
   return is_loopback_host(split.host) ||
          equals_ignoring_case(without_brackets(split.host), without_brackets(listen_host_));
@@ -67,17 +68,18 @@ bool ControlPlaneGuard::is_own_authority(std::string_view authority) const {
 
 std::optional<ControlPlaneRefusal> ControlPlaneGuard::check(const Headers& headers) const {
   const std::string port = std::to_string(port_);
+  const std::string scheme = scheme_ == ServedScheme::https ? "https://" : "http://";
   for (auto [origin, last] = headers.equal_range("Origin"); origin != last; ++origin) {
     const std::string_view value = origin->second;
-    constexpr std::string_view kScheme = "http://";
-    if (value.size() < kScheme.size() ||
-        !equals_ignoring_case(value.substr(0, kScheme.size()), kScheme) ||
-        !is_own_authority(value.substr(kScheme.size()))) {
+    if (value.size() < scheme.size() ||
+        !equals_ignoring_case(value.substr(0, scheme.size()), scheme) ||
+        !is_own_authority(value.substr(scheme.size()))) {
       return ControlPlaneRefusal{
           .code = "forbidden_origin",
-          .detail = "the control plane refuses requests from web pages (Origin: " +
-                    std::string(value) + "); it accepts no Origin, or http://127.0.0.1:" + port +
-                    ", http://localhost:" + port + " or http://[::1]:" + port};
+          .detail =
+              "the control plane refuses requests from web pages (Origin: " + std::string(value) +
+              "); it accepts no Origin, or " + scheme + "127.0.0.1:" + port + ", " + scheme +
+              "localhost:" + port + " or " + scheme + "[::1]:" + port};
     }
   }
   const auto [host, last] = headers.equal_range("Host");

@@ -2,7 +2,8 @@
 // hostile page can be made to send requests to loopback: as a cross-site POST (it then
 // sends an Origin naming the page) or, after DNS rebinding, under the attacker's name
 // (it then sends that name as Host). Both are refused before the core sees them. Scripts
-// and HTTP libraries send no Origin and the address they connect to as Host.
+// and HTTP libraries send no Origin and the address they connect to as Host; the server's
+// own page (GET /_test/ui) sends its own origin, in the scheme the server serves.
 #pragma once
 
 #include <optional>
@@ -16,6 +17,9 @@ namespace retryproof::provider {
 // 127.0.0.0/8, ::1 and "localhost", the forms that can only mean this machine.
 bool is_loopback_host(std::string_view host);
 
+// What a server serves: its own page's origin is http://… or https://…, never both.
+enum class ServedScheme { http, https };
+
 struct ControlPlaneRefusal {
   int status = 403;
   std::string code;    // forbidden_origin or forbidden_host
@@ -25,8 +29,10 @@ struct ControlPlaneRefusal {
 class ControlPlaneGuard {
  public:
   // `listen_host` is the address the server listens on: when it is not loopback, clients
-  // reach it by that name too, and it is accepted beside the loopback names.
-  ControlPlaneGuard(std::string listen_host, int port);
+  // reach it by that name too, and it is accepted beside the loopback names. An Origin is
+  // accepted in `scheme` only: over TLS a page's origin is https://, and an http:// one
+  // names another server (or a downgraded page) on the same port.
+  ControlPlaneGuard(std::string listen_host, int port, ServedScheme scheme);
 
   // Why a control-plane request with these headers is refused, or nothing.
   std::optional<ControlPlaneRefusal> check(const Headers& headers) const;
@@ -37,6 +43,7 @@ class ControlPlaneGuard {
 
   std::string listen_host_;
   int port_;
+  ServedScheme scheme_;
 };
 
 }  // namespace retryproof::provider

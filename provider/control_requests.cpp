@@ -2,13 +2,44 @@
 
 #include <strings.h>
 
+#include <charconv>
 #include <stdexcept>
 
 #include "common/constant_time.hpp"
 #include "common/duration.hpp"
+#include "common/form_body.hpp"
 #include "provider/json_body.hpp"
 
 namespace retryproof::provider {
+namespace {
+
+// A parameter of a parsed query (form_body's parse: every value a string), as a number.
+std::uint64_t query_number(const nlohmann::json& parameters, const std::string& name,
+                           std::uint64_t low, std::uint64_t high, std::uint64_t otherwise) {
+  const auto found = parameters.find(name);
+  if (found == parameters.end()) return otherwise;
+  const std::string text = found->is_string() ? found->get<std::string>() : std::string();
+  std::uint64_t value = 0;
+  const auto [end, problem] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || problem != std::errc() || end != text.data() + text.size() || value < low ||
+      value > high) {
+    throw std::invalid_argument("\"" + name + "\" must be a whole number from " +
+                                std::to_string(low) + " to " + std::to_string(high));
+  }
+  return value;
+}
+
+}  // namespace
+
+JournalPageQuery read_journal_query(std::string_view query) {
+  const nlohmann::json parameters = parse_form_body(query);
+  for (const auto& [name, unused] : parameters.items()) {
+    if (name != "after" && name != "limit")
+      throw std::invalid_argument("unknown parameter \"" + name + "\"; expected after, limit");
+  }
+  return {.after = query_number(parameters, "after", 0, UINT64_MAX, 0),
+          .limit = query_number(parameters, "limit", 1, kMaxJournalPage, 0)};
+}
 
 bool carries_bearer_token(const Headers& headers, const std::string& token) {
   const auto authorization = headers.find("Authorization");

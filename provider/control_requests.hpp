@@ -1,10 +1,12 @@
 // The parts of a control-plane (/_test/) request that the provider and the proxy read the
-// same way: the control token, and the bodies of /_test/reset and /_test/clock.
+// same way: the control token, the bodies of /_test/reset and /_test/clock, and the query of
+// a page of /_test/journal.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "common/millis.hpp"
 #include "provider/http_types.hpp"
@@ -22,5 +24,15 @@ std::optional<std::uint64_t> read_reset_body(const std::string& body);
 // The body of POST /_test/clock: {"advance": "25h"}. Throws std::invalid_argument saying
 // what is wrong.
 Millis read_clock_body(const std::string& body);
+
+// The query of GET /_test/journal: "" (the whole journal), or after=SEQ&limit=N, a page of
+// at most N (1 to kMaxJournalPage) entries after SEQ. Throws std::invalid_argument naming
+// the parameter that is wrong.
+inline constexpr std::uint64_t kMaxJournalPage = 100000;
+struct JournalPageQuery {
+  std::uint64_t after = 0;
+  std::uint64_t limit = 0;  // 0: no page was asked for
+};
+JournalPageQuery read_journal_query(std::string_view query);
 
 }  // namespace retryproof::provider

@@ -43,6 +43,7 @@ struct ProviderConfig;
 struct ControlAnswer {
   std::string body;
   std::string content_type = "application/json";
+  Headers headers = {};  // beside Content-Type: a page's Content-Security-Policy
 };
 // Who answers the endpoint: the provider, or a proxy that serves the same control plane.
 struct ControlContext {
@@ -57,7 +58,18 @@ struct ControlEndpoint {
   std::function<ControlAnswer(const std::string& query, const std::vector<JournalEntry>& journal,
                               const ControlContext& context)>
       answer;
+  // False for a static asset that holds no data (the live page's HTML, script and style): a
+  // browser cannot send a bearer token when it opens a page, and the page asks for the token
+  // itself, for its data calls. The Host and Origin guard applies to it as to every call.
+  bool needs_token = true;
+  // False when `answer` never reads the journal: it is then given an empty one, so that
+  // serving it copies nothing however long the journal is.
+  bool reads_journal = true;
 };
+
+// The endpoint of `endpoints` served at `path`, or null.
+const ControlEndpoint* control_endpoint_at(const std::vector<ControlEndpoint>& endpoints,
+                                           std::string_view path);
 
 // What `endpoint` answers to `query`: a 200 with its body, or, when it throws
 // std::invalid_argument, a 400 with its error code and the reason, written in `errors`. Both

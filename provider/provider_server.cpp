@@ -33,7 +33,9 @@ struct ProviderServer::Impl final : RequestHandler {
         server(*this, {.options = options,
                        .max_body_bytes = server_of.core_.config().max_body_bytes,
                        .control_prefix = std::string(kControlPrefix)}),
-        guard(options.host, server.port()) {  // with port 0, the port is known once bound
+        guard(options.host, server.port(),
+              options.tls ? ServedScheme::https
+                          : ServedScheme::http) {  // with port 0, the port is known once bound
     server.start();
   }
   ~Impl() override { server.stop(); }  // no handler call may outlive the guard

@@ -218,6 +218,10 @@ std::optional<Step> ProxyCore::outage_step(const HttpRequest& request, const Req
   if (!outage) return std::nullopt;
   if (!seen.key.empty()) (config_.api.key.exists() ? entry.key : entry.operation) = seen.key;
   if (!lookup) entry.fingerprint = seen.fingerprint;
+  // As route_create records it, and as the provider does in an outage: the failures count
+  // against their business operation (the judge, the live page), whatever keys carried them.
+  if (!lookup && config_.operation_field && seen.payload && config_.api.key.exists())
+    entry.operation = provider::operation_value(*seen.payload, *config_.operation_field);
   if (outage->slowdown) {
     // Held here, then forwarded: the upstream sees the request only after the hold. A create
     // is journaled as the provider journals it, a delay-before-commit of the hold.

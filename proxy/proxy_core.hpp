@@ -143,6 +143,7 @@ class ProxyCore {
   void append(const provider::JournalEntry& entry);
   UpstreamFields& upstream_of(std::uint64_t seq);  // of an entry in memory
   provider::Decision control(const provider::HttpRequest& request, Millis now);
+  provider::Decision read_journal(std::string_view query) const;
   provider::Decision reset(const std::string& body);
   provider::Decision advance_clock(const std::string& body);
   nlohmann::json journal_json_locked() const;

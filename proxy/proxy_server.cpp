@@ -24,7 +24,8 @@ struct ProxyServer::Impl final : provider::RequestHandler {
         server(*this, {.options = options,
                        .max_body_bytes = max_body_bytes,
                        .control_prefix = std::string(kControlPrefix)}),
-        guard(options.host, server.port()),
+        guard(options.host, server.port(),
+              options.tls ? provider::ServedScheme::https : provider::ServedScheme::http),
         upstream(std::move(url), limits, std::move(trust)) {
     server.start();
   }

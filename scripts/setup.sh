@@ -29,6 +29,7 @@ packages=(
   python3              # the Python embedding helper's tests, and the Python examples
   python3-venv python3-setuptools python3-wheel python3-pytest  # embed/python installed with pip into a new venv, and its pytest plugin run (embed_python_package)
   python3-requests     # tls_run_test: Python's requests trusts run --tls's CA through REQUESTS_CA_BUNDLE alone
+  chromium             # ui_browser: the live page (GET /_test/ui) tested in a real browser, headless; Debian's, never a downloaded one
   "$@"
 )
 # Node runs the JavaScript examples and the Node embedding helper's tests (node:test); a Node
@@ -106,9 +107,10 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt_get install -y --no-install-recommends "${missing[@]}"
 fi
 
-# The official SDKs judged in examples/ (docs/sdks.md), each pinned by its lock file.
+# The official SDKs judged in examples/ (docs/sdks.md), and playwright-core, which drives
+# chromium in the live page's browser test (ui/tests/browser), each pinned by its lock file.
 for example in examples/stripe-node examples/square-node examples/openai-node \
-  examples/modern-treasury-node examples/mollie-node; do
+  examples/modern-treasury-node examples/mollie-node ui/tests/browser; do
   # A copy of the lock it was installed from: when it still matches, nothing changed.
   stamp="$example/node_modules/.installed-from-lock"
   if ! cmp -s "$example/package-lock.json" "$stamp" 2>/dev/null; then

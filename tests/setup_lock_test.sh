@@ -12,11 +12,11 @@ fail() { echo "setup test: $*" >&2; exit 1; }
 # installed from their lock files: the test never touches the real tree's node_modules.
 mkdir -p "$tmp/repo/scripts"
 cp "$1/scripts/setup.sh" "$tmp/repo/scripts/"
-for example in stripe-node square-node openai-node modern-treasury-node mollie-node; do
-  mkdir -p "$tmp/repo/examples/$example/node_modules"
-  echo '{"lockfileVersion": 3}' >"$tmp/repo/examples/$example/package-lock.json"
-  cp "$tmp/repo/examples/$example/package-lock.json" \
-    "$tmp/repo/examples/$example/node_modules/.installed-from-lock"
+for example in examples/stripe-node examples/square-node examples/openai-node \
+  examples/modern-treasury-node examples/mollie-node ui/tests/browser; do
+  mkdir -p "$tmp/repo/$example/node_modules"
+  echo '{"lockfileVersion": 3}' >"$tmp/repo/$example/package-lock.json"
+  cp "$tmp/repo/$example/package-lock.json" "$tmp/repo/$example/node_modules/.installed-from-lock"
 done
 setup="$tmp/repo/scripts/setup.sh"
 

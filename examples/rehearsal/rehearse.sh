@@ -63,6 +63,7 @@ IFS= read -r ca <&"$lines" && ca="${ca#CA file: }"  # the sandbox's CA certifica
 start proxy "$retryproof" proxy --upstream "$sandbox" --upstream-ca "$ca" --port 0 \
   --operation-field orderId --plan "$here/plan.json"
 proxy="$url"
+echo "rehearse.sh: the proxy's live page: $proxy/_test/ui" >&2
 
 # 2. The service, calling the proxy; its events delivered with duplicates.
 start service python3 "$here/order_service.py" --upstream "$proxy" --secret s3 "${fixed[@]}"

@@ -16,7 +16,9 @@ namespace retryproof::provider {
 namespace {
 
 using nlohmann::json;
+using testing::body_of;
 using testing::OverTls;
+using testing::raw_control_request;
 using testing::raw_post_jobs;
 using testing::raw_post_jobs_keep_alive;
 using testing::status_of;
@@ -80,6 +82,35 @@ TEST_F(OverTls, TheCertificateNamesLocalhostAnd127001AndIpv6Loopback) {
   }
   EXPECT_THROW(TlsConnection(server->port(), {.ca_pem = ca(), .verify_ip = "10.0.0.1"}),
                std::runtime_error);
+}
+
+// The live page served over TLS posts its plan form and outage drill from its own https://
+// origin: served. An http:// origin on the same port is not the page, and is refused.
+TEST_F(OverTls, ItsOwnHttpsOriginMayPostToTheControlPlaneAndAnHttpOneMayNot) {
+  serve();
+  const int port = server->port();
+  const std::string plan = R"({"faults":["commit-then-error"]})";
+  for (const std::string host : {"127.0.0.1", "localhost", "[::1]"}) {
+    const std::string origin = "https://" + host + ":" + std::to_string(port);
+    const auto posted =
+        tls_exchange(port, ca(), raw_control_request(port, "POST", "/_test/faults", plan, origin));
+    EXPECT_EQ(status_of(posted.received), 200) << origin << "\n" << posted.received;
+    // The plan is in force: the next create meets its fault.
+    tls_exchange(port, ca(), raw_post_jobs("after-" + host, "{}"));
+    EXPECT_EQ(last_entry()["fault"], "commit-then-error") << origin;
+  }
+
+  const std::string http_origin = "http://127.0.0.1:" + std::to_string(port);
+  const auto refused = tls_exchange(
+      port, ca(), raw_control_request(port, "POST", "/_test/faults", plan, http_origin));
+  EXPECT_EQ(status_of(refused.received), 403) << refused.received;
+  const json body = json::parse(body_of(refused.received), nullptr, false);
+  EXPECT_EQ(body["error"], "forbidden_origin") << body;
+  EXPECT_NE(body.value("detail", "").find("https://127.0.0.1:" + std::to_string(port)),
+            std::string::npos)
+      << body;
+  EXPECT_EQ(status_of(tls_exchange(port, ca(), raw_post_jobs("refused-plan", "{}")).received), 201)
+      << "the refused plan was installed";
 }
 
 class TlsFiles : public ::testing::Test {

@@ -199,8 +199,9 @@ bool open_idle_and_half_sent(int port, int count, std::vector<RawConnection>& cl
 }
 
 std::string raw_control_request(int port, const std::string& method, const std::string& path,
-                                const std::string& body) {
+                                const std::string& body, const std::string& origin) {
   return method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port) +
+         (origin.empty() ? "" : "\r\nOrigin: " + origin) +
          "\r\nConnection: close\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" +
          body;
 }

@@ -76,9 +76,10 @@ std::string raw_post_jobs_keep_alive(const std::string& key, const std::string& 
 // stopped must not wait for. False if an idle one got no answer.
 bool open_idle_and_half_sent(int port, int count, std::vector<RawConnection>& clients);
 
-// A control-plane request as a script sends it: the provider's own loopback Host.
+// A control-plane request as a script sends it: the provider's own loopback Host. With an
+// `origin`, as a web page's script sends it: with that Origin too.
 std::string raw_control_request(int port, const std::string& method, const std::string& path,
-                                const std::string& body = {});
+                                const std::string& body = {}, const std::string& origin = {});
 
 // The status code of a raw response ("HTTP/1.1 201 Created..." is 201), or 0.
 int status_of(std::string_view response);

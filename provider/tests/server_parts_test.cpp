@@ -79,7 +79,7 @@ Headers with(std::initializer_list<std::pair<const std::string, std::string>> he
 }
 
 TEST(ControlPlaneGuard, ANonLoopbackListenHostIsAcceptedBesideLoopback) {
-  const ControlPlaneGuard guard("192.0.2.7", 4040);
+  const ControlPlaneGuard guard("192.0.2.7", 4040, ServedScheme::http);
   EXPECT_FALSE(guard.check(with({{"Host", "192.0.2.7:4040"}})));
   EXPECT_FALSE(guard.check(with({{"Host", "localhost:4040"}})));
   EXPECT_FALSE(
@@ -88,13 +88,33 @@ TEST(ControlPlaneGuard, ANonLoopbackListenHostIsAcceptedBesideLoopback) {
 }
 
 TEST(ControlPlaneGuard, AMissingPortIsPort80AndTwoHostsAreRefused) {
-  const ControlPlaneGuard guard("127.0.0.1", 4040);
+  const ControlPlaneGuard guard("127.0.0.1", 4040, ServedScheme::http);
   EXPECT_EQ(guard.check(with({{"Host", "localhost"}}))->code, "forbidden_host");
   EXPECT_EQ(guard.check(with({}))->code, "forbidden_host");
   EXPECT_EQ(guard.check(with({{"Host", "localhost:4040"}, {"Host", "localhost:4040"}}))->code,
             "forbidden_host");
-  EXPECT_FALSE(ControlPlaneGuard("127.0.0.1", 80).check(with({{"Host", "localhost"}})));
+  EXPECT_FALSE(
+      ControlPlaneGuard("127.0.0.1", 80, ServedScheme::http).check(with({{"Host", "localhost"}})));
   EXPECT_EQ(guard.check(with({{"Host", "localhost:4040x"}}))->code, "forbidden_host");
+}
+
+// Over TLS the server's own page has an https:// origin; an http:// one on the same port
+// is not that page, and is refused. A Host or Origin without a port means 443.
+TEST(ControlPlaneGuard, OverTlsTheOriginIsHttpsOnlyAndAMissingPortIs443) {
+  const ControlPlaneGuard guard("127.0.0.1", 4040, ServedScheme::https);
+  for (const char* origin :
+       {"https://127.0.0.1:4040", "HTTPS://localhost:4040", "https://[::1]:4040"})
+    EXPECT_FALSE(guard.check(with({{"Host", "127.0.0.1:4040"}, {"Origin", origin}}))) << origin;
+  const auto refusal =
+      guard.check(with({{"Host", "127.0.0.1:4040"}, {"Origin", "http://127.0.0.1:4040"}}));
+  ASSERT_TRUE(refusal);
+  EXPECT_EQ(refusal->code, "forbidden_origin");
+  EXPECT_NE(refusal->detail.find("https://127.0.0.1:4040"), std::string::npos) << refusal->detail;
+  EXPECT_TRUE(ControlPlaneGuard("127.0.0.1", 4040, ServedScheme::http)
+                  .check(with({{"Host", "127.0.0.1:4040"}, {"Origin", "https://127.0.0.1:4040"}})));
+  const ControlPlaneGuard on_443("127.0.0.1", 443, ServedScheme::https);
+  EXPECT_FALSE(on_443.check(with({{"Host", "localhost"}, {"Origin", "https://localhost"}})));
+  EXPECT_TRUE(on_443.check(with({{"Host", "localhost:80"}})));
 }
 
 TEST(ResponseBytes, TheHeadFramesTheBodyAndSkipsFramingHeadersFromTheDecision) {

@@ -21,6 +21,7 @@ namespace {
 using nlohmann::json;
 using provider::testing::body_of;
 using provider::testing::eventually;
+using provider::testing::raw_control_request;
 using provider::testing::raw_exchange;
 using provider::testing::raw_post_jobs;
 using provider::testing::ReadUntil;
@@ -190,6 +191,27 @@ TEST_F(ProxyOverTls, ItsUrlIsHttpsAndItsAnswersComeOverTls) {
   EXPECT_EQ(exchange.end, TlsEnd::close_notify) << to_string(exchange.end);
   EXPECT_EQ(upstream.core().job_count(), 1u);
   EXPECT_EQ(last_entry(proxy)["closeNotify"], true);  // Connection: close ended the stream
+}
+
+// The live page served by the proxy over TLS posts from its own https:// origin: its outage
+// drill is served; from an http:// origin on the same port it is refused.
+TEST_F(ProxyOverTls, ItsOwnHttpsOriginMayStartAnOutageAndAnHttpOneMayNot) {
+  const int port = proxy.port();
+  const std::string drill = R"({"outage":{"for":"30s","fault":"fail-before-commit"}})";
+  const std::string own = "https://localhost:" + std::to_string(port);
+  const auto refused =
+      tls_exchange(port, ca(),
+                   raw_control_request(port, "POST", "/_test/faults", drill,
+                                       "http://localhost:" + std::to_string(port)));
+  EXPECT_EQ(status_of(refused.received), 403) << refused.received;
+  EXPECT_EQ(json::parse(body_of(refused.received), nullptr, false)["error"], "forbidden_origin");
+  EXPECT_EQ(status_of(tls_exchange(port, ca(), raw_post_jobs("before", "{}")).received), 201);
+
+  const auto started =
+      tls_exchange(port, ca(), raw_control_request(port, "POST", "/_test/faults", drill, own));
+  EXPECT_EQ(status_of(started.received), 200) << started.received;
+  EXPECT_EQ(status_of(tls_exchange(port, ca(), raw_post_jobs("during", "{}")).received), 503);
+  EXPECT_EQ(upstream.core().job_count(), 1u);  // the outage failed the second before the upstream
 }
 
 TEST(ProxyServingTls, ATruncationEndsWithCloseNotifyAndAResetWithoutAndTheJournalSaysWhich) {

@@ -60,6 +60,18 @@ TEST(ProxyOperationField, EachCreateRecordsTheFieldsValueAndNothingElse) {
   }
 }
 
+// A create an outage fails never reaches the upstream, but it is still its order's attempt.
+TEST(ProxyOperationField, ACreateAnOutageFailedRecordsTheField) {
+  provider::ProviderServer upstream({}, {.port = 0});
+  ProxyServer proxy(judging("orderId"), {.port = 0}, parse_upstream_url(upstream.base_url()));
+  testing::install_plan(proxy.base_url(),
+                        {{"outage", {{"for", "30s"}, {"fault", "fail-before-commit"}}}});
+  ASSERT_EQ(post_job(proxy.base_url(), "k1", R"({"orderId":"o-5"})")->status, 503);
+  const json entry = get_json(proxy.base_url(), "/_test/journal")["entries"][0];
+  EXPECT_EQ(entry["outcome"], "outage");
+  EXPECT_EQ(entry["operation"], "o-5");
+}
+
 TEST(ProxyOperationField, WithoutOneNothingIsRecorded) {
   provider::ProviderServer upstream({}, {.port = 0});
   ProxyServer proxy({}, {.port = 0}, parse_upstream_url(upstream.base_url()));

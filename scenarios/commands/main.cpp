@@ -13,6 +13,7 @@
 #include "scenarios/commands/usage_errors.hpp"
 #include "scenarios/judge/judge_command.hpp"
 #include "scenarios/judge/verdicts_endpoint.hpp"
+#include "ui/ui_endpoints.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -22,10 +23,12 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "retryproof " RETRYPROOF_VERSION);
   app.require_subcommand(1);
   int exit_code = 0;
-  retryproof::provider::add_provider_command(app, exit_code,
-                                             {retryproof::scenarios::verdicts_endpoint()});
-  retryproof::proxy::add_proxy_command(app, exit_code,
-                                       {retryproof::scenarios::verdicts_endpoint()});
+  // The control plane's endpoints above the core, the same for the provider and the proxy:
+  // the verdicts, and the live page with its assets.
+  std::vector<retryproof::provider::ControlEndpoint> endpoints = retryproof::ui::ui_endpoints();
+  endpoints.push_back(retryproof::scenarios::verdicts_endpoint());
+  retryproof::provider::add_provider_command(app, exit_code, endpoints);
+  retryproof::proxy::add_proxy_command(app, exit_code, endpoints);
   retryproof::scenarios::add_run_command(app, exit_code);
   retryproof::scenarios::add_explore_command(app, exit_code);
   retryproof::client::add_client_command(app, exit_code);

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <exception>
 #include <fstream>
@@ -190,6 +191,19 @@ int run(const RunCommandOptions& command) {
     options.client = parse_client_choice(command.client);
     require_client_program(options.client);  // one line now, not a failure per scenario
     options.declared = parse_client_policy(command.client_policy);
+    if (command.mutants) {
+      // A format without a matrix writer would leave its file empty: say so before the run.
+      for (const auto& [option, path] : command.reports) {
+        const bool writes_matrix =
+            std::any_of(matrix_formats().begin(), matrix_formats().end(),
+                        [&](const MatrixFormat& format) { return format.option == option; });
+        if (!path.empty() && !writes_matrix) {
+          throw std::invalid_argument("--" + option +
+                                      " writes one run's page, not the mutant matrix: drop it "
+                                      "with --mutants, or run the client alone to write it");
+        }
+      }
+    }
     reports.emplace(command.reports);
     for (const auto& scenario : scenarios) {
       const std::string problem =

@@ -4,7 +4,7 @@
 //   operationField=orderId   the server's --operation-field (default: it; without one,
 //                            operations are idempotency keys)
 //   policy=attempts=3,min-backoff=100ms   what the service promises, as --client-policy
-//   format=json|junit|markdown|text       the report (default json; text is the terminal's)
+//   format=json|junit|markdown|html|text  the report (default json; text is the terminal's)
 #pragma once
 
 #include <string>

@@ -17,6 +17,11 @@ const std::vector<ReportFormat>& report_formats() {
       {"junit", "Also write a JUnit XML report to this file", write_junit, "application/xml"},
       {"markdown", "Also write a Markdown report (with sequence diagrams of failures) to this file",
        write_markdown, "text/markdown; charset=utf-8"},
+      {"html",
+       "Also write one self-contained HTML page of the run to this file (failing scenarios "
+       "first, each with its timeline, verdicts and the invocations to review), which opens "
+       "offline in any browser",
+       write_html, "text/html; charset=utf-8"},
   };
   return formats;
 }

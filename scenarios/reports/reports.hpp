@@ -66,6 +66,11 @@ void write_junit(std::ostream& out, const RunSummary& run);
 // diagram of the attempts) of each scenario that missed its expectations.
 void write_markdown(std::ostream& out, const RunSummary& run);
 
+// One self-contained page: the live page's code (ui/assets/) inlined, rendering the run's
+// JSON (to_json) embedded in it. Scripts and style are allowed by their hashes in the page's
+// Content-Security-Policy; nothing is fetched.
+void write_html(std::ostream& out, const RunSummary& run);
+
 // A report `run` writes to a file: `--<option> FILE`.
 struct ReportFormat {
   std::string_view option;  // "json", "junit", "markdown"

@@ -293,7 +293,8 @@ TEST(VerdictsEndpoint, ServesEveryReportFormatWithItsMediaType) {
   const auto refused = client.Get("/_test/verdicts?format=yaml");
   ASSERT_TRUE(refused);
   EXPECT_EQ(refused->status, 400);
-  EXPECT_TRUE(contains(refused->body, "format=yaml: expected one of json, junit, markdown, text"))
+  EXPECT_TRUE(
+      contains(refused->body, "format=yaml: expected one of json, junit, markdown, html, text"))
       << refused->body;
 }
 

@@ -1,0 +1,103 @@
+// The saved run's page (`retryproof run --html FILE`, `judge --html FILE`): the run's JSON
+// report, embedded in the file, drawn with the live page's model and view. Per scenario,
+// failing ones first: what it missed, its load, its verdicts linked to the requests that
+// prove them, its operations, and the invocations that ended unknown or failed with the
+// evidence a reviewer needs to settle each.
+(function () {
+  'use strict';
+  const Model = globalThis.RetryproofModel;
+  const View = globalThis.RetryproofView;
+  const h = View.h;
+
+  function outcomeOf(invocation) {
+    if (invocation.killed) return 'killed';
+    if (invocation.outcome && typeof invocation.outcome.outcome === 'string') return invocation.outcome.outcome;
+    return invocation.clientError ? 'client error' : 'no outcome';
+  }
+
+  // What a reviewer settles by hand: an invocation that ended unknown or failed, was killed,
+  // or printed no outcome line. `judge`'s invocations (traffic alone) have no outcome at all.
+  function needsReview(invocation) {
+    if (invocation.killed || invocation.clientError) return true;
+    return Boolean(invocation.outcome) && outcomeOf(invocation) !== 'succeeded';
+  }
+
+  function worst(scenario) {
+    if (scenario.met) return 2;
+    return (scenario.unmet || []).some((miss) => miss.severity === 'harm') ? 0 : 1;
+  }
+
+  function review(scenario, index, entriesBySeq) {
+    const prefix = 's' + index + '-review-';
+    const items = (scenario.invocations || []).filter(needsReview).map((invocation) => {
+      const entries = [];
+      for (let seq = invocation.firstSeq; seq && seq <= invocation.lastSeq; seq += 1) {
+        if (entriesBySeq.has(seq)) entries.push(entriesBySeq.get(seq));
+      }
+      const jobs = (scenario.jobs || []).filter((job) => entries.some((entry) => entry.jobId === job.id || entry.key === job.key));
+      return h('li', { className: 'review', 'data-invocation': invocation.number }, [
+        h('p', {}, [
+          h('strong', { text: 'Invocation ' + invocation.number + ': ' + outcomeOf(invocation) }), ', operation ', View.code(invocation.operation),
+          invocation.outcome ? h('span', {}, [', its outcome line ', View.code(JSON.stringify(invocation.outcome))]) : null,
+          invocation.clientError ? h('span', {}, [', ', View.code(invocation.clientError)]) : null,
+        ]),
+        View.attemptList(entries, { prefix: prefix }, 'It sent no request.'),
+        h('p', {}, jobs.length
+          ? ['The provider holds for its keys: '].concat(jobs.flatMap((job, i) => [i ? ', ' : '', View.code(job.id), ' (key ', View.code(job.key), ')']))
+          : ['The provider holds no job for its keys.']),
+        invocation.standardError ? h('details', {}, [h('summary', { text: 'Its standard error' }), h('pre', { text: View.visible(invocation.standardError).replace(/\\x0A/g, '\n') })]) : null,
+      ]);
+    });
+    if (!items.length) return null;
+    return h('section', { className: 'review-queue' }, [
+      h('h3', { text: 'To review: invocations that ended unknown or failed' }),
+      h('ol', {}, items),
+    ]);
+  }
+
+  function scenarioSection(scenario, index) {
+    const prefix = 's' + index + '-';
+    const journal = scenario.journal || [];
+    const model = new Model.JournalModel({ maxOperations: 1e9, maxAttempts: 1e9 });
+    model.add(journal);
+    const entriesBySeq = new Map(journal.map((entry) => [entry.seq, entry]));
+    const section = h('section', { className: 'scenario ' + (scenario.met ? 'met' : 'missed'), id: 'scenario-' + index, 'data-scenario': scenario.name });
+    const operations = h('div', { className: 'operations-of' }, [View.operationsTable(model.operations(), { prefix: prefix })]);
+    const onEvidence = (verdict, seqs, seq) => {
+      View.cite(section, prefix, seqs, seq);
+    };
+    const unmet = (scenario.unmet || []).map((miss) => h('li', { className: miss.severity, text: '[' + miss.severity + '] ' + View.visible(miss.expectation) }));
+    // Through h(), which leaves out the parts a scenario does not have (null).
+    View.appendAll(section, [
+      h('h2', {}, [h('span', { className: 'mark', text: scenario.met ? 'PASS' : 'FAIL' }), ' ', View.code(scenario.name, 'name')]),
+      h('p', { className: 'description', text: View.visible(scenario.description) }),
+      unmet.length ? h('ul', { className: 'unmet' }, unmet) : null,
+      View.rates(model.totals()),
+      journal.length ? View.chart(model.buckets(), 'Requests per second by what happened to them') : null,
+      h('h3', { text: 'Verdicts' }),
+      View.verdictList(scenario.verdicts || [], onEvidence),
+      review(scenario, index, entriesBySeq),
+      h('h3', { text: 'Operations' }),
+      operations]);
+    return section;
+  }
+
+  function render() {
+    const run = JSON.parse(document.getElementById('retryproof-run').textContent);
+    const order = (run.scenarios || []).map((scenario, index) => ({ scenario: scenario, index: index }))
+      .sort((a, b) => worst(a.scenario) - worst(b.scenario) || a.index - b.index);
+    const app = document.getElementById('app');
+    const summary = run.summary || {};
+    app.append(
+      h('header', {}, [
+        h('h1', { text: 'retryproof ' + View.visible(run.subject || '') }),
+        h('p', { text: summary.scenarios + ' scenarios: ' + summary.met + ' met their expectations, ' + summary.notMet + ' did not' + (summary.withHarm ? ' (' + summary.withHarm + ' with harm)' : '') }),
+        h('p', {}, ['Replay: ', View.code(run.replay || '')]),
+        h('nav', {}, [h('ol', {}, order.map(({ scenario, index }) => h('li', {}, [
+          h('a', { href: '#scenario-' + index, text: (scenario.met ? 'PASS ' : 'FAIL ') + View.visible(scenario.name) })])))]),
+      ]),
+      ...order.map(({ scenario, index }) => scenarioSection(scenario, index)));
+  }
+
+  render();
+})();
