@@ -18,6 +18,22 @@ bool installed(const std::string& program) {
   return status && status->exited() && status->code == 0;
 }
 
+// The Python interpreter `python3` names, as a path. Where python3 is a version manager's
+// shim (pyenv's is a shell script), each start costs most of a second of CPU; a fleet of a
+// hundred clients on two cores would then spend the storm's time limit starting, and the
+// storm would judge the shim. Empty when python3 is not installed.
+const std::string& python3() {
+  static const std::string path = [] {
+    ChildProcess probe({"/bin/sh", "-c", "python3 -c 'import sys; print(sys.executable)'"});
+    const auto status = probe.wait(std::chrono::seconds(30));
+    std::string out = probe.standard_output();
+    while (!out.empty() && (out.back() == '\n' || out.back() == '\r'))
+      out.pop_back();
+    return status && status->exited() && status->code == 0 ? out : std::string{};
+  }();
+  return path;
+}
+
 struct CatalogRun {
   int exit_code;
   std::string report;
@@ -37,17 +53,17 @@ CatalogRun run_catalog(const std::string& client_command, const std::string& pol
 }
 
 TEST(Examples, ThePythonClientMeetsEveryScenario) {
-  if (!installed("python3")) GTEST_SKIP() << "python3 is not installed";
-  const CatalogRun run = run_catalog("python3 " EXAMPLES_DIR "/python/correct_client.py");
+  if (python3().empty()) GTEST_SKIP() << "python3 is not installed";
+  const CatalogRun run = run_catalog(python3() + " " EXAMPLES_DIR "/python/correct_client.py");
   EXPECT_EQ(run.exit_code, 0) << run.report;
 }
 
 // A careful client that re-sends the same key instead of looking it up (as the Stripe SDK
 // does) and keeps a durable record meets every scenario when judged by what it declares.
 TEST(Examples, ThePythonClientUnderSameKeyRetryMeetsEveryScenario) {
-  if (!installed("python3")) GTEST_SKIP() << "python3 is not installed";
+  if (python3().empty()) GTEST_SKIP() << "python3 is not installed";
   const CatalogRun run =
-      run_catalog("python3 " EXAMPLES_DIR "/python/correct_client.py --same-key-retry",
+      run_catalog(python3() + " " EXAMPLES_DIR "/python/correct_client.py --same-key-retry",
                   "on-ambiguous=same-key-retry");
   EXPECT_EQ(run.exit_code, 0) << run.report;
 }
@@ -71,8 +87,8 @@ TEST(Examples, TheNodeClientMeetsEveryScenarioOverTls) {
 }
 
 TEST(Examples, ThePythonClientMeetsEveryScenarioOverTls) {
-  if (!installed("python3")) GTEST_SKIP() << "python3 is not installed";
-  const CatalogRun run = run_catalog("python3 " EXAMPLES_DIR "/python/correct_client.py", "",
+  if (python3().empty()) GTEST_SKIP() << "python3 is not installed";
+  const CatalogRun run = run_catalog(python3() + " " EXAMPLES_DIR "/python/correct_client.py", "",
                                      SCENARIOS_DIR "/catalog", {"--tls"});
   EXPECT_EQ(run.exit_code, 0) << run.report;
 }
@@ -144,8 +160,8 @@ TEST(Examples, RunApiPutsTheCatalogOnAnotherWireAndSaysWhatItSkips) {
 }
 
 TEST(Examples, TheNaivePythonClientIsFlaggedForDuplicatesAndKeys) {
-  if (!installed("python3")) GTEST_SKIP() << "python3 is not installed";
-  const CatalogRun run = run_catalog("python3 " EXAMPLES_DIR "/python/naive_client.py");
+  if (python3().empty()) GTEST_SKIP() << "python3 is not installed";
+  const CatalogRun run = run_catalog(python3() + " " EXAMPLES_DIR "/python/naive_client.py");
   EXPECT_EQ(run.exit_code, 1) << run.report;
   EXPECT_NE(run.report.find("no-duplicate-effect     FAIL"), std::string::npos) << run.report;
   EXPECT_NE(run.report.find("key-stability           FAIL"), std::string::npos) << run.report;
