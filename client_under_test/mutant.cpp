@@ -22,11 +22,7 @@ const std::vector<MutantRow>& mutant_catalogue() {
       // simulation (property_tests/fleet_properties_test.cpp), but over real processes its
       // waits are the machine's overhead alone, and a loaded machine spreads them past the
       // threshold. The matrix asserts what holds on any machine.
-      {Mutant::no_backoff,
-       "no-backoff",
-       "retries at once",
-       {.backs_off = false},
-       {"backoff"}},
+      {Mutant::no_backoff, "no-backoff", "retries at once", {.backs_off = false}, {"backoff"}},
       {Mutant::unbounded,
        "unbounded",
        "never stops retrying a 503",
