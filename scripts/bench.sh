@@ -16,13 +16,18 @@
 #      replays, lookups of a known key, missed lookups; BENCH_KEYS of each, default
 #      1000000), against a std::unordered_map<std::string, std::string> of the same keys,
 #      and the resident set after BENCH_KEYS new keys (issue #14: <= 300 MB at 1,000,000).
-#   5. Fleets (bench/storm.sh): a hundred external Node clients through an outage, against
-#      a hundred reference clients: wall time and memory.
+#   5. Connections (bench/connections.sh): the provider's resident set and CPU per
+#      connection, 1,000 and 10,000 of them (BENCH_CONNECTIONS) held idle, then each sending
+#      requests, against bare Beast holding the same; then what happens past the provider's
+#      default cap.
+#   6. Fleets (bench/storm.sh): a hundred external Node clients through an outage, against
+#      a hundred reference clients: wall time and memory, and CPU, memory and start per client.
 # Then the goals of issue #25 for the provider, each against its measured figure.
-# BENCH_SECTIONS (default "simulation load time-scale memory storm") runs only those named.
+# BENCH_SECTIONS (default "simulation load time-scale memory connections storm") runs only
+# those named.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-sections=" ${BENCH_SECTIONS:-simulation load time-scale memory storm} "
+sections=" ${BENCH_SECTIONS:-simulation load time-scale memory connections storm} "
 runs() { [[ "$sections" == *" $1 "* ]]; }
 "$root/scripts/setup.sh" wrk nginx-light
 # The peers' npm packages, exactly as their lock pins them (a copy of the lock it was
@@ -109,6 +114,9 @@ runs time-scale && "$root/bench/time_scale.sh" "$bin/scenarios/retryproof" "$roo
 
 memory="$(mktemp)"
 runs memory && "$root/bench/memory.sh" "$bin" "${BENCH_KEYS:-1000000}" | tee "$memory"
+
+# Unquoted: BENCH_CONNECTIONS is a list of counts.
+runs connections && "$root/bench/connections.sh" "$bin" ${BENCH_CONNECTIONS:-1000 10000}
 
 runs storm && "$root/bench/storm.sh" "$bin/scenarios/retryproof" "$root"
 
