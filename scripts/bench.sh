@@ -31,9 +31,9 @@ sections=" ${BENCH_SECTIONS:-simulation load time-scale memory connections storm
 runs() { [[ "$sections" == *" $1 "* ]]; }
 "$root/scripts/setup.sh" wrk nginx-light
 # The peers' npm packages, exactly as their lock pins them (a copy of the lock it was
-# installed from says whether it still matches).
+# installed from says whether it still matches). Only the load section runs them.
 peers="$root/bench/peers"
-if ! cmp -s "$peers/package-lock.json" "$peers/node_modules/.installed-from-lock" 2>/dev/null; then
+if runs load && ! cmp -s "$peers/package-lock.json" "$peers/node_modules/.installed-from-lock" 2>/dev/null; then
   npm ci --prefix "$peers" --no-audit --no-fund --loglevel=error >&2
   cp "$peers/package-lock.json" "$peers/node_modules/.installed-from-lock"
 fi
