@@ -3,8 +3,10 @@
 keep-alive connections to it over loopback, hold them idle for HOLD seconds, then make
 them all active (each sends ROUNDS requests, one at a time, a POST /jobs replaying one
 Idempotency-Key), then close them. Prints one line of name=value figures: the server's
-resident set (VmRSS), CPU (every thread's on-CPU nanoseconds from schedstat, which
-counts finer than /proc/PID/stat's 10 ms ticks) and descriptors after each phase, and
+resident set (VmRSS), CPU (every live thread's on-CPU nanoseconds from schedstat, which
+counts finer than /proc/PID/stat's 10 ms ticks; the servers measured keep their threads,
+a thread that ended would take its time out of the sum) and descriptors after each
+phase, and
 how many connections it held or refused. The caller raises `ulimit -n` to fit COUNT.
 
 Usage: hold_connections.py PID PORT COUNT ROUNDS HOLD
