@@ -110,7 +110,8 @@ if runs load; then
   "$root/bench/peers.sh" "$duration" "$provider_new" "$provider_post"
 fi
 
-runs time-scale && "$root/bench/time_scale.sh" "$bin/scenarios/retryproof" "$root"
+time_scale="$(mktemp)"
+runs time-scale && "$root/bench/time_scale.sh" "$bin/scenarios/retryproof" "$root" | tee "$time_scale"
 
 memory="$(mktemp)"
 runs memory && "$root/bench/memory.sh" "$bin" "${BENCH_KEYS:-1000000}" | tee "$memory"
@@ -154,3 +155,17 @@ else
   goal "memory per new key, store and journal" "<= 268 B" "-" -
 fi
 rm -f "$memory"
+
+# Item 1 and 2's goals: compressed time, from time_scale.sh's lines.
+echo "== goals: compressed time that never costs time (issue #25), this run"
+scale_goal() {  # what target line-prefix compare(le|ge) limit: the figure before "% of scale 1", or after "ratio"
+  local figure
+  figure=$(sed -n "s/^$3.* \([0-9.]*\)% of scale 1.*/\1/p; s/^$3.* ratio \([0-9.]*\) .*/\1/p" "$time_scale" | head -n 1)
+  if [ -z "$figure" ]; then goal "$1" "$2" "-" -; return; fi
+  goal "$1" "$2" "$figure" "$(awk -v v="$figure" -v c="$4" -v l="$5" 'BEGIN {print ((c == "le") ? v <= l : v >= l) ? 1 : 0}')"
+}
+scale_goal "catalog at scale 10, reference client (%)" "<= 25" "catalog, reference" le 25
+scale_goal "catalog at scale 10, Python example (%)" "<= 40" "catalog, Python" le 40
+scale_goal "catalog at scale 10, Node example (%)" "<= 40" "catalog, Node" le 40
+scale_goal "explore at scale 10, reference (x scale 1)" ">= 4" "explore, reference" ge 4
+rm -f "$time_scale"

@@ -254,7 +254,7 @@ int run(const RunCommandOptions& command) {
                              .client_policy = command.client_policy,
                              .skipped = skipped,
                              .tls = command.tls};
-    // The clock probe's finding and the scenarios judged at real time are in the report.
+    // The clock probe's finding and the scenarios that ran at a lower scale are in the report.
     write_terminal_report(std::cout, summary, terminal_colour());
     reports->write(summary);
     const Severity threshold = parse_severity(command.fail_on);

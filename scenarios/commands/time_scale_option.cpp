@@ -22,10 +22,12 @@ void add_time_scale_option(CLI::App& command, int& factor) {
   command
       .add_option(
           "--time-scale", factor,
-          "Run N times faster: the provider's clock, its delays and Retry-After, the scenario's "
-          "time limits and the client's clock (the reference client and mutants through their "
-          "clock, an external program under libfaketime). An external client that does not "
-          "follow the scaled clock is detected first, and judged at real time instead")
+          "Run up to N times faster: the provider's clock, its delays and Retry-After, the "
+          "scenario's time limits and the client's clock (the reference client and mutants "
+          "through their clock, an external program under libfaketime). Each scenario runs once, "
+          "at the largest scale up to N at which a retry that does not wait at all cannot pass "
+          "for one that waited (the report says which ran lower, and why). An external client "
+          "that does not follow the scaled clock is detected first, and judged at real time")
       ->capture_default_str()
       ->check(whole_factor);
 }
@@ -37,7 +39,7 @@ RunTimeScale settle_for_run(RunOptions& options, Millis tightest_timeout) {
   RunTimeScale reported{.asked = settled.asked.factor(), .used = settled.used.factor()};
   if (settled.probe) {
     reported.probe_finding = to_string(settled.probe->finding);
-    reported.probe = settled.probe->describe();
+    reported.probe = settled.probe_text();
   }
   if (!settled.overhead_note.empty()) {
     reported.overhead_allowed_ms = static_cast<int>(settled.retry_overhead.count());

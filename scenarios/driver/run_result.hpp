@@ -80,9 +80,10 @@ struct ScenarioResult {
   std::vector<Verdict> verdicts;
   std::vector<Unmet> unmet;  // how the run missed the scenario's expectations
   std::vector<std::string> expected_violations;
-  // Under --time-scale, why the verdicts were judged at real time instead of the scale
-  // asked for (scale_guard.hpp); empty otherwise.
-  std::string judged_at_real_time;
+  // The time scale it ran at (1: real time), and why when that is below the run's
+  // --time-scale (scale_guard.hpp, scale_for); empty otherwise.
+  int scale = 1;
+  std::string scale_why;
   // What the reports draw the fleet's load for: how many clients ran at once (a scenario's
   // "concurrency"; judge: the journals, one per service instance) and the plan's outages.
   int concurrency = 1;

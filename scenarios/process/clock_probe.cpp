@@ -10,6 +10,9 @@
 namespace retryproof::scenarios {
 namespace {
 
+const std::string kJudgedAtRealTime =
+    ". It is judged at real time instead, where its verdicts hold";
+
 // Waits shorter than this at real time show nothing of a clock: a reconnect takes as long.
 constexpr Millis kShortestTelling{20};
 
@@ -60,30 +63,46 @@ ClockProbe::Finding judge_clock(std::optional<Millis> at_real_time, std::optiona
                                                                  : ClockProbe::Finding::follows;
 }
 
-std::string ClockProbe::describe() const {
-  const std::string head = "time scale " + std::to_string(scale.factor()) + ": ";
+std::string ClockProbe::finding_text() const {
   const std::string measured = "after two 503s it waited " + millis(waited_at_scale) +
                                " of scenario time at scale " + std::to_string(scale.factor()) +
                                ", " + millis(waited_at_real_time) + " at real time";
-  const std::string instead = ". It is judged at real time instead, where its verdicts hold";
   switch (finding) {
     case Finding::follows:
-      return head + "the client follows the scaled clock (" + measured + ")";
+      return "the client follows the scaled clock (" + measured + ")";
     case Finding::ignores:
-      return head + "the client does not follow the scaled clock: " + measured +
+      return "the client does not follow the scaled clock: " + measured +
              ", so it runs on the real clock (a statically linked program, or one that reads "
-             "the clock by system calls, escapes libfaketime)" +
-             instead;
+             "the clock by system calls, escapes libfaketime)";
     case Finding::behaves_differently:
-      return head + "the client does other things at the scale than at real time (" + did_at_scale +
+      return "the client does other things at the scale than at real time (" + did_at_scale +
              "; at real time " + did_at_real_time +
              "): its own work between requests does not fit its timeouts divided by " +
-             std::to_string(scale.factor()) + instead;
+             std::to_string(scale.factor());
     case Finding::unknown:
       break;
   }
-  return head + "could not tell whether the client follows the scaled clock (" + measured +
-         "; a client that does not wait shows nothing of its clock)" + instead;
+  return "could not tell whether the client follows the scaled clock (" + measured +
+         "; a client that does not wait shows nothing of its clock)";
+}
+
+std::string ClockProbe::describe() const {
+  return "time scale " + std::to_string(scale.factor()) + ": " + finding_text() +
+         (finding == Finding::follows ? "" : kJudgedAtRealTime);
+}
+
+std::string SettledScale::probe_text() const {
+  if (!probe) return "";
+  if (too_fast.empty()) return probe->describe();
+  std::string text = "time scale " + std::to_string(asked.factor()) + ": ";
+  for (const ClockProbe& higher : too_fast) {
+    if (higher.scale != asked) text += "at scale " + std::to_string(higher.scale.factor()) + ", ";
+    text += higher.finding_text() + "; ";
+  }
+  text += "at scale " + std::to_string(probe->scale.factor()) + ", " + probe->finding_text();
+  return text + (probe->finding == ClockProbe::Finding::follows
+                     ? ", so it runs at scale " + std::to_string(probe->scale.factor())
+                     : kJudgedAtRealTime);
 }
 
 ClockProbe probe_client_clock(const RunOptions& options, Millis timeout) {
@@ -112,17 +131,27 @@ SettledScale settle_time_scale(const RunOptions& options, Millis tightest_timeou
   // The reference client and the mutants follow it by construction: their clock is injected.
   if (options.client.kind == ClientChoice::Kind::command) {
     settled.probe = probe_client_clock(options, tightest_timeout);
+    // A client whose own work does not fit its timeouts divided by N may fit them divided by
+    // less: it runs at the largest of N, N/2, ... 2 at which it does what it does at real time.
+    while (settled.probe->finding == ClockProbe::Finding::behaves_differently &&
+           settled.probe->scale.factor() > 2) {
+      settled.too_fast.push_back(*settled.probe);
+      RunOptions lower = options;
+      lower.time_scale = TimeScale(settled.probe->scale.factor() / 2);
+      settled.probe = probe_client_clock(lower, tightest_timeout);
+    }
     if (settled.probe->finding != ClockProbe::Finding::follows) {
       settled.used = TimeScale();
       return settled;  // judged at real time, where overhead counts once
     }
+    settled.used = settled.probe->scale;
     overhead = probed_overhead(*settled.probe);
   }
   if (const auto measured = measure_no_wait_retry(options)) {
     overhead = std::max(overhead.value_or(*measured), *measured);
   }
   settled.retry_overhead = allowed_overhead(overhead);
-  settled.overhead_note = describe_overhead(options.time_scale, overhead, settled.retry_overhead);
+  settled.overhead_note = describe_overhead(settled.used, overhead, settled.retry_overhead);
   return settled;
 }
 

@@ -18,6 +18,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "common/time_scale.hpp"
 #include "scenarios/process/process_world.hpp"
@@ -41,7 +42,8 @@ struct ClockProbe {
   std::string did_at_real_time;
   std::string did_at_scale;
 
-  std::string describe() const;  // one sentence for the report, "time scale 10: ..."
+  std::string finding_text() const;  // "the client follows the scaled clock (...)"
+  std::string describe() const;      // one sentence for the report, "time scale 10: ..."
 };
 
 // The finding on what the two runs measured: the client ignores the scale when it waited
@@ -56,16 +58,23 @@ ClockProbe::Finding judge_clock(std::optional<Millis> at_real_time, std::optiona
 ClockProbe probe_client_clock(const RunOptions& options, Millis timeout);
 
 // The time scale a run uses: the one asked for, except for an external client the probe
-// does not find following it and doing the same, which is run at real time instead.
+// does not find following it and doing the same. One that follows it but does other things
+// (its own work does not fit the scaled timeouts) is probed again at half the scale, down to
+// 2, and runs at the largest where it does the same; any other at real time.
 struct SettledScale {
   TimeScale asked;
   TimeScale used;
   std::optional<ClockProbe> probe;  // when the client was probed: an external one, scaled
+  // The probes at higher scales, from the one asked for down, where the client did other
+  // things than at real time; `probe` is then at half the last of them.
+  std::vector<ClockProbe> too_fast = {};
   // What the scale guard allows a retry that does not wait at all (RunOptions::retry_overhead),
   // measured before the run at the scale (retry_overhead.hpp), and the sentence that says
   // so; the least allowance and no sentence at real time.
   Millis retry_overhead = kLeastRetryOverhead;
   std::string overhead_note = {};
+
+  std::string probe_text() const;  // the probes' sentence for the report; empty: none
 };
 
 // Settles it for options.client at options.time_scale, and measures the overhead of a retry

@@ -239,24 +239,42 @@ RunEvidence ProcessWorld::finish() {
   return {server_.core().journal(), server_.core().jobs()};
 }
 
+namespace {
+
+// The client a scenario runs and what it is judged to promise: --client-policy declares what
+// the user's client promises; a scenario that pins its own client is judged by what that
+// client promises, whatever --client was.
+struct ScenarioClient {
+  ClientChoice choice;
+  ClientPolicy declared;
+};
+
+ScenarioClient client_of(const Scenario& scenario, const RunOptions& options) {
+  if (scenario.pinned_client) return {*scenario.pinned_client, ClientPolicy{}};
+  return {options.client, options.declared};
+}
+
+}  // namespace
+
 ScenarioResult run_scenario_once(const Scenario& scenario, const RunOptions& options) {
-  const ClientChoice choice = scenario.pinned_client.value_or(options.client);
-  ProcessWorld world(scenario, choice, options);
-  // --client-policy declares what the user's client promises; a scenario that pins its own
-  // client is judged by what that client promises, whatever --client was.
-  const ClientPolicy declared = scenario.pinned_client ? ClientPolicy{} : options.declared;
-  return drive(scenario, choice, declared, options.seed, world);
+  const ScenarioClient client = client_of(scenario, options);
+  ProcessWorld world(scenario, client.choice, options);
+  ScenarioResult result = drive(scenario, client.choice, client.declared, options.seed, world);
+  result.scale = options.time_scale.factor();
+  return result;
 }
 
 ScenarioResult run_scenario(const Scenario& scenario, const RunOptions& options) {
-  ScenarioResult result = run_scenario_once(scenario, options);
-  // A verdict the scale cannot decide is decided where real overhead counts once.
-  if (auto why = undecided_at_scale(scenario, result, options.time_scale, options.retry_overhead)) {
-    RunOptions real_time = options;
-    real_time.time_scale = TimeScale();
-    result = run_scenario(scenario, real_time);
-    result.judged_at_real_time = std::move(*why);
-  }
+  const ScenarioClient client = client_of(scenario, options);
+  const JudgedPolicy policy =
+      judged_policy(scenario, client.declared.over(implicit_policy(client.choice)));
+  const ChosenScale chosen =
+      scale_for(policy, options.time_scale, options.retry_overhead,
+                clients_per_core(scenario.fleet.concurrency, std::thread::hardware_concurrency()));
+  RunOptions at_scale = options;
+  at_scale.time_scale = chosen.scale;
+  ScenarioResult result = run_scenario_once(scenario, at_scale);
+  result.scale_why = chosen.why;
   return result;
 }
 

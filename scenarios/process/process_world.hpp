@@ -55,8 +55,8 @@ class ProcessWorld final : public World {
   TempDir state_;  // one state directory serves every invocation of the scenario
 };
 
-// Drives the scenario through a ProcessWorld; at a time scale, judges it again at real
-// time when the scale cannot decide a verdict (scale_guard.hpp).
+// Drives the scenario through a ProcessWorld, once, at the largest scale up to
+// options.time_scale at which its verdicts hold (scale_guard.hpp, scale_for).
 ScenarioResult run_scenario(const Scenario& scenario, const RunOptions& options);
 
 // Drives it once, at options.time_scale whatever it shows: for the clock probe.

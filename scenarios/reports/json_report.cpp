@@ -69,10 +69,9 @@ json scenario_json(const ScenarioResult& result) {
       {"policy", policy_json(result.policy)},
       {"expectedViolations", strings_json(result.expected_violations)},
       {"posts", result.creates()},
-      // Why the scale guard judged it at real time instead of the scale; null when not.
-      {"judgedAtRealTime", result.judged_at_real_time.empty()
-                               ? json(nullptr)
-                               : json(valid_utf8(result.judged_at_real_time))},
+      // The scale it ran at, and why when that is below the run's (scale_guard.hpp).
+      {"scale", result.scale},
+      {"scaleWhy", result.scale_why.empty() ? json(nullptr) : json(valid_utf8(result.scale_why))},
       {"verdicts", std::move(verdicts)},
       {"invocations", std::move(invocations)},
       {"journal", clean_json(json(result.journal))},
@@ -93,10 +92,10 @@ json scenario_json(const ScenarioResult& result) {
   return scenario;
 }
 
-// time_scale_json's, and "judgedAtRealTime": [names].
+// time_scale_json's, and "lowered": the names of the scenarios that ran below it.
 json time_scale_json(const RunSummary& run) {
   json scale = reports::time_scale_json(run.time_scale);
-  scale["judgedAtRealTime"] = strings_json(judged_at_real_time(run));
+  scale["lowered"] = strings_json(ran_below_scale(run));
   return scale;
 }
 

@@ -128,8 +128,7 @@ TestCase expectations_case(const ScenarioResult& result) {
   TestCase test{.classname = result.name, .name = "expectations"};
   test.seconds = scenario_seconds(result);
   test.system_out = invocations_text(result);
-  if (const std::string note = real_time_note(result); !note.empty())
-    test.system_out += note + "\n";
+  if (const std::string note = scale_note(result); !note.empty()) test.system_out += note + "\n";
   if (!result.unmet.empty()) {
     test.kind = TestCase::Kind::failure;
     test.type = to_string(*worst_miss(result));
@@ -215,8 +214,8 @@ void write_junit(std::ostream& out, const RunSummary& run) {
     property("time-scale-used", std::to_string(run.time_scale.used));
     if (!run.time_scale.probe.empty()) property("clock-probe", run.time_scale.probe);
     if (!run.time_scale.overhead.empty()) property("retry-overhead", run.time_scale.overhead);
-    const auto rejudged = judged_at_real_time(run);
-    if (!rejudged.empty()) property("judged-at-real-time", join(rejudged, ", "));
+    const auto lowered = ran_below_scale(run);
+    if (!lowered.empty()) property("time-scale-lowered", join(lowered, ", "));
   }
   // The operator's numbers of each fleet (and of judge), which a verdict does not carry.
   for (const auto& result : run.results) {

@@ -135,7 +135,7 @@ void write_details(std::ostream& out, const RunSummary& run, const ScenarioResul
     out << '\n';
   }
   if (any_failed) out << '\n';
-  if (const std::string note = real_time_note(result); !note.empty())
+  if (const std::string note = scale_note(result); !note.empty())
     out << markdown_text(note) << "\n\n";
   for (const auto& invocation : result.invocations) {
     if (invocation.client_error.empty()) continue;

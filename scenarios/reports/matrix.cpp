@@ -45,13 +45,13 @@ std::string heading(const MatrixReport& matrix) {
 }
 
 // What a reader must know about the time scale: the clock probe's finding, and per client
-// the scenarios the scale guard judged at real time instead.
+// the scenarios that ran at a lower scale.
 std::vector<std::string> time_scale_notes(const MatrixReport& matrix) {
   std::vector<std::string> notes;
   if (!matrix.time_scale.probe.empty()) notes.push_back(matrix.time_scale.probe);
   if (!matrix.time_scale.overhead.empty()) notes.push_back(matrix.time_scale.overhead);
   for (const auto& row : matrix.rows) {
-    if (!row.real_time_summary.empty()) notes.push_back(row.client + ": " + row.real_time_summary);
+    if (!row.scale_summary.empty()) notes.push_back(row.client + ": " + row.scale_summary);
   }
   return notes;
 }
@@ -63,7 +63,7 @@ MatrixRow matrix_row(std::string client, const std::vector<ScenarioResult>& resu
   MatrixRow row{std::move(client), {}, {}, static_cast<int>(results.size())};
   for (const auto& result : results) {
     if (!result.met()) row.missed.push_back(result.name);
-    if (!result.judged_at_real_time.empty()) row.judged_at_real_time.push_back(result.name);
+    if (!result.scale_why.empty()) row.lowered.push_back(result.name);
     for (const auto& verdict : result.verdicts) {
       const auto& expected = result.expected_violations;
       if (verdict.status == VerdictStatus::fail &&
@@ -72,7 +72,7 @@ MatrixRow matrix_row(std::string client, const std::vector<ScenarioResult>& resu
       }
     }
   }
-  row.real_time_summary = real_time_summary(results, scale);
+  row.scale_summary = scale_summary(results, scale);
   return row;
 }
 
@@ -145,7 +145,7 @@ json to_json(const MatrixReport& matrix) {
                        {"scenarios", row.scenarios},
                        {"notMet", strings_json(row.missed)},
                        {"flagged", row.flagged},
-                       {"judgedAtRealTime", strings_json(row.judged_at_real_time)}});
+                       {"lowered", strings_json(row.lowered)}});
   }
   return {{"version", RETRYPROOF_VERSION},
           {"seed", matrix.seed},

@@ -22,9 +22,9 @@ struct MatrixRow {
   std::map<std::string, int> flagged;  // verdict id -> scenarios where it caught the client
   std::vector<std::string> missed;     // scenarios whose expectations the client missed
   int scenarios = 0;
-  // The scenarios the scale guard judged at real time instead, and its line on why.
-  std::vector<std::string> judged_at_real_time = {};
-  std::string real_time_summary = {};
+  // The scenarios that ran below the scale asked for, and the line on why.
+  std::vector<std::string> lowered = {};
+  std::string scale_summary = {};
 };
 
 // The row of one client's results, run at `scale`.

@@ -17,8 +17,8 @@ namespace retryproof::scenarios {
 
 // How time ran under --time-scale N, for the reports to say: the scale asked for, the one the
 // run was judged at (1 when the clock probe found the client not following the scale), and
-// the probe's finding. Which scenarios the scale guard judged at real time instead is each
-// result's own (ScenarioResult::judged_at_real_time).
+// the probe's finding. The scale each scenario ran at, when the scale guard chose a lower one
+// for it, is each result's own (ScenarioResult::scale).
 struct RunTimeScale {
   int asked = 1;
   int used = 1;

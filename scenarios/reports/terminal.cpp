@@ -143,7 +143,7 @@ void write_block(std::ostream& out, const ScenarioResult& result, Colour colour)
   out << "  jobs " << result.jobs.size() << ", POSTs " << result.creates() << ", client "
       << terminal_text(result.client) << ", seed " << result.seed << ", "
       << policy_text(result.policy) << '\n';
-  if (const std::string note = real_time_note(result); !note.empty())
+  if (const std::string note = scale_note(result); !note.empty())
     out << "  " << terminal_text(note) << '\n';
   for (const std::string& line : load_terminal_lines(result))
     out << line << '\n';
@@ -215,7 +215,7 @@ void write_terminal_report(std::ostream& out, const RunSummary& run, Colour colo
   }
   for (const auto& skipped : run.skipped)
     out << "skipped " << terminal_text(skipped) << '\n';
-  // Which scenarios the scale guard judged at real time instead, after the summary.
+  // Which scenarios ran below the scale asked for, after the summary.
   for (const auto& note : notes) {
     if (note != run.time_scale.probe) out << terminal_text(note) << '\n';
   }

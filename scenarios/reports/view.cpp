@@ -103,10 +103,10 @@ std::string time_scale_subject(const RunTimeScale& scale) {
          (scale.used == 1 ? std::string("real time") : "time scale " + std::to_string(scale.used));
 }
 
-std::vector<std::string> judged_at_real_time(const RunSummary& run) {
+std::vector<std::string> ran_below_scale(const RunSummary& run) {
   std::vector<std::string> names;
   for (const auto& result : run.results) {
-    if (!result.judged_at_real_time.empty()) names.push_back(result.name);
+    if (!result.scale_why.empty()) names.push_back(result.name);
   }
   return names;
 }
@@ -116,16 +116,16 @@ std::vector<std::string> time_scale_notes(const RunSummary& run) {
   if (!run.time_scale.scaled()) return notes;
   if (!run.time_scale.probe.empty()) notes.push_back(run.time_scale.probe);
   if (!run.time_scale.overhead.empty()) notes.push_back(run.time_scale.overhead);
-  if (std::string rejudged = real_time_summary(run.results, TimeScale(run.time_scale.used));
-      !rejudged.empty()) {
-    notes.push_back(std::move(rejudged));
+  if (std::string lowered = scale_summary(run.results, TimeScale(run.time_scale.used));
+      !lowered.empty()) {
+    notes.push_back(std::move(lowered));
   }
   return notes;
 }
 
-std::string real_time_note(const ScenarioResult& result) {
-  if (result.judged_at_real_time.empty()) return "";
-  return "judged at real time instead of the time scale: " + result.judged_at_real_time;
+std::string scale_note(const ScenarioResult& result) {
+  if (result.scale_why.empty()) return "";
+  return "ran at scale " + std::to_string(result.scale) + ": " + result.scale_why;
 }
 
 std::string outcome_text(const InvocationResult& invocation) {

@@ -54,15 +54,14 @@ nlohmann::json strings_json(const std::vector<std::string>& strings);
 // the scale.
 nlohmann::json time_scale_json(const RunTimeScale& scale);
 // What a reader of the report must know about the time scale, a sentence each: the clock
-// probe's finding, what the scale guard allowed a no-wait retry, and which scenarios it
-// judged at real time instead (the line scale_guard.hpp's real_time_summary writes). None at
-// real time.
+// probe's finding, what the scale guard allows a no-wait retry, and which scenarios ran at a
+// lower scale (the line scale_guard.hpp's scale_summary writes). None at real time.
 std::vector<std::string> time_scale_notes(const RunSummary& run);
-// The scenarios of the run judged at real time instead of the scale asked for.
-std::vector<std::string> judged_at_real_time(const RunSummary& run);
-// Why one scenario was judged at real time instead of the scale, for its block; empty when
-// it was judged at the scale (or the run was not scaled).
-std::string real_time_note(const ScenarioResult& result);
+// The scenarios of the run that ran below the scale asked for.
+std::vector<std::string> ran_below_scale(const RunSummary& run);
+// The scale one scenario ran at and why, for its block, when that is below the run's; empty
+// when it ran at the run's scale.
+std::string scale_note(const ScenarioResult& result);
 
 // "succeeded jobId=job_1", "killed by SIGKILL", "client error: no outcome line (exit code 1)".
 std::string outcome_text(const InvocationResult& invocation);

@@ -1,6 +1,6 @@
 // The mutant matrix as CI reads it (run --mutants --json/--junit/--markdown): the seed, the
-// time scale and the replay in every format, the scenarios the scale guard judged at real
-// time named per client, and in JUnit a red test case exactly where the matrix does not hold.
+// time scale and the replay in every format, the scenarios that ran at a lower scale named
+// per client, and in JUnit a red test case exactly where the matrix does not hold.
 #include <gtest/gtest.h>
 
 #include <sstream>
@@ -17,7 +17,7 @@ using namespace report_fixture;
 const std::string kReplay = "retryproof run --mutants --seed 3 --time-scale 10";
 
 // The reference client clean, one mutant caught (in one of two scenarios, by key-stability,
-// one of them judged at real time), one missed: the matrix does not hold.
+// one of them at a lower scale), one missed: the matrix does not hold.
 MatrixReport scaled_matrix() {
   return {.seed = 3,
           .time_scale = {.asked = 10, .used = 10},
@@ -27,8 +27,8 @@ MatrixReport scaled_matrix() {
                     .flagged = {{"key-stability", 1}},
                     .missed = {"commit-then-drop"},
                     .scenarios = 2,
-                    .judged_at_real_time = {"chaos-storm"},
-                    .real_time_summary = "time scale 10: 1 of 2 scenarios judged at real time"},
+                    .lowered = {"chaos-storm"},
+                    .scale_summary = "time scale 10: 1 of 2 scenarios ran at a lower scale"},
                    {.client = "mutant:no-backoff", .scenarios = 2}}};
 }
 
@@ -45,12 +45,12 @@ std::string terminal_matrix(const MatrixReport& matrix) {
   return out.str();
 }
 
-TEST(MatrixReport, TerminalSaysTheScaleTheRealTimeScenariosAndTheReplay) {
+TEST(MatrixReport, TerminalSaysTheScaleTheLoweredScenariosAndTheReplay) {
   const std::string text = terminal_matrix(scaled_matrix());
   EXPECT_TRUE(contains(text, "mutant matrix (seed 3, time scale 10): ")) << text;
   EXPECT_TRUE(contains(text,
                        "mutant:fresh-key-per-attempt: time scale 10: 1 of 2 scenarios "
-                       "judged at real time\n"))
+                       "ran at a lower scale\n"))
       << text;
   EXPECT_TRUE(has_line(text, {"mutant:no-backoff", "MISSED"})) << text;
   EXPECT_TRUE(contains(text, "the matrix does NOT hold")) << text;
@@ -60,7 +60,7 @@ TEST(MatrixReport, TerminalSaysTheScaleTheRealTimeScenariosAndTheReplay) {
 TEST(MatrixReport, AtRealTimeTheHeadingHasNoScale) {
   MatrixReport matrix = scaled_matrix();
   matrix.time_scale = {};
-  matrix.rows[1].real_time_summary.clear();
+  matrix.rows[1].scale_summary.clear();
   const std::string text = terminal_matrix(matrix);
   EXPECT_TRUE(contains(text, "mutant matrix (seed 3): ")) << text;
   EXPECT_FALSE(contains(text, "time scale")) << text;
@@ -79,7 +79,7 @@ TEST(MatrixReport, JsonHasEachClientsResultAndTheScale) {
   EXPECT_EQ(clients[1]["result"], "caught");
   EXPECT_EQ(clients[1]["flagged"], json({{"key-stability", 1}}));
   EXPECT_EQ(clients[1]["notMet"], json({"commit-then-drop"}));
-  EXPECT_EQ(clients[1]["judgedAtRealTime"], json({"chaos-storm"}));
+  EXPECT_EQ(clients[1]["lowered"], json({"chaos-storm"}));
   EXPECT_EQ(clients[2]["result"], "missed");
 }
 
@@ -129,7 +129,7 @@ TEST(MatrixReport, MarkdownHasTheHeadingTheNotesAndTheReplay) {
   EXPECT_TRUE(contains(text, "## retryproof mutant matrix (seed 3, time scale 10)\n")) << text;
   EXPECT_TRUE(contains(text,
                        "> mutant:fresh-key-per-attempt: time scale 10: 1 of 2 scenarios "
-                       "judged at real time\n"))
+                       "ran at a lower scale\n"))
       << text;
   EXPECT_TRUE(has_line(text, {"| mutant:no-backoff |", "MISSED |"})) << text;
   EXPECT_TRUE(contains(text, "Replay: `" + kReplay + "`")) << text;

@@ -47,29 +47,15 @@ TEST(RetryOverhead, TheAllowanceIsTwiceTheLongestButNeverBelowTheLeast) {
   EXPECT_EQ(allowed_overhead(Millis(15)), Millis(30));
 }
 
-TEST(RetryOverhead, AMeasuredAllowanceSendsALongerGapToRealTime) {
-  const Scenario scenario = scenario_from_json(
-      {{"name", "guarded"}, {"operations", {{{"id", "op"}, {"payload", {{"orderId", "o"}}}}}}},
-      "retry overhead test");
-  // A 503 answered at 1000 ms, and a retry 150 ms later: it meets the 50 ms floor.
-  ScenarioResult result;
-  result.policy = JudgedPolicy{.min_backoff = Millis(50), .timeout = Millis(1000)};
-  JournalEntry first = create(1, 1000, 0);
-  first.key = "op";
-  first.status = 503;
-  JournalEntry second = first;
-  second.seq = 2;
-  second.at = Millis(1150);
-  second.status = 201;
-  result.journal = {first, second};
-  result.invocations = {InvocationResult{.operation = "op", .first_seq = 1, .last_seq = 2}};
-  // With the least allowance a no-wait retry measures 100 ms at scale 10: 150 ms is a wait.
-  EXPECT_FALSE(undecided_at_scale(scenario, result, TimeScale(10)));
-  // On a machine where one takes 15 ms (30 allowed), 150 ms could be overhead alone.
-  const auto why =
-      undecided_at_scale(scenario, result, TimeScale(10), allowed_overhead(Millis(15)));
-  ASSERT_TRUE(why);
-  EXPECT_NE(why->find("may measure 300 ms"), std::string::npos) << *why;
+TEST(RetryOverhead, AMeasuredAllowanceLowersTheScale) {
+  const JudgedPolicy floor_50{.min_backoff = Millis(50)};
+  const JudgedPolicy floor_200{.min_backoff = Millis(200)};
+  // A quiet machine (1 ms, the least allowed: 10): a no-wait retry measures 50 ms at scale 5.
+  EXPECT_EQ(scale_for(floor_50, TimeScale(10), allowed_overhead(Millis(1))).scale, TimeScale(5));
+  EXPECT_EQ(scale_for(floor_200, TimeScale(10), allowed_overhead(Millis(1))).scale, TimeScale(10));
+  // One where it takes 15 ms (30 allowed): the 50 ms floor is judged at real time, 200 at 6.
+  EXPECT_EQ(scale_for(floor_50, TimeScale(10), allowed_overhead(Millis(15))).scale, TimeScale(1));
+  EXPECT_EQ(scale_for(floor_200, TimeScale(10), allowed_overhead(Millis(15))).scale, TimeScale(6));
 }
 
 TEST(RetryOverhead, TheSentenceSaysWhatWasMeasuredAndWhatIsAllowed) {

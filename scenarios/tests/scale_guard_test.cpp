@@ -1,43 +1,17 @@
 // What a time scale cannot decide, on hand-built runs: a retry that meets its requirement
-// but came so soon that overhead multiplied by the scale could be all of it.
+// but came so soon that overhead multiplied by the scale could be all of it; and the scale
+// chosen so that no such retry can occur.
 #include "scenarios/driver/scale_guard.hpp"
 
 #include <gtest/gtest.h>
 
+#include "scenarios/tests/scale_guard_fixture.hpp"
+
 namespace retryproof::scenarios {
 namespace {
 
-using provider::JournalEntry;
-using provider::RequestKind;
-
-const Scenario kScenario = scenario_from_json(
-    {{"name", "guarded"}, {"operations", {{{"id", "op"}, {"payload", {{"orderId", "o"}}}}}}},
-    "scale guard test");
-
-// Two creates of one invocation: a first answered with `status` at 1000 ms (carrying
-// `retry_after` seconds), and a retry `gap` ms after it. Floor 50 ms unless given.
-ScenarioResult retried(std::int64_t gap, int status = 503, std::optional<int> retry_after = {},
-                       std::int64_t floor = 50) {
-  ScenarioResult result;
-  result.policy = JudgedPolicy{.min_backoff = Millis(floor), .timeout = Millis(1000)};
-  JournalEntry first{.seq = 1,
-                     .at = Millis(1000),
-                     .method = "POST",
-                     .path = "/jobs",
-                     .kind = RequestKind::create,
-                     .answered_at = Millis(1000),
-                     .status = status,
-                     .retry_after_seconds = retry_after};
-  first.key = "op";
-  JournalEntry second = first;
-  second.seq = 2;
-  second.at = second.answered_at.value() + Millis(gap);
-  second.answered_at = second.at;
-  second.status = 201;
-  result.journal = {first, second};
-  result.invocations = {InvocationResult{.operation = "op", .first_seq = 1, .last_seq = 2}};
-  return result;
-}
+using scale_guard_fixture::kScenario;
+using scale_guard_fixture::retried;
 
 TEST(ScaleGuard, AtRealTimeEverythingIsDecided) {
   EXPECT_FALSE(undecided_at_scale(kScenario, retried(60), TimeScale()));
@@ -82,17 +56,76 @@ TEST(ScaleGuard, ARetryAfterIsTheRequirementAfterA429) {
   EXPECT_TRUE(undecided_at_scale(kScenario, retried(90, 503), TimeScale(10)));
 }
 
-TEST(ScaleGuard, SaysWhichScenariosWereJudgedAtRealTime) {
-  ScenarioResult rejudged = retried(60);
-  rejudged.name = "fail-before-commit";
-  rejudged.judged_at_real_time = "seq 2 came 60 ms ...";
-  ScenarioResult decided = retried(500);
-  decided.name = "rate-limited";
-  EXPECT_EQ(real_time_summary({decided}, TimeScale(10)), "");
-  EXPECT_EQ(real_time_summary({rejudged, decided}, TimeScale(10)),
-            "time scale 10: 1 of 2 scenarios judged at real time instead: a retry there came so "
-            "soon that, with real overhead counted 10 times, it might not have waited at all "
-            "(fail-before-commit; fail-before-commit: seq 2 came 60 ms ...)");
+TEST(ScaleFor, TheLargestScaleAtWhichANoWaitRetryStaysShortOfTheFloor) {
+  const JudgedPolicy floor_50{.min_backoff = Millis(50)};
+  // 10 ms of overhead counted 5 times is 50 ms: at 6 it could reach the floor.
+  const ChosenScale five = scale_for(floor_50, TimeScale(10), Millis(10));
+  EXPECT_EQ(five.scale, TimeScale(5));
+  EXPECT_EQ(five.why,
+            "a retry that does not wait at all may take 10 ms here, and above scale 5 it could "
+            "measure the 50 ms its verdicts require between attempts");
+  // The ceiling is the user's: a scale below it needs no word.
+  EXPECT_EQ(scale_for(floor_50, TimeScale(4), Millis(10)), ChosenScale{TimeScale(4)});
+  EXPECT_EQ(scale_for(floor_50, TimeScale(10), Millis(5)), ChosenScale{TimeScale(10)});
+  // More overhead than floor: real time, said why.
+  const ChosenScale real_time = scale_for(floor_50, TimeScale(10), Millis(80));
+  EXPECT_EQ(real_time.scale, TimeScale(1));
+  EXPECT_TRUE(
+      real_time.why.ends_with("above scale 1 it could measure the 50 ms its verdicts "
+                              "require between attempts"))
+      << real_time.why;
+  // Asked for real time: nothing to choose.
+  EXPECT_EQ(scale_for(floor_50, TimeScale(), Millis(80)), ChosenScale{});
+}
+
+TEST(ScaleFor, WithoutAFloorTheShortestRequirementIsASecondOfRetryAfter) {
+  const JudgedPolicy no_floor{.min_backoff = Millis(0)};
+  EXPECT_EQ(scale_for(no_floor, TimeScale(100), Millis(10)), ChosenScale{TimeScale(100)});
+  EXPECT_EQ(scale_for(no_floor, TimeScale(100), Millis(20)).scale, TimeScale(50));
+}
+
+TEST(ScaleFor, AFleetsClientsShareTheCoresSoTheirRetriesMayWaitTheirTurn) {
+  EXPECT_EQ(clients_per_core(1, 2), 1);
+  EXPECT_EQ(clients_per_core(10, 2), 5);
+  EXPECT_EQ(clients_per_core(3, 2), 2);
+  EXPECT_EQ(clients_per_core(100, 0), 100);  // a machine that cannot say: one core
+  const JudgedPolicy floor_200{.min_backoff = Millis(200)};
+  // The ten-client storm on two cores: 50 ms a no-wait retry, scale 4.
+  const ChosenScale ten = scale_for(floor_200, TimeScale(10), Millis(10), 5);
+  EXPECT_EQ(ten.scale, TimeScale(4));
+  EXPECT_EQ(ten.why,
+            "a retry that does not wait at all may take 50 ms here (10 ms for one, 5 times: the "
+            "fleet's clients share the cores), and above scale 4 it could measure the 200 ms its "
+            "verdicts require between attempts");
+  // A hundred clients: real time.
+  EXPECT_EQ(scale_for(floor_200, TimeScale(10), Millis(10), 50).scale, TimeScale(1));
+}
+
+TEST(ScaleFor, LeavesNothingUndecidedWhereTheGuardWouldHaveRunItAgain) {
+  // The gaps the guard above found undecided at scale 10 are decided at the scale chosen.
+  for (const std::int64_t gap : {60, 99, 100, 150}) {
+    const ScenarioResult result = retried(gap);
+    const ChosenScale chosen = scale_for(result.policy, TimeScale(10));
+    EXPECT_EQ(chosen.scale, TimeScale(5));
+    EXPECT_FALSE(undecided_at_scale(kScenario, result, chosen.scale)) << gap;
+  }
+}
+
+TEST(ScaleFor, TheRunSaysWhichScenariosRanLowerAndWhyOnceForEachReason) {
+  const auto ran = [](std::string name, int scale, std::string why) {
+    ScenarioResult result = retried(500);
+    result.name = std::move(name);
+    result.scale = scale;
+    result.scale_why = std::move(why);
+    return result;
+  };
+  const ScenarioResult at_ceiling = ran("rate-limited", 10, "");
+  EXPECT_EQ(scale_summary({at_ceiling}, TimeScale(10)), "");
+  EXPECT_EQ(scale_summary({ran("a", 5, "floor 50"), at_ceiling, ran("b", 2, "floor 20"),
+                           ran("c", 5, "floor 50")},
+                          TimeScale(10)),
+            "time scale 10: 3 of 4 scenarios ran at a lower scale, the largest at which their "
+            "verdicts hold. At 5, a, c: floor 50; at 2, b: floor 20");
 }
 
 }  // namespace

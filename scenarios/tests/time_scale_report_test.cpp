@@ -14,12 +14,12 @@ const std::string kProbeFollows =
 const std::string kOverhead =
     "time scale 10: a retry that does not wait at all took up to 6 ms here; the scale guard "
     "allows 12 ms for one (10 at least, 2 times the longest measured)";
-const std::string kGuardWhy =
-    "seq 2 came 82 ms after the previous attempt ended, which needs 50 ms; at scale 10 a retry "
-    "that does not wait at all may measure 100 ms";
+const std::string kScaleWhy =
+    "a retry that does not wait at all may take 12 ms here, and above scale 5 it could measure "
+    "the 60 ms its verdicts require between attempts";
 
-// The hand-built run at --time-scale 10 for a client the probe found following it; the
-// scale guard judged C at real time instead.
+// The hand-built run at --time-scale 10 for a client the probe found following it; C ran
+// at scale 5, the largest its verdicts allowed.
 RunSummary scaled_summary() {
   RunSummary run = summary();
   run.client = "cmd:python3 my_client.py";
@@ -29,7 +29,10 @@ RunSummary scaled_summary() {
                     .probe = kProbeFollows,
                     .overhead_allowed_ms = 12,
                     .overhead = kOverhead};
-  run.results[1].judged_at_real_time = kGuardWhy;
+  for (auto& result : run.results)
+    result.scale = 10;
+  run.results[1].scale = 5;
+  run.results[1].scale_why = kScaleWhy;
   return run;
 }
 
@@ -44,7 +47,7 @@ RunSummary probed_to_real_time() {
   return run;
 }
 
-TEST(TimeScaleInReports, TerminalHeadingProbeBlockGuardLineAndReplay) {
+TEST(TimeScaleInReports, TerminalHeadingProbeBlockScaleLineAndReplay) {
   std::ostringstream out;
   write_terminal_report(out, scaled_summary(), Colour::off);
   const std::string text = out.str();
@@ -53,13 +56,12 @@ TEST(TimeScaleInReports, TerminalHeadingProbeBlockGuardLineAndReplay) {
                        "scale 10\n" +
                        kProbeFollows + "\n"))
       << text;
-  EXPECT_TRUE(
-      contains(text, "  judged at real time instead of the time scale: " + kGuardWhy + "\n"))
-      << text;
-  EXPECT_EQ(occurrences(text, "judged at real time instead of the time scale"), 1u) << text;
+  EXPECT_TRUE(contains(text, "  ran at scale 5: " + kScaleWhy + "\n")) << text;
+  EXPECT_EQ(occurrences(text, "ran at scale"), 1u) << text;
   EXPECT_TRUE(contains(text, "\n" + kOverhead + "\n")) << text;
-  EXPECT_TRUE(has_line(text, {"time scale 10: 1 of 2 scenarios judged at real time instead",
-                              "(C-commit-then-drop; C-commit-then-drop: " + kGuardWhy + ")"}))
+  EXPECT_TRUE(has_line(text, {"time scale 10: 1 of 2 scenarios ran at a lower scale, the largest "
+                              "at which their verdicts hold",
+                              ". At 5, C-commit-then-drop: " + kScaleWhy}))
       << text;
   EXPECT_TRUE(contains(text,
                        "replay: retryproof run --seed 42 --client 'cmd:python3 "
@@ -100,20 +102,23 @@ TEST(TimeScaleInReports, RealTimeReportsSayNothingOfIt) {
                                        {"used", 1},
                                        {"clockProbe", nullptr},
                                        {"retryOverhead", nullptr},
-                                       {"judgedAtRealTime", json::array()}}));
-  EXPECT_TRUE(parsed["scenarios"][1]["judgedAtRealTime"].is_null());
+                                       {"lowered", json::array()}}));
+  EXPECT_EQ(parsed["scenarios"][1]["scale"], 1);
+  EXPECT_TRUE(parsed["scenarios"][1]["scaleWhy"].is_null());
 }
 
-TEST(TimeScaleInReports, JsonHasTheScaleTheProbeAndTheScenariosJudgedAtRealTime) {
+TEST(TimeScaleInReports, JsonHasTheScaleTheProbeAndEachScenariosScale) {
   const json parsed = json::parse(to_json(scaled_summary()).dump());
   EXPECT_EQ(parsed["timeScale"],
             json({{"asked", 10},
                   {"used", 10},
                   {"clockProbe", {{"finding", "follows"}, {"text", kProbeFollows}}},
                   {"retryOverhead", {{"allowedMs", 12}, {"text", kOverhead}}},
-                  {"judgedAtRealTime", {"C-commit-then-drop"}}}));
-  EXPECT_TRUE(parsed["scenarios"][0]["judgedAtRealTime"].is_null());
-  EXPECT_EQ(parsed["scenarios"][1]["judgedAtRealTime"], kGuardWhy);
+                  {"lowered", {"C-commit-then-drop"}}}));
+  EXPECT_EQ(parsed["scenarios"][0]["scale"], 10);
+  EXPECT_TRUE(parsed["scenarios"][0]["scaleWhy"].is_null());
+  EXPECT_EQ(parsed["scenarios"][1]["scale"], 5);
+  EXPECT_EQ(parsed["scenarios"][1]["scaleWhy"], kScaleWhy);
 
   const json real_time = to_json(probed_to_real_time());
   EXPECT_EQ(real_time["timeScale"]["asked"], 10);
@@ -132,16 +137,15 @@ TEST(TimeScaleInReports, JunitHasPropertiesAndTheScenariosNote) {
                        "<property name=\"clock-probe\" value=\"time scale 10: the client "
                        "follows the scaled clock"))
       << xml;
-  EXPECT_TRUE(
-      contains(xml, "<property name=\"judged-at-real-time\" value=\"C-commit-then-drop\"/>"))
+  EXPECT_TRUE(contains(xml, "<property name=\"time-scale-lowered\" value=\"C-commit-then-drop\"/>"))
       << xml;
   EXPECT_TRUE(contains(xml, "<property name=\"retry-overhead\" value=\"" + kOverhead + "\"/>"))
       << xml;
   EXPECT_TRUE(contains(xml, "--time-scale 10\"/>")) << xml;  // the replay property
   EXPECT_TRUE(contains(test_case(xml, "C-commit-then-drop", "expectations"),
-                       "judged at real time instead of the time scale: seq 2 came 82 ms"))
+                       "ran at scale 5: a retry that does not wait at all"))
       << xml;
-  EXPECT_FALSE(contains(test_case(xml, "A-fail-before-commit", "expectations"), "real time"))
+  EXPECT_FALSE(contains(test_case(xml, "A-fail-before-commit", "expectations"), "ran at scale"))
       << xml;
 
   std::ostringstream probed;
@@ -159,10 +163,8 @@ TEST(TimeScaleInReports, MarkdownHeadingNotesAndDetails) {
       << text;
   EXPECT_TRUE(contains(text, "> time scale 10: the client follows the scaled clock")) << text;
   EXPECT_TRUE(contains(text, "> " + kOverhead + "\n")) << text;
-  EXPECT_TRUE(contains(text, "> time scale 10: 1 of 2 scenarios judged at real time instead"))
-      << text;
-  EXPECT_TRUE(contains(text, "judged at real time instead of the time scale: seq 2 came 82 ms"))
-      << text;
+  EXPECT_TRUE(contains(text, "> time scale 10: 1 of 2 scenarios ran at a lower scale")) << text;
+  EXPECT_TRUE(contains(text, "ran at scale 5: " + kScaleWhy)) << text;
   EXPECT_TRUE(contains(text, "--time-scale 10 --filter C-commit-then-drop`")) << text;
 
   std::ostringstream probed;
