@@ -95,7 +95,7 @@ class JournalStore {
   ExtraFields extra_;
   // Seqs moved_out() + 1 onwards. A deque, not a vector: an append never moves the records
   // already held, where a vector's doubling moved them all under the core's lock while every
-  // request waited (a new-keys p99 of 76 ms at 32 connections, bench/README.md).
+  // request waited (a new-keys p99 of 76 ms at 32 connections, bench/results/figures.md).
   std::deque<JournalRecord> records_;
   std::unordered_map<std::uint64_t, JournalEntry> whole_;  // by seq, for records marked whole
   std::uint64_t spilled_ = 0;                              // seqs 1..spilled_ are in the file
