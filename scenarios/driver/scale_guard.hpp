@@ -7,7 +7,7 @@
 // instead, unless even such a retry, measured at real time (a Nth of its gap), would meet the
 // requirement there (a floor of a few ms). A gap that falls short is a true failure: the scale only
 // lengthens gaps. What remains is resolution: a wait short of its requirement by less than (N-1)
-// times the real overhead may pass at the scale where it fails at real time (docs/scenarios.md).
+// times the real overhead may pass at the scale where it fails at real time (docs/compressed_time.md).
 //
 // A run never finds such a gap: each scenario runs at the scale scale_for chooses before it
 // starts, low enough that a retry without any wait cannot reach the shortest wait its verdicts
