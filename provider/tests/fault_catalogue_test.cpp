@@ -28,13 +28,13 @@ bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-struct Case {
+struct CatalogueEntry {
   std::string text;
   Fault fault;
 };
 
-const std::vector<Case>& every_entry() {
-  static const std::vector<Case> cases = {
+const std::vector<CatalogueEntry>& every_entry() {
+  static const std::vector<CatalogueEntry> cases = {
       {"none", Fault{FaultKind::none}},
       {"fail-before-commit", Fault{FaultKind::fail_before_commit}},
       {"commit-then-error", Fault{FaultKind::commit_then_error}},
