@@ -55,17 +55,6 @@ void InMemoryIntentLedger::save(const Intent& intent) {
 
 namespace {
 
-struct ConnectionCloser {
-  // close_v2 rather than close: it cannot fail with SQLITE_BUSY, so a destructor never
-  // leaks the connection even if a statement were somehow still alive.
-  void operator()(sqlite3* connection) const noexcept { sqlite3_close_v2(connection); }
-};
-struct StatementFinalizer {
-  void operator()(sqlite3_stmt* statement) const noexcept { sqlite3_finalize(statement); }
-};
-using Connection = std::unique_ptr<sqlite3, ConnectionCloser>;
-using Statement = std::unique_ptr<sqlite3_stmt, StatementFinalizer>;
-
 // Returns a cached statement to its pristine state however the call using it ends, so a
 // failed step never leaves a read transaction open (which would block other writers).
 class StatementUse {
@@ -119,6 +108,20 @@ constexpr int kBusyTimeoutMs = 5000;
 }  // namespace
 
 struct SqliteIntentLedger::Database {
+  // Members, not in the anonymous namespace: a type with external linkage (this one) may not
+  // hold fields of a type without (GCC's -Wsubobject-linkage, once a unity build includes
+  // this file).
+  struct ConnectionCloser {
+    // close_v2 rather than close: it cannot fail with SQLITE_BUSY, so a destructor never
+    // leaks the connection even if a statement were somehow still alive.
+    void operator()(sqlite3* connection) const noexcept { sqlite3_close_v2(connection); }
+  };
+  struct StatementFinalizer {
+    void operator()(sqlite3_stmt* statement) const noexcept { sqlite3_finalize(statement); }
+  };
+  using Connection = std::unique_ptr<sqlite3, ConnectionCloser>;
+  using Statement = std::unique_ptr<sqlite3_stmt, StatementFinalizer>;
+
   explicit Database(const std::filesystem::path& file);
 
   [[noreturn]] void fail(const std::string& what) const;
@@ -193,7 +196,8 @@ void SqliteIntentLedger::Database::execute(std::string_view sql) {
   if (stepped != SQLITE_DONE) fail("cannot open");
 }
 
-Statement SqliteIntentLedger::Database::prepare(std::string_view sql) {
+SqliteIntentLedger::Database::Statement SqliteIntentLedger::Database::prepare(
+    std::string_view sql) {
   sqlite3_stmt* raw = nullptr;
   const int prepared =
       sqlite3_prepare_v2(connection.get(), sql.data(), static_cast<int>(sql.size()), &raw, nullptr);

@@ -22,9 +22,6 @@ namespace net = boost::asio;
 namespace http = boost::beast::http;
 using boost::system::error_code;
 
-// How long a client refused in plain text over TLS is read before the close (as a graceful
-// close lingers, http_connection_end.cpp).
-constexpr Millis kLingerTimeout{1000};
 // A connection on a reserved seat must start its request sooner: idle, it would keep
 // the seat from the control plane it is reserved for.
 constexpr Millis kReservedIdleTimeout{1000};

@@ -103,6 +103,10 @@ class HttpConnection final : public Connection,
 
  private:
   static constexpr bool kTls = std::is_same_v<Stream, TlsStream>;
+  // After the last response (or a refusal in plain text over TLS), how long a client that
+  // keeps sending is read, its bytes discarded, before the close: closing with unread bytes
+  // sends RST, which can destroy the response before the client reads it.
+  static constexpr Millis kLingerTimeout{1000};
   enum class Phase { handshake, idle, head, body, handling, holding, writing, closing, closed };
 
   ConnectionSocket& tcp();  // the socket under the stream: options, shutdown, close

@@ -15,10 +15,8 @@ namespace {
 namespace net = boost::asio;
 using boost::system::error_code;
 
-// After the last response, how long a client that keeps sending is read (and its bytes
-// discarded) before the close: closing with unread bytes sends RST, which can destroy
-// the response before the client reads it.
-constexpr Millis kLingerTimeout{1000};
+// How much a client that keeps sending after the last response is read, at most, before
+// the close (HttpConnection::kLingerTimeout says how long).
 constexpr std::size_t kLingerBytes = 1024 * 1024;
 
 }  // namespace

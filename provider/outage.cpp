@@ -19,7 +19,7 @@ using nlohmann::json;
 constexpr std::string_view kSlowdown = "slowdown";
 constexpr std::array<std::string_view, 5> kFields{"from", "for", "fault", "rate", "lookups"};
 
-[[noreturn]] void fail(const std::string& where, const std::string& what) {
+[[noreturn]] void refuse_outage(const std::string& where, const std::string& what) {
   throw std::invalid_argument(where + ": " + what);
 }
 
@@ -51,47 +51,49 @@ std::string why_not(const FaultRow& row) {
 }
 
 Millis parse_duration_at(const json& value, const std::string& where) {
-  if (!value.is_string()) fail(where, "expected a duration such as \"5s\"");
+  if (!value.is_string()) refuse_outage(where, "expected a duration such as \"5s\"");
   try {
     return parse_duration(value.get<std::string>());
   } catch (const std::invalid_argument& error) {
-    fail(where, error.what());
+    refuse_outage(where, error.what());
   }
 }
 
 void parse_fault_into(Outage& outage, const json& value, const std::string& where) {
   if (!value.is_string()) {
-    fail(where, "expected a fault name such as \"fail-before-commit\" or \"slowdown:2s\"");
+    refuse_outage(where, "expected a fault name such as \"fail-before-commit\" or \"slowdown:2s\"");
   }
   const std::string text = value.get<std::string>();
   const std::string name = text.substr(0, text.find(':'));
   const std::string quoted = "\"" + text + "\"";
   if (name == kSlowdown) {
-    if (name.size() == text.size()) fail(where, quoted + " needs a duration, such as slowdown:2s");
+    if (name.size() == text.size())
+      refuse_outage(where, quoted + " needs a duration, such as slowdown:2s");
     try {
       outage.slowdown = parse_duration(std::string_view(text).substr(name.size() + 1));
     } catch (const std::invalid_argument& error) {
-      fail(where, quoted + ": " + error.what());
+      refuse_outage(where, quoted + ": " + error.what());
     }
-    if (*outage.slowdown <= Millis{0}) fail(where, quoted + ": a slowdown holds longer than 0ms");
+    if (*outage.slowdown <= Millis{0})
+      refuse_outage(where, quoted + ": a slowdown holds longer than 0ms");
     return;
   }
   const auto& catalogue = fault_catalogue();
   const auto row = std::find_if(catalogue.begin(), catalogue.end(),
                                 [&](const FaultRow& candidate) { return candidate.name == name; });
   if (row == catalogue.end()) {
-    fail(where, "unknown fault " + quoted + did_you_mean(name, fault_names_allowed()) +
-                    "; an outage takes " + outage_fault_names());
+    refuse_outage(where, "unknown fault " + quoted + did_you_mean(name, fault_names_allowed()) +
+                             "; an outage takes " + outage_fault_names());
   }
   if (!outage_may_take(*row)) {
-    fail(where,
-         quoted + " " + why_not(*row) +
-             "; an outage takes only pre-commit faults and a slowdown: " + outage_fault_names());
+    refuse_outage(where, quoted + " " + why_not(*row) +
+                             "; an outage takes only pre-commit faults and a slowdown: " +
+                             outage_fault_names());
   }
   try {
     outage.fault = parse_fault(text);  // its parameter: rate-limited:<seconds>
   } catch (const std::invalid_argument& error) {
-    fail(where, error.what());
+    refuse_outage(where, error.what());
   }
 }
 
@@ -111,12 +113,13 @@ std::string Outage::fault_name() const {
 
 Outage parse_outage(const json& entry, const std::string& where, std::optional<Millis> starts) {
   if (!entry.is_object()) {
-    fail(where, "expected {\"from\": \"1s\", \"for\": \"5s\", \"fault\": \"fail-before-commit\"}");
+    refuse_outage(
+        where, "expected {\"from\": \"1s\", \"for\": \"5s\", \"fault\": \"fail-before-commit\"}");
   }
   const std::vector<std::string> fields(kFields.begin(), kFields.end());
   for (const auto& [field, value] : entry.items()) {
     if (std::find(fields.begin(), fields.end(), field) == fields.end())
-      fail(where, "unknown field \"" + field + "\"" + did_you_mean(field, fields));
+      refuse_outage(where, "unknown field \"" + field + "\"" + did_you_mean(field, fields));
   }
   Outage outage;
   if (entry.contains("from")) {
@@ -124,25 +127,26 @@ Outage parse_outage(const json& entry, const std::string& where, std::optional<M
   } else if (starts) {
     outage.from = *starts;
   } else {
-    fail(where, "an outage needs a \"from\": when it starts, on the provider's clock");
+    refuse_outage(where, "an outage needs a \"from\": when it starts, on the provider's clock");
   }
-  if (!entry.contains("for")) fail(where, "an outage needs a \"for\": how long it lasts");
+  if (!entry.contains("for")) refuse_outage(where, "an outage needs a \"for\": how long it lasts");
   const Millis lasts = parse_duration_at(entry["for"], where + ".for");
-  if (lasts <= Millis{0}) fail(where + ".for", "an outage lasts longer than 0ms");
+  if (lasts <= Millis{0}) refuse_outage(where + ".for", "an outage lasts longer than 0ms");
   outage.until = outage.from + lasts;
   if (!entry.contains("fault")) {
-    fail(where, "an outage needs a \"fault\": " + outage_fault_names());
+    refuse_outage(where, "an outage needs a \"fault\": " + outage_fault_names());
   }
   parse_fault_into(outage, entry["fault"], where + ".fault");
   if (entry.contains("rate")) {
     const json& rate = entry["rate"];
     if (!rate.is_number() || rate.get<double>() <= 0 || rate.get<double>() > 1) {
-      fail(where + ".rate", "expected a share of requests above 0 and at most 1, such as 0.5");
+      refuse_outage(where + ".rate",
+                    "expected a share of requests above 0 and at most 1, such as 0.5");
     }
     outage.rate = rate.get<double>();
   }
   if (entry.contains("lookups")) {
-    if (!entry["lookups"].is_boolean()) fail(where + ".lookups", "expected true or false");
+    if (!entry["lookups"].is_boolean()) refuse_outage(where + ".lookups", "expected true or false");
     outage.lookups = entry["lookups"].get<bool>();
   }
   return outage;

@@ -12,7 +12,7 @@ namespace retryproof {
 namespace {
 
 // The message of the std::invalid_argument that parse_duration throws, or a failure.
-std::string rejection_of(const std::string& text) {
+std::string parse_duration_error(const std::string& text) {
   try {
     const Millis parsed = parse_duration(text);
     ADD_FAILURE() << "parse_duration accepted \"" << text << "\" as " << parsed.count() << "ms";
@@ -39,15 +39,15 @@ TEST(ParseDuration, ReadsZeroAndLeadingZeros) {
 TEST(ParseDuration, AcceptsUpToAYear) {
   EXPECT_EQ(parse_duration("8784h"), Millis{8784LL * 3'600'000});
   EXPECT_EQ(parse_duration("31622400000ms"), Millis{31'622'400'000LL});
-  rejection_of("8785h");
-  rejection_of("31622400001ms");
+  parse_duration_error("8785h");
+  parse_duration_error("31622400001ms");
 }
 
 TEST(ParseDuration, RefusesMalformedText) {
   for (const std::string text : {"", "3", "s", "ms", "-1s", "1.5s", "3 s", " 3s", "3s ", "3d", "3S",
                                  "3sec", "+3s", "3ms5", "s3", "1e3ms", "0x10s"}) {
     SCOPED_TRACE(text);
-    const std::string message = rejection_of(text);
+    const std::string message = parse_duration_error(text);
     EXPECT_NE(message.find("\"" + text + "\""), std::string::npos) << message;
   }
 }
@@ -56,13 +56,13 @@ TEST(ParseDuration, RefusesOverflow) {
   for (const std::string text :
        {"99999999999h", "9223372036854775807ms", "99999999999999999999ms", "153722867280912931m"}) {
     SCOPED_TRACE(text);
-    const std::string message = rejection_of(text);
+    const std::string message = parse_duration_error(text);
     EXPECT_NE(message.find("\"" + text + "\""), std::string::npos) << message;
   }
 }
 
 TEST(ParseDuration, MessageQuotesTheTextAndShowsTheAcceptedForms) {
-  const std::string message = rejection_of("3d");
+  const std::string message = parse_duration_error("3d");
   EXPECT_EQ(message,
             "bad duration \"3d\": write a whole number and a unit (ms, s, m or h), such as 250ms, "
             "3s, 2m or 25h, up to a year");

@@ -9,7 +9,7 @@ namespace {
 
 using nlohmann::json;
 
-std::string rejection_of(std::string_view body) {
+std::string parse_form_body_error(std::string_view body) {
   try {
     parse_form_body(body);
   } catch (const std::invalid_argument& error) {
@@ -36,13 +36,14 @@ TEST(FormBody, DecodesPercentEscapesAndPlusInNamesAndValues) {
 }
 
 TEST(FormBody, RefusesWhatHasNoSingleMeaningNamingThePair) {
-  EXPECT_EQ(rejection_of("a=1&a[b]=2"),
+  EXPECT_EQ(parse_form_body_error("a=1&a[b]=2"),
             "\"a[b]=2\": a is given both as a value and as a list or object");
-  EXPECT_EQ(rejection_of("a=1&a=2"), "\"a=2\": a is given both as a value and as a list or object");
-  EXPECT_EQ(rejection_of("items[1]=x"),
+  EXPECT_EQ(parse_form_body_error("a=1&a=2"),
+            "\"a=2\": a is given both as a value and as a list or object");
+  EXPECT_EQ(parse_form_body_error("items[1]=x"),
             "\"items[1]=x\": list indices run from 0 without gaps, up to 1000");
-  EXPECT_EQ(rejection_of("a[b=1"), "\"a[b=1\": brackets must pair up, as in a[b][0]");
-  EXPECT_EQ(rejection_of("[x]=1"), "\"[x]=1\": a field has a name");
+  EXPECT_EQ(parse_form_body_error("a[b=1"), "\"a[b=1\": brackets must pair up, as in a[b][0]");
+  EXPECT_EQ(parse_form_body_error("[x]=1"), "\"[x]=1\": a field has a name");
 }
 
 TEST(FormBody, AFormBodyAndItsJsonFingerprintAlikeWithStringLeaves) {

@@ -15,7 +15,7 @@ namespace {
 using nlohmann::json;
 using testing::body_of;
 using testing::make_request;
-const auto load_error = testing::shape_load_error;
+using testing::shape_load_error;
 
 // A payment API as Square's v2 wire has it: the key in the body, the payment in an
 // envelope, errors as a list of {category, code, detail}.
@@ -159,34 +159,35 @@ TEST(Keyless, AListLookupFindsAJobWhoseKeyTheProviderForgot) {
 }
 
 TEST(ShapeFile, NewFieldsAreReadStrictly) {
-  EXPECT_EQ(load_error({{"key", "none"}}).substr(0, 72),
+  EXPECT_EQ(shape_load_error({{"key", "none"}}).substr(0, 72),
             "shape.json: $: an API without a key (\"key\": \"none\") names the body field");
-  EXPECT_EQ(load_error({{"created", {{"envelope", ""}}}}),
+  EXPECT_EQ(shape_load_error({{"created", {{"envelope", ""}}}}),
             "shape.json: $.created.envelope: expected a non-empty string");
-  EXPECT_EQ(load_error({{"created", {{"idField", 7}}}}),
+  EXPECT_EQ(shape_load_error({{"created", {{"idField", 7}}}}),
             "shape.json: $.created.idField: expected a string");
-  EXPECT_EQ(load_error({{"created", {{"envelope", "data.payment"}}}}),
+  EXPECT_EQ(shape_load_error({{"created", {{"envelope", "data.payment"}}}}),
             "shape.json: $.created.envelope: a field name, without dots");
-  EXPECT_EQ(load_error({{"errors",
-                         {{"template", {{"errors", {{{"kind", "{categry}"}}}}}},
-                          {"values", {{"category", "API_ERROR"}}}}}}),
+  EXPECT_EQ(shape_load_error({{"errors",
+                               {{"template", {{"errors", {{{"kind", "{categry}"}}}}}},
+                                {"values", {{"category", "API_ERROR"}}}}}}),
             "shape.json: $.errors.template.errors[0].kind: {categry} is not a part of an error: "
             "expected {status}, {code}, {message} or the name of one of $.errors.values");
-  EXPECT_EQ(load_error({{"errors", {{"template", {{"e", "{code}"}}}, {"format", "plain"}}}}),
+  EXPECT_EQ(shape_load_error({{"errors", {{"template", {{"e", "{code}"}}}, {"format", "plain"}}}}),
             "shape.json: $.errors: an error body has a \"format\" or a \"template\", not both");
-  EXPECT_EQ(load_error({{"errors", {{"template", "{code}"}}}}),
+  EXPECT_EQ(shape_load_error({{"errors", {{"template", "{code}"}}}}),
             "shape.json: $.errors.template: expected a JSON object or array: the error body");
-  EXPECT_EQ(load_error({{"errors", {{"values", {{"category", "x"}}}}}}),
+  EXPECT_EQ(shape_load_error({{"errors", {{"values", {{"category", "x"}}}}}}),
             "shape.json: $.errors.values: values fill a \"template\"; this shape has none");
+  EXPECT_EQ(shape_load_error(
+                {{"errors", {{"template", {{"e", "{code}"}}}, {"values", {{"code", "x"}}}}}}),
+            "shape.json: $.errors.values.code: \"code\" is filled in by the provider; name "
+            "another value");
   EXPECT_EQ(
-      load_error({{"errors", {{"template", {{"e", "{code}"}}}, {"values", {{"code", "x"}}}}}}),
-      "shape.json: $.errors.values.code: \"code\" is filled in by the provider; name "
-      "another value");
-  EXPECT_EQ(load_error({{"lookups", {{{"method", "GET"}, {"path", "/x/{key}"}, {"list", 3}}}}}),
-            "shape.json: $.lookups[0].list: expected a string");
-  EXPECT_EQ(load_error({{"operationField", ""}}),
+      shape_load_error({{"lookups", {{{"method", "GET"}, {"path", "/x/{key}"}, {"list", 3}}}}}),
+      "shape.json: $.lookups[0].list: expected a string");
+  EXPECT_EQ(shape_load_error({{"operationField", ""}}),
             "shape.json: $.operationField: expected a non-empty string");
-  EXPECT_EQ(load_error({{"opertionField", "a"}}).substr(0, 44),
+  EXPECT_EQ(shape_load_error({{"opertionField", "a"}}).substr(0, 44),
             "shape.json: $: unknown field \"opertionField\"");
 }
 

@@ -16,40 +16,42 @@ namespace {
 using nlohmann::json;
 using testing::body_of;
 using testing::make_request;
-const auto load_error = testing::shape_load_error;
+using testing::shape_load_error;
 
 TEST(ApiShapeFile, ErrorsNameTheFileThePathAndWhatWasExpected) {
-  EXPECT_EQ(load_error({{"creates", json::array()}}),
+  EXPECT_EQ(shape_load_error({{"creates", json::array()}}),
             "shape.json: $.creates: a shape has at least one create route");
-  EXPECT_EQ(load_error({{"creats", json::array()}}).substr(0, 31),
+  EXPECT_EQ(shape_load_error({{"creats", json::array()}}).substr(0, 31),
             "shape.json: $: unknown field \"c");
-  EXPECT_EQ(load_error({{"key", {{"header", "K"}, {"bodyField", "k"}}}}),
+  EXPECT_EQ(shape_load_error({{"key", {{"header", "K"}, {"bodyField", "k"}}}}),
             "shape.json: $.key: the key is in a \"header\" (its name) or a \"bodyField\" (its "
             "dotted path), or \"none\" for an API without idempotency keys");
-  EXPECT_EQ(load_error({{"key", "nothing"}}).substr(0, 46),
+  EXPECT_EQ(shape_load_error({{"key", "nothing"}}).substr(0, 46),
             "shape.json: $.key: the key is in a \"header\" (i");
-  EXPECT_EQ(load_error({{"encodings", {"xml"}}}),
+  EXPECT_EQ(shape_load_error({{"encodings", {"xml"}}}),
             "shape.json: $.encodings[0]: expected \"json\" or \"form\"");
-  EXPECT_EQ(load_error({{"lookups", {{{"method", "GET"}, {"path", "/jobs"}}}}}),
+  EXPECT_EQ(shape_load_error({{"lookups", {{{"method", "GET"}, {"path", "/jobs"}}}}}),
             "shape.json: $.lookups[0]: a lookup finds the key (or, without one, the operation "
             "field's value) in a path segment that is exactly {key} or in a \"queryParameter\"");
   // A {key} inside a segment would match only its own text: refused, never a throw later.
-  EXPECT_NE(load_error({{"lookups", {{{"method", "GET"}, {"path", "/orders/{key}.json"}}}}})
+  EXPECT_NE(shape_load_error({{"lookups", {{{"method", "GET"}, {"path", "/orders/{key}.json"}}}}})
                 .find("exactly {key}"),
             std::string::npos);
-  EXPECT_NE(load_error({{"creates", {{{"method", "POST"}, {"path", "/o"}, {"list", "data"}}}}})
-                .find("$.creates[0]: unknown field \"list\""),
-            std::string::npos);
-  EXPECT_EQ(load_error({{"creates", {{{"method", "POST"}, {"path", "jobs"}}}}}),
+  EXPECT_NE(
+      shape_load_error({{"creates", {{{"method", "POST"}, {"path", "/o"}, {"list", "data"}}}}})
+          .find("$.creates[0]: unknown field \"list\""),
+      std::string::npos);
+  EXPECT_EQ(shape_load_error({{"creates", {{{"method", "POST"}, {"path", "jobs"}}}}}),
             "shape.json: $.creates[0].path: a path begins with /");
   const std::string unknown_code =
-      load_error({{"errors", {{"codes", {{"no_such_code", {{"status", 400}}}}}}}});
+      shape_load_error({{"errors", {{"codes", {{"no_such_code", {{"status", 400}}}}}}}});
   EXPECT_NE(unknown_code.find("$.errors.codes.no_such_code: not an error code of the provider"),
             std::string::npos)
       << unknown_code;
-  EXPECT_NE(load_error({{"errors", {{"format", "xml"}}}}).find("$.errors.format: expected one of"),
-            std::string::npos);
-  EXPECT_NE(load_error({{"profile", "acme"}}).find("$.profile:"), std::string::npos);
+  EXPECT_NE(
+      shape_load_error({{"errors", {{"format", "xml"}}}}).find("$.errors.format: expected one of"),
+      std::string::npos);
+  EXPECT_NE(shape_load_error({{"profile", "acme"}}).find("$.profile:"), std::string::npos);
 }
 
 TEST(ApiShapeFile, AMissingOrBrokenFileIsNamed) {

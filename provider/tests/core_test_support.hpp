@@ -1,5 +1,6 @@
 // Helpers the ProviderCore unit tests share: requests through ProviderCore::handle() at a
-// virtual time, their answers parsed, and the control plane (/_test/...) read and driven.
+// virtual time, their answers parsed, the control plane (/_test/...) read and driven, and
+// what a fault plan or a shape is refused with.
 // Header-only: every function is inline.
 #pragma once
 
@@ -9,10 +10,12 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "provider/fault_plan.hpp"
 #include "provider/http_types.hpp"
 #include "provider/provider_core.hpp"
 
@@ -140,6 +143,20 @@ inline std::size_t stored_count(ProviderCore& core, Checks checks = Checks::full
   const nlohmann::json jobs =
       checks == Checks::full ? jobs_of(core) : body_of(call(core, "GET", "/_test/jobs"));
   return jobs.at("count").get<std::size_t>();
+}
+
+// ---- fault plans ---------------------------------------------------------------------
+
+// The message of the std::invalid_argument that FaultPlan::from_json throws for `body`; a test
+// failure, and "", when it accepts it.
+inline std::string fault_plan_error(const nlohmann::json& body) {
+  try {
+    const FaultPlan plan = FaultPlan::from_json(body);
+    ADD_FAILURE() << "from_json accepted " << body.dump() << " as " << plan.to_json().dump();
+  } catch (const std::invalid_argument& error) {
+    return error.what();
+  }
+  return {};
 }
 
 // ---- shapes --------------------------------------------------------------------------

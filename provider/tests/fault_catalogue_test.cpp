@@ -14,7 +14,7 @@ namespace retryproof::provider {
 namespace {
 
 // The message of the std::invalid_argument that parse_fault throws, or a failure.
-std::string rejection_of(const std::string& text) {
+std::string parse_fault_error(const std::string& text) {
   try {
     const Fault parsed = parse_fault(text);
     ADD_FAILURE() << "parse_fault accepted \"" << text << "\" as " << to_string(parsed);
@@ -28,13 +28,13 @@ bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-struct Case {
+struct CatalogueEntry {
   std::string text;
   Fault fault;
 };
 
-const std::vector<Case>& every_entry() {
-  static const std::vector<Case> cases = {
+const std::vector<CatalogueEntry>& every_entry() {
+  static const std::vector<CatalogueEntry> cases = {
       {"none", Fault{FaultKind::none}},
       {"fail-before-commit", Fault{FaultKind::fail_before_commit}},
       {"commit-then-error", Fault{FaultKind::commit_then_error}},
@@ -95,13 +95,13 @@ TEST(FaultCatalogue, ParametersAreWrittenInCanonicalForm) {
 TEST(FaultCatalogue, DurationFaultWithoutADurationIsRefused) {
   for (const std::string name : {"commit-then-delay", "delay-before-commit"}) {
     SCOPED_TRACE(name);
-    const std::string message = rejection_of(name);
+    const std::string message = parse_fault_error(name);
     EXPECT_EQ(message, "\"" + name + "\" needs a duration, such as " + name + ":2s");
   }
 }
 
 TEST(FaultCatalogue, BadDurationIsRefusedNamingIt) {
-  const std::string message = rejection_of("commit-then-delay:abc");
+  const std::string message = parse_fault_error("commit-then-delay:abc");
   EXPECT_TRUE(contains(message, "\"commit-then-delay:abc\"")) << message;
   EXPECT_TRUE(contains(message, "bad duration \"abc\"")) << message;
 
@@ -109,7 +109,7 @@ TEST(FaultCatalogue, BadDurationIsRefusedNamingIt) {
        {"commit-then-delay:", "delay-before-commit:3", "commit-then-delay:3d",
         "delay-before-commit:-1s", "commit-then-delay:1.5s"}) {
     SCOPED_TRACE(text);
-    const std::string refused = rejection_of(text);
+    const std::string refused = parse_fault_error(text);
     EXPECT_TRUE(contains(refused, "\"" + text + "\"")) << refused;
     EXPECT_TRUE(contains(refused, "bad duration")) << refused;
   }
@@ -120,20 +120,21 @@ TEST(FaultCatalogue, BadRetryAfterIsRefused) {
        {"rate-limited:-1", "rate-limited:x", "rate-limited:", "rate-limited:1.5",
         "rate-limited:86401", "rate-limited:5s", "rate-limited:99999999999"}) {
     SCOPED_TRACE(text);
-    const std::string message = rejection_of(text);
+    const std::string message = parse_fault_error(text);
     EXPECT_EQ(message,
               "\"" + text + "\": Retry-After is a whole number of seconds from 0 to 86400");
   }
 }
 
 TEST(FaultCatalogue, FaultsWithoutAParameterRefuseOne) {
-  EXPECT_EQ(rejection_of("none:3"), "\"none:3\": none takes no parameter");
+  EXPECT_EQ(parse_fault_error("none:3"), "\"none:3\": none takes no parameter");
   for (const std::string name : {"fail-before-commit", "commit-then-error", "commit-then-drop",
                                  "commit-then-reset", "drop-before-commit", "commit-then-truncate",
                                  "commit-then-500", "lookup-unavailable", "reset-before-commit"}) {
     SCOPED_TRACE(name);
-    EXPECT_EQ(rejection_of(name + ":1s"), "\"" + name + ":1s\": " + name + " takes no parameter");
-    EXPECT_EQ(rejection_of(name + ":"), "\"" + name + ":\": " + name + " takes no parameter");
+    EXPECT_EQ(parse_fault_error(name + ":1s"),
+              "\"" + name + ":1s\": " + name + " takes no parameter");
+    EXPECT_EQ(parse_fault_error(name + ":"), "\"" + name + ":\": " + name + " takes no parameter");
   }
 }
 
@@ -143,12 +144,12 @@ TEST(FaultCatalogue, UnknownNameListsTheCatalogue) {
       "commit-then-reset, drop-before-commit, commit-then-truncate, commit-then-500, "
       "rate-limited[:<seconds>], lookup-unavailable, commit-then-delay:<duration>, "
       "delay-before-commit:<duration>, reset-before-commit";
-  EXPECT_EQ(rejection_of("explode"), "unknown fault \"explode\"; " + catalogue);
-  EXPECT_EQ(rejection_of("commit-then-delay-2s"),
+  EXPECT_EQ(parse_fault_error("explode"), "unknown fault \"explode\"; " + catalogue);
+  EXPECT_EQ(parse_fault_error("commit-then-delay-2s"),
             "unknown fault \"commit-then-delay-2s\"; " + catalogue);
-  EXPECT_EQ(rejection_of("Rate-Limited:5"), "unknown fault \"Rate-Limited:5\"; " + catalogue);
-  EXPECT_EQ(rejection_of(""), "unknown fault \"\"; " + catalogue);
-  EXPECT_EQ(rejection_of(":2s"), "unknown fault \":2s\"; " + catalogue);
+  EXPECT_EQ(parse_fault_error("Rate-Limited:5"), "unknown fault \"Rate-Limited:5\"; " + catalogue);
+  EXPECT_EQ(parse_fault_error(""), "unknown fault \"\"; " + catalogue);
+  EXPECT_EQ(parse_fault_error(":2s"), "unknown fault \":2s\"; " + catalogue);
 }
 
 // ---- the table itself ---------------------------------------------------------------------

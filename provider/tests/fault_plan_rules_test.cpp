@@ -13,6 +13,7 @@
 
 #include "provider/fault.hpp"
 #include "provider/fault_plan.hpp"
+#include "provider/tests/core_test_support.hpp"
 
 namespace retryproof::provider {
 namespace {
@@ -24,24 +25,18 @@ FaultPlan plan_of(const std::string& body) {
 }
 
 // The name of the fault the next new operation gets.
-std::string create(FaultPlan& plan, const std::string& key, const json& payload = json::object(),
-                   std::uint64_t n = 0) {
+std::string fault_for_create(FaultPlan& plan, const std::string& key,
+                             const json& payload = json::object(), std::uint64_t n = 0) {
   return to_string(plan.take_for_create(key, payload, n));
 }
 
-std::string lookup(FaultPlan& plan, const std::string& key, std::uint64_t n = 0) {
+std::string fault_for_lookup(FaultPlan& plan, const std::string& key, std::uint64_t n = 0) {
   return to_string(plan.take_for_lookup(key, n));
 }
 
-// The message of the std::invalid_argument that from_json throws, or a failure.
-std::string rejection_of(const std::string& body) {
-  try {
-    const FaultPlan plan = FaultPlan::from_json(json::parse(body));
-    ADD_FAILURE() << "from_json accepted " << body << " as " << plan.to_json().dump();
-  } catch (const std::invalid_argument& error) {
-    return error.what();
-  }
-  return {};
+// What the plan written as `body` is refused with (fault_plan_error).
+std::string fault_plan_text_error(const std::string& body) {
+  return provider::testing::fault_plan_error(json::parse(body));
 }
 
 bool starts_with(const std::string& text, const std::string& prefix) {
@@ -52,10 +47,10 @@ bool starts_with(const std::string& text, const std::string& prefix) {
 
 TEST(FaultPlanRules, RuleByKeyAppliesOnlyToThatKey) {
   FaultPlan plan = plan_of(R"({"faults":[{"fault":"commit-then-drop","key":"key-A"}]})");
-  EXPECT_EQ(create(plan, "key-B"), "none");
-  EXPECT_EQ(create(plan, "key-a"), "none");  // keys are case-sensitive
-  EXPECT_EQ(create(plan, "key-A"), "commit-then-drop");
-  EXPECT_EQ(create(plan, "key-A"), "none");  // times defaults to 1
+  EXPECT_EQ(fault_for_create(plan, "key-B"), "none");
+  EXPECT_EQ(fault_for_create(plan, "key-a"), "none");  // keys are case-sensitive
+  EXPECT_EQ(fault_for_create(plan, "key-A"), "commit-then-drop");
+  EXPECT_EQ(fault_for_create(plan, "key-A"), "none");  // times defaults to 1
 }
 
 TEST(FaultPlanRules, RuleByMatchNeedsEveryFieldEqual) {
@@ -63,44 +58,47 @@ TEST(FaultPlanRules, RuleByMatchNeedsEveryFieldEqual) {
       {"fault":"commit-then-error","match":{"orderId":"order-42","amount":120}},
       "fail-before-commit","commit-then-drop","commit-then-reset","commit-then-500"]})");
   // Each payload that does not match falls through to the script, one entry each.
-  EXPECT_EQ(create(plan, "k1", json{{"orderId", "order-42"}}), "fail-before-commit");
-  EXPECT_EQ(create(plan, "k2", json{{"orderId", "order-42"}, {"amount", 121}}), "commit-then-drop");
-  EXPECT_EQ(create(plan, "k3", json{{"orderId", "order-43"}, {"amount", 120}}),
+  EXPECT_EQ(fault_for_create(plan, "k1", json{{"orderId", "order-42"}}), "fail-before-commit");
+  EXPECT_EQ(fault_for_create(plan, "k2", json{{"orderId", "order-42"}, {"amount", 121}}),
+            "commit-then-drop");
+  EXPECT_EQ(fault_for_create(plan, "k3", json{{"orderId", "order-43"}, {"amount", 120}}),
             "commit-then-reset");
-  EXPECT_EQ(create(plan, "k4", json{{"orderId", "order-42"}, {"amount", "120"}}),
+  EXPECT_EQ(fault_for_create(plan, "k4", json{{"orderId", "order-42"}, {"amount", "120"}}),
             "commit-then-500");
   // Extra payload fields do not matter; the key does not either.
-  EXPECT_EQ(create(plan, "k5", json{{"amount", 120}, {"orderId", "order-42"}, {"x", 1}}),
+  EXPECT_EQ(fault_for_create(plan, "k5", json{{"amount", 120}, {"orderId", "order-42"}, {"x", 1}}),
             "commit-then-error");
-  EXPECT_EQ(create(plan, "k6", json{{"orderId", "order-42"}, {"amount", 120}}), "none");
+  EXPECT_EQ(fault_for_create(plan, "k6", json{{"orderId", "order-42"}, {"amount", 120}}), "none");
 }
 
 TEST(FaultPlanRules, MatchComparesNestedValuesExactly) {
   FaultPlan plan = plan_of(
       R"({"faults":[{"fault":"commit-then-drop","match":{"customer":{"id":7,"tier":"gold"}},"times":5}]})");
-  EXPECT_EQ(create(plan, "k", json{{"customer", {{"id", 7}}}}), "none");
-  EXPECT_EQ(create(plan, "k", json{{"customer", {{"id", 7}, {"tier", "gold"}, {"x", 1}}}}), "none");
-  EXPECT_EQ(create(plan, "k", json{{"customer", {{"tier", "gold"}, {"id", 7}}}}),
+  EXPECT_EQ(fault_for_create(plan, "k", json{{"customer", {{"id", 7}}}}), "none");
+  EXPECT_EQ(
+      fault_for_create(plan, "k", json{{"customer", {{"id", 7}, {"tier", "gold"}, {"x", 1}}}}),
+      "none");
+  EXPECT_EQ(fault_for_create(plan, "k", json{{"customer", {{"tier", "gold"}, {"id", 7}}}}),
             "commit-then-drop");
 }
 
 TEST(FaultPlanRules, TimesIsConsumedThenTheScriptApplies) {
   FaultPlan plan = plan_of(
       R"({"faults":[{"fault":"commit-then-drop","key":"key-A","times":3},"commit-then-error"]})");
-  EXPECT_EQ(create(plan, "key-A"), "commit-then-drop");
-  EXPECT_EQ(create(plan, "key-A"), "commit-then-drop");
-  EXPECT_EQ(create(plan, "key-A"), "commit-then-drop");
-  EXPECT_EQ(create(plan, "key-A"), "commit-then-error");
-  EXPECT_EQ(create(plan, "key-A"), "none");
+  EXPECT_EQ(fault_for_create(plan, "key-A"), "commit-then-drop");
+  EXPECT_EQ(fault_for_create(plan, "key-A"), "commit-then-drop");
+  EXPECT_EQ(fault_for_create(plan, "key-A"), "commit-then-drop");
+  EXPECT_EQ(fault_for_create(plan, "key-A"), "commit-then-error");
+  EXPECT_EQ(fault_for_create(plan, "key-A"), "none");
 }
 
 TEST(FaultPlanRules, RulesBeatTheScript) {
   FaultPlan plan =
       plan_of(R"({"faults":["fail-before-commit",{"fault":"commit-then-500","key":"key-A"}]})");
-  EXPECT_EQ(create(plan, "key-A"), "commit-then-500");
+  EXPECT_EQ(fault_for_create(plan, "key-A"), "commit-then-500");
   EXPECT_EQ(plan.to_json(), json::parse(R"({"faults":["fail-before-commit"]})"));
-  EXPECT_EQ(create(plan, "key-A"), "fail-before-commit");
-  EXPECT_EQ(create(plan, "key-A"), "none");
+  EXPECT_EQ(fault_for_create(plan, "key-A"), "fail-before-commit");
+  EXPECT_EQ(fault_for_create(plan, "key-A"), "none");
 }
 
 TEST(FaultPlanRules, FirstMatchingRuleWins) {
@@ -109,10 +107,10 @@ TEST(FaultPlanRules, FirstMatchingRuleWins) {
       {"fault":"commit-then-drop","key":"key-A"},
       {"fault":"commit-then-reset","key":"key-A"}]})");
   json order42 = {{"orderId", "order-42"}};
-  EXPECT_EQ(create(plan, "key-A", order42), "commit-then-error");
-  EXPECT_EQ(create(plan, "key-A", order42), "commit-then-drop");
-  EXPECT_EQ(create(plan, "key-A", order42), "commit-then-reset");
-  EXPECT_EQ(create(plan, "key-A", order42), "none");
+  EXPECT_EQ(fault_for_create(plan, "key-A", order42), "commit-then-error");
+  EXPECT_EQ(fault_for_create(plan, "key-A", order42), "commit-then-drop");
+  EXPECT_EQ(fault_for_create(plan, "key-A", order42), "commit-then-reset");
+  EXPECT_EQ(fault_for_create(plan, "key-A", order42), "none");
 }
 
 TEST(FaultPlanRules, RuleFaultsKeepTheirParameters) {
@@ -129,35 +127,35 @@ TEST(FaultPlanRules, RuleFaultsKeepTheirParameters) {
 TEST(FaultPlanRules, CreatesSkipLookupUnavailableAndTheNextLookupTakesIt) {
   FaultPlan plan = plan_of(
       R"({"faults":["lookup-unavailable","commit-then-drop","lookup-unavailable","commit-then-error"]})");
-  EXPECT_EQ(create(plan, "k1"), "commit-then-drop");
-  EXPECT_EQ(create(plan, "k2"), "commit-then-error");
-  EXPECT_EQ(create(plan, "k3"), "none");
+  EXPECT_EQ(fault_for_create(plan, "k1"), "commit-then-drop");
+  EXPECT_EQ(fault_for_create(plan, "k2"), "commit-then-error");
+  EXPECT_EQ(fault_for_create(plan, "k3"), "none");
   EXPECT_EQ(plan.to_json(),
             json::parse(R"({"faults":["lookup-unavailable","lookup-unavailable"]})"));
-  EXPECT_EQ(lookup(plan, "k1"), "lookup-unavailable");
-  EXPECT_EQ(lookup(plan, "any"), "lookup-unavailable");
-  EXPECT_EQ(lookup(plan, "k1"), "none");
+  EXPECT_EQ(fault_for_lookup(plan, "k1"), "lookup-unavailable");
+  EXPECT_EQ(fault_for_lookup(plan, "any"), "lookup-unavailable");
+  EXPECT_EQ(fault_for_lookup(plan, "k1"), "none");
   EXPECT_EQ(plan.to_json(), json::parse(R"({"faults":[]})"));
 }
 
 TEST(FaultPlanRules, LookupsLeaveCreateFaultsInTheScript) {
   FaultPlan plan = plan_of(R"({"faults":["commit-then-drop","lookup-unavailable"]})");
-  EXPECT_EQ(lookup(plan, "k"), "lookup-unavailable");
-  EXPECT_EQ(lookup(plan, "k"), "none");
+  EXPECT_EQ(fault_for_lookup(plan, "k"), "lookup-unavailable");
+  EXPECT_EQ(fault_for_lookup(plan, "k"), "none");
   EXPECT_EQ(plan.to_json(), json::parse(R"({"faults":["commit-then-drop"]})"));
-  EXPECT_EQ(create(plan, "k"), "commit-then-drop");
+  EXPECT_EQ(fault_for_create(plan, "k"), "commit-then-drop");
 }
 
 TEST(FaultPlanRules, LookupUnavailableRuleByKey) {
   FaultPlan plan = plan_of(
       R"({"faults":[{"fault":"lookup-unavailable","key":"key-A","times":2},"commit-then-drop"]})");
-  EXPECT_EQ(create(plan, "key-A"), "commit-then-drop");  // creates pass the lookup rule
-  EXPECT_EQ(lookup(plan, "key-B"), "none");
-  EXPECT_EQ(lookup(plan, "key-A"), "lookup-unavailable");
+  EXPECT_EQ(fault_for_create(plan, "key-A"), "commit-then-drop");  // creates pass the lookup rule
+  EXPECT_EQ(fault_for_lookup(plan, "key-B"), "none");
+  EXPECT_EQ(fault_for_lookup(plan, "key-A"), "lookup-unavailable");
   EXPECT_EQ(plan.to_json(),
             json::parse(R"({"faults":[{"fault":"lookup-unavailable","key":"key-A","times":1}]})"));
-  EXPECT_EQ(lookup(plan, "key-A"), "lookup-unavailable");
-  EXPECT_EQ(lookup(plan, "key-A"), "none");
+  EXPECT_EQ(fault_for_lookup(plan, "key-A"), "lookup-unavailable");
+  EXPECT_EQ(fault_for_lookup(plan, "key-A"), "none");
 }
 
 // ---- validation -------------------------------------------------------------------------
@@ -166,12 +164,12 @@ TEST(FaultPlanRules, BadTimesIsRefusedNamingTheEntry) {
   for (const std::string times : {"0", "-1", "1.5", "\"2\"", "null", "true", "1000001"}) {
     SCOPED_TRACE(times);
     const std::string message =
-        rejection_of(R"({"faults":[{"fault":"none","key":"k","times":)" + times + "}]}");
+        fault_plan_text_error(R"({"faults":[{"fault":"none","key":"k","times":)" + times + "}]}");
     EXPECT_EQ(message, "faults[0].times: expected a whole number from 1 to 1000000");
   }
   FaultPlan largest =
       plan_of(R"({"faults":[{"fault":"commit-then-drop","key":"k","times":1000000}]})");
-  EXPECT_EQ(create(largest, "k"), "commit-then-drop");
+  EXPECT_EQ(fault_for_create(largest, "k"), "commit-then-drop");
   EXPECT_EQ(largest.to_json()["faults"][0]["times"], 999999);
 }
 
@@ -179,7 +177,7 @@ TEST(FaultPlanRules, BadMatchIsRefusedNamingTheEntry) {
   for (const std::string match : {"\"order-42\"", "{}", "[]", "null", "42"}) {
     SCOPED_TRACE(match);
     const std::string message =
-        rejection_of(R"({"faults":["none",{"fault":"none","match":)" + match + "}]}");
+        fault_plan_text_error(R"({"faults":["none",{"fault":"none","match":)" + match + "}]}");
     EXPECT_EQ(message,
               "faults[1].match: expected an object of payload fields, such as "
               "{\"orderId\": \"order-42\"}");
@@ -189,7 +187,7 @@ TEST(FaultPlanRules, BadMatchIsRefusedNamingTheEntry) {
 TEST(FaultPlanRules, BadKeyIsRefusedNamingTheEntry) {
   for (const std::string key : {"\"\"", "42", "null", "[\"k\"]"}) {
     SCOPED_TRACE(key);
-    EXPECT_EQ(rejection_of(R"({"faults":[{"fault":"none","key":)" + key + "}]}"),
+    EXPECT_EQ(fault_plan_text_error(R"({"faults":[{"fault":"none","key":)" + key + "}]}"),
               "faults[0].key: expected a non-empty string");
   }
 }
@@ -198,34 +196,37 @@ TEST(FaultPlanRules, RuleNamesEitherKeyOrMatch) {
   const std::string expected =
       "faults[1]: a rule names either a \"key\" or a \"match\" (a plain entry is just the fault "
       "name)";
-  EXPECT_EQ(rejection_of(R"({"faults":["none",{"fault":"none","key":"k","match":{"a":1}}]})"),
-            expected);
-  EXPECT_EQ(rejection_of(R"({"faults":["none",{"fault":"none"}]})"), expected);
+  EXPECT_EQ(
+      fault_plan_text_error(R"({"faults":["none",{"fault":"none","key":"k","match":{"a":1}}]})"),
+      expected);
+  EXPECT_EQ(fault_plan_text_error(R"({"faults":["none",{"fault":"none"}]})"), expected);
 }
 
 TEST(FaultPlanRules, RuleWithoutFaultIsRefused) {
-  EXPECT_EQ(rejection_of(R"({"faults":["none","none",{"key":"k"}]})"),
+  EXPECT_EQ(fault_plan_text_error(R"({"faults":["none","none",{"key":"k"}]})"),
             "faults[2]: a rule needs a \"fault\"");
 }
 
 TEST(FaultPlanRules, RuleWithAnUnknownFaultNamesTheField) {
-  const std::string message = rejection_of(R"({"faults":[{"fault":"explode","key":"k"}]})");
+  const std::string message =
+      fault_plan_text_error(R"({"faults":[{"fault":"explode","key":"k"}]})");
   EXPECT_TRUE(starts_with(message, "faults[0].fault: unknown fault \"explode\"")) << message;
-  EXPECT_EQ(rejection_of(R"({"faults":[{"fault":7,"key":"k"}]})"),
+  EXPECT_EQ(fault_plan_text_error(R"({"faults":[{"fault":7,"key":"k"}]})"),
             "faults[0].fault: expected a fault name such as \"commit-then-drop\"");
-  EXPECT_EQ(rejection_of(R"({"faults":[{"fault":"commit-then-delay","key":"k"}]})"),
+  EXPECT_EQ(fault_plan_text_error(R"({"faults":[{"fault":"commit-then-delay","key":"k"}]})"),
             "faults[0].fault: \"commit-then-delay\" needs a duration, such as "
             "commit-then-delay:2s");
 }
 
 TEST(FaultPlanRules, LookupUnavailableRuleCannotMatchAPayload) {
   EXPECT_EQ(
-      rejection_of(R"({"faults":[{"fault":"lookup-unavailable","match":{"orderId":"o"}}]})"),
+      fault_plan_text_error(
+          R"({"faults":[{"fault":"lookup-unavailable","match":{"orderId":"o"}}]})"),
       "faults[0]: a lookup-unavailable rule names a \"key\": lookups carry no payload to match");
 }
 
 TEST(FaultPlanRules, UnknownRuleFieldIsRefused) {
-  EXPECT_EQ(rejection_of(R"({"faults":["none",{"fault":"none","key":"k","tims":2}]})"),
+  EXPECT_EQ(fault_plan_text_error(R"({"faults":["none",{"fault":"none","key":"k","tims":2}]})"),
             "faults[1]: unknown field \"tims\"");
 }
 
@@ -244,23 +245,23 @@ TEST(FaultPlanChaos, ChoiceIsAPureFunctionOfSeedKeyAndN) {
   for (int i = 0; i < kKeys; ++i) {
     const std::string key = "key-" + std::to_string(i);
     for (std::uint64_t n = 0; n < 3; ++n) {
-      forward_faults[key].push_back(create(forward, key, json::object(), n));
-      forward_faults[key].push_back(lookup(forward, key, n));
+      forward_faults[key].push_back(fault_for_create(forward, key, json::object(), n));
+      forward_faults[key].push_back(fault_for_lookup(forward, key, n));
     }
   }
   // Backward: keys in reverse order, n = 0 for all first, then n = 1, then n = 2.
   for (std::uint64_t n = 0; n < 3; ++n) {
     for (int i = kKeys - 1; i >= 0; --i) {
       const std::string key = "key-" + std::to_string(i);
-      backward_faults[key].push_back(create(backward, key, json::object(), n));
+      backward_faults[key].push_back(fault_for_create(backward, key, json::object(), n));
     }
     for (int i = 0; i < kKeys; i += 2) {
       const std::string key = "key-" + std::to_string(i);
-      backward_faults[key].push_back(lookup(backward, key, n));
+      backward_faults[key].push_back(fault_for_lookup(backward, key, n));
     }
     for (int i = kKeys - 1; i >= 1; i -= 2) {
       const std::string key = "key-" + std::to_string(i);
-      backward_faults[key].push_back(lookup(backward, key, n));
+      backward_faults[key].push_back(fault_for_lookup(backward, key, n));
     }
   }
   std::map<std::string, int> seen;
@@ -287,8 +288,9 @@ TEST(FaultPlanChaos, SameInputsGiveTheSameFaultAgain) {
   FaultPlan plan = plan_of(kChaos);
   for (int i = 0; i < 100; ++i) {
     const std::string key = "order-" + std::to_string(i);
-    const std::string first = create(plan, key, json::object(), 4);
-    EXPECT_EQ(create(plan, key, json{{"orderId", key}}, 4), first) << key;  // payload ignored
+    const std::string first = fault_for_create(plan, key, json::object(), 4);
+    EXPECT_EQ(fault_for_create(plan, key, json{{"orderId", key}}, 4), first)
+        << key;  // payload ignored
   }
 }
 
@@ -297,8 +299,9 @@ TEST(FaultPlanChaos, TheNthOperationAndTheSeedChangeTheChoice) {
     FaultPlan plan = plan_of(body);
     std::vector<std::string> faults;
     for (int i = 0; i < 100; ++i) {
-      faults.push_back(vary_n ? create(plan, "key", json::object(), static_cast<std::uint64_t>(i))
-                              : create(plan, "key-" + std::to_string(i)));
+      faults.push_back(
+          vary_n ? fault_for_create(plan, "key", json::object(), static_cast<std::uint64_t>(i))
+                 : fault_for_create(plan, "key-" + std::to_string(i)));
     }
     return faults;
   };
@@ -325,7 +328,8 @@ int count_of(const std::string& body, const std::string& fault, bool for_lookup,
   int count = 0;
   for (int i = 0; i < keys; ++i) {
     const std::string key = "key-" + std::to_string(i);
-    count += (for_lookup ? lookup(plan, key) : create(plan, key)) == fault ? 1 : 0;
+    count +=
+        (for_lookup ? fault_for_lookup(plan, key) : fault_for_create(plan, key)) == fault ? 1 : 0;
   }
   return count;
 }
@@ -380,16 +384,16 @@ TEST(FaultPlanChaos, CreateAndLookupRatesAreSeparate) {
 TEST(FaultPlanChaos, RulesAndScriptComeBeforeChaos) {
   FaultPlan plan = plan_of(R"({"faults":["commit-then-error",{"fault":"commit-then-500","key":"k"}],
       "chaos":{"seed":1,"rates":{"commit-then-drop":1}}})");
-  EXPECT_EQ(create(plan, "k"), "commit-then-500");
-  EXPECT_EQ(create(plan, "k"), "commit-then-error");
-  EXPECT_EQ(create(plan, "k"), "commit-then-drop");
-  EXPECT_EQ(create(plan, "other"), "commit-then-drop");
+  EXPECT_EQ(fault_for_create(plan, "k"), "commit-then-500");
+  EXPECT_EQ(fault_for_create(plan, "k"), "commit-then-error");
+  EXPECT_EQ(fault_for_create(plan, "k"), "commit-then-drop");
+  EXPECT_EQ(fault_for_create(plan, "other"), "commit-then-drop");
 }
 
 TEST(FaultPlanChaos, CreateRatesOverOneAreRefused) {
-  EXPECT_EQ(
-      rejection_of(R"({"chaos":{"rates":{"commit-then-drop":0.6,"fail-before-commit":0.5}}})"),
-      "chaos.rates: the rates of faults for new operations add up to more than 1");
+  EXPECT_EQ(fault_plan_text_error(
+                R"({"chaos":{"rates":{"commit-then-drop":0.6,"fail-before-commit":0.5}}})"),
+            "chaos.rates: the rates of faults for new operations add up to more than 1");
   // lookup-unavailable is drawn separately, so it does not count towards the total.
   EXPECT_NO_THROW(plan_of(
       R"({"chaos":{"rates":{"commit-then-drop":0.5,"fail-before-commit":0.5,"lookup-unavailable":1}}})"));
@@ -398,24 +402,26 @@ TEST(FaultPlanChaos, CreateRatesOverOneAreRefused) {
 TEST(FaultPlanChaos, BadRateIsRefusedNamingIt) {
   for (const std::string rate : {"-0.1", "1.5", "\"x\"", "null", "[0.1]", "true"}) {
     SCOPED_TRACE(rate);
-    EXPECT_EQ(rejection_of(R"({"chaos":{"seed":1,"rates":{"commit-then-drop":)" + rate + "}}}"),
-              "chaos.rates.commit-then-drop: expected a rate between 0 and 1");
+    EXPECT_EQ(
+        fault_plan_text_error(R"({"chaos":{"seed":1,"rates":{"commit-then-drop":)" + rate + "}}}"),
+        "chaos.rates.commit-then-drop: expected a rate between 0 and 1");
   }
-  const std::string unknown = rejection_of(R"({"chaos":{"rates":{"explode":0.1}}})");
+  const std::string unknown = fault_plan_text_error(R"({"chaos":{"rates":{"explode":0.1}}})");
   EXPECT_TRUE(starts_with(unknown, "chaos.rates.explode: unknown fault \"explode\"")) << unknown;
 }
 
 TEST(FaultPlanChaos, BadPolicyShapeIsRefused) {
-  EXPECT_EQ(rejection_of(R"({"chaos":{"seed":1}})"),
+  EXPECT_EQ(fault_plan_text_error(R"({"chaos":{"seed":1}})"),
             "chaos.rates: expected an object of fault names and rates between 0 and 1");
-  EXPECT_EQ(rejection_of(R"({"chaos":{"rates":[]}})"),
+  EXPECT_EQ(fault_plan_text_error(R"({"chaos":{"rates":[]}})"),
             "chaos.rates: expected an object of fault names and rates between 0 and 1");
-  EXPECT_EQ(rejection_of(R"({"chaos":{"seed":-1,"rates":{}}})"),
+  EXPECT_EQ(fault_plan_text_error(R"({"chaos":{"seed":-1,"rates":{}}})"),
             "chaos.seed: expected a non-negative integer");
-  EXPECT_EQ(rejection_of(R"({"chaos":{"seed":"1","rates":{}}})"),
+  EXPECT_EQ(fault_plan_text_error(R"({"chaos":{"seed":"1","rates":{}}})"),
             "chaos.seed: expected a non-negative integer");
-  EXPECT_EQ(rejection_of(R"({"chaos":{"rates":{},"sead":1}})"), "chaos: unknown field \"sead\"");
-  EXPECT_EQ(rejection_of(R"({"chaos":[1]})"),
+  EXPECT_EQ(fault_plan_text_error(R"({"chaos":{"rates":{},"sead":1}})"),
+            "chaos: unknown field \"sead\"");
+  EXPECT_EQ(fault_plan_text_error(R"({"chaos":[1]})"),
             "chaos: expected {\"seed\": S, \"rates\": {\"fault\": rate, ...}}");
 }
 
@@ -443,21 +449,21 @@ TEST(FaultPlanEcho, EchoShowsRemainingTimesAndDropsSpentRules) {
       {"fault":"commit-then-drop","key":"key-A","times":2},
       {"fault":"commit-then-500","match":{"orderId":"order-42"}},
       "commit-then-error"]})");
-  EXPECT_EQ(create(plan, "key-A"), "commit-then-drop");
+  EXPECT_EQ(fault_for_create(plan, "key-A"), "commit-then-drop");
   EXPECT_EQ(plan.to_json(), json::parse(R"({"faults":[
       {"fault":"commit-then-drop","key":"key-A","times":1},
       {"fault":"commit-then-500","match":{"orderId":"order-42"},"times":1},
       "commit-then-error"]})"));
-  EXPECT_EQ(create(plan, "key-B", json{{"orderId", "order-42"}}), "commit-then-500");
-  EXPECT_EQ(create(plan, "key-A"), "commit-then-drop");
+  EXPECT_EQ(fault_for_create(plan, "key-B", json{{"orderId", "order-42"}}), "commit-then-500");
+  EXPECT_EQ(fault_for_create(plan, "key-A"), "commit-then-drop");
   json remaining = json::parse(R"({"faults":["commit-then-error"]})");
   EXPECT_EQ(plan.to_json(), remaining);
 
   // The echo is a plan: installed again, it behaves as the rest of the first one.
   FaultPlan again = FaultPlan::from_json(plan.to_json());
   EXPECT_EQ(again.to_json(), remaining);
-  EXPECT_EQ(create(again, "key-A"), "commit-then-error");
-  EXPECT_EQ(create(again, "key-A"), "none");
+  EXPECT_EQ(fault_for_create(again, "key-A"), "commit-then-error");
+  EXPECT_EQ(fault_for_create(again, "key-A"), "none");
 }
 
 TEST(FaultPlanEcho, ChaosOnlyPlanEchoesAnEmptyScriptAndTheDefaultSeed) {
@@ -471,8 +477,8 @@ TEST(FaultPlanEcho, RoundTripKeepsChaosChoices) {
   FaultPlan second = FaultPlan::from_json(first.to_json());
   for (int i = 0; i < 300; ++i) {
     const std::string key = "key-" + std::to_string(i);
-    EXPECT_EQ(create(first, key), create(second, key)) << key;
-    EXPECT_EQ(lookup(first, key), lookup(second, key)) << key;
+    EXPECT_EQ(fault_for_create(first, key), fault_for_create(second, key)) << key;
+    EXPECT_EQ(fault_for_lookup(first, key), fault_for_lookup(second, key)) << key;
   }
 }
 
@@ -501,7 +507,7 @@ TEST(FaultPlanEcho, ChaosEchoChoosesAsTheOriginalWhenNamesAreNotCanonical) {
   int differ = 0;
   for (int i = 0; i < 2000; ++i) {
     const std::string key = "key-" + std::to_string(i);
-    differ += create(first, key) != create(echoed, key) ? 1 : 0;
+    differ += fault_for_create(first, key) != fault_for_create(echoed, key) ? 1 : 0;
   }
   EXPECT_EQ(differ, 0) << "echo " << first.to_json().dump();
 }

@@ -8,22 +8,13 @@
 #include <string>
 
 #include "provider/fault.hpp"
+#include "provider/tests/core_test_support.hpp"
 
 namespace retryproof::provider {
 namespace {
 
 using nlohmann::json;
-
-// The message of the std::invalid_argument that from_json throws, or a failure.
-std::string rejection_of(const json& body) {
-  try {
-    FaultPlan::from_json(body);
-  } catch (const std::invalid_argument& error) {
-    return error.what();
-  }
-  ADD_FAILURE() << "from_json accepted " << body.dump();
-  return {};
-}
+using provider::testing::fault_plan_error;
 
 TEST(FaultPlan, ParsesEveryBaselineName) {
   FaultPlan plan = FaultPlan::from_json(json::parse(
@@ -79,14 +70,14 @@ TEST(FaultPlan, ToJsonRoundTripsThroughFromJson) {
 
 TEST(FaultPlan, UnknownNameIsRejectedNamingEntryAndName) {
   const std::string message =
-      rejection_of(json::parse(R"({"faults":["none","comit-then-drop","none"]})"));
+      fault_plan_error(json::parse(R"({"faults":["none","comit-then-drop","none"]})"));
   EXPECT_NE(message.find("faults[1]"), std::string::npos) << message;
   EXPECT_NE(message.find("comit-then-drop"), std::string::npos) << message;
 }
 
 TEST(FaultPlan, NamesAreExact) {
   for (const char* name : {"Commit-Then-Drop", " none", "none ", "commit_then_drop", ""}) {
-    const std::string message = rejection_of(json{{"faults", json::array({"none", name})}});
+    const std::string message = fault_plan_error(json{{"faults", json::array({"none", name})}});
     EXPECT_NE(message.find("faults[1]"), std::string::npos) << message;
     EXPECT_NE(message.find("\"" + std::string(name) + "\""), std::string::npos) << message;
   }
@@ -95,19 +86,19 @@ TEST(FaultPlan, NamesAreExact) {
 TEST(FaultPlan, NonStringEntryIsRejectedNamingEntry) {
   for (const json& entry : {json(3), json(nullptr), json(true), json::array({"none"})}) {
     const std::string message =
-        rejection_of(json{{"faults", json::array({"none", "none", entry})}});
+        fault_plan_error(json{{"faults", json::array({"none", "none", entry})}});
     EXPECT_NE(message.find("faults[2]"), std::string::npos) << message;
   }
 }
 
 TEST(FaultPlan, MissingFaultsIsRejected) {
-  const std::string message = rejection_of(json::object());
+  const std::string message = fault_plan_error(json::object());
   EXPECT_NE(message.find("faults"), std::string::npos) << message;
 }
 
 TEST(FaultPlan, FaultsThatIsNotAnArrayIsRejected) {
   for (const json& faults : {json("commit-then-drop"), json(1), json::object(), json(nullptr)}) {
-    const std::string message = rejection_of(json{{"faults", faults}});
+    const std::string message = fault_plan_error(json{{"faults", faults}});
     EXPECT_NE(message.find("faults"), std::string::npos) << message;
     EXPECT_NE(message.find("array"), std::string::npos) << message;
   }
@@ -115,13 +106,13 @@ TEST(FaultPlan, FaultsThatIsNotAnArrayIsRejected) {
 
 TEST(FaultPlan, UnknownExtraFieldIsRejectedNamingIt) {
   const std::string message =
-      rejection_of(json::parse(R"({"faults":["none"],"fautls":["commit-then-drop"]})"));
+      fault_plan_error(json::parse(R"({"faults":["none"],"fautls":["commit-then-drop"]})"));
   EXPECT_NE(message.find("fautls"), std::string::npos) << message;
 }
 
 TEST(FaultPlan, BodyThatIsNotAnObjectIsRejected) {
   for (const json& body : {json::array({"none"}), json("none"), json(1), json(nullptr)}) {
-    const std::string message = rejection_of(body);
+    const std::string message = fault_plan_error(body);
     EXPECT_NE(message.find("object"), std::string::npos) << message;
   }
 }

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <memory>
 #include <string>
 
@@ -14,7 +15,7 @@
 namespace retryproof::provider {
 namespace {
 
-constexpr Millis kHour{3'600'000};
+using namespace std::chrono_literals;
 
 StoredJob job_for(const std::string& key, const std::string& id = "job_00c0ffee") {
   return StoredJob{.key = key,
@@ -40,23 +41,23 @@ TEST(IdempotencyStore, AJobReadsBackAsStoredWhateverTheFormOfItsId) {
 }
 
 TEST(IdempotencyStore, AKeyNamesItsFirstJobAndAnExpiredOneNone) {
-  IdempotencyStore store(kHour);
+  IdempotencyStore store(1h);
   store.insert(job_for("k", "job_00000001"));
   store.insert(job_for("k", "job_00000002"));  // a provider that does not enforce keys
   EXPECT_EQ(store.find("k", Millis(20))->id, "job_00000001");
   EXPECT_EQ(store.keys(), 1U);
-  EXPECT_FALSE(store.find("k", 2 * kHour));
+  EXPECT_FALSE(store.find("k", 2h));
   EXPECT_EQ(store.keys(), 0U);
   EXPECT_EQ(store.size(), 2U) << "the jobs stay as evidence";
 }
 
 TEST(IdempotencyStore, AnExpiredJobForgetsItsFirstResponseButKeepsItsId) {
-  IdempotencyStore store(kHour);
+  IdempotencyStore store(1h);
   StoredJob job = job_for("k", "upstream-7");
   job.first_status = 502;
   job.first_body = "bad gateway";
   store.insert(job);
-  store.find("other", 2 * kHour);  // sweeps what expired
+  store.find("other", 2h);  // sweeps what expired
   const StoredJob held = store.at(0);
   EXPECT_EQ(held.id, "upstream-7");
   EXPECT_TRUE(held.first_body.empty());
@@ -86,10 +87,10 @@ TEST(IdempotencyStore, TheJournalAndTheStoreHoldAKeyOnce) {
 
 TEST(IdempotencyStore, AFreedJobLetsGoOfItsKeyAndItsSlotServesTheNext) {
   const auto shared = std::make_shared<KeyTables>();
-  IdempotencyStore store(kHour, 2, shared);
+  IdempotencyStore store(1h, 2, shared);
   Millis now{0};
   for (int i = 0; i < 1000; ++i) {
-    now += kHour + Millis(1);  // the previous keys have expired
+    now += 1h + Millis(1);  // the previous keys have expired
     ASSERT_TRUE(store.has_room(0, now));
     StoredJob job = job_for("key-" + std::to_string(i));
     job.created_at = now;

@@ -3,6 +3,7 @@
 // lookup costs no per-key memory; a spilled journal still reads back whole.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -17,7 +18,7 @@ namespace {
 using nlohmann::json;
 using namespace provider::testing;
 
-constexpr Millis kHour{3'600'000};
+using namespace std::chrono_literals;
 
 // GET /_test/journal?QUERY, which must answer 200.
 json journal_page(ProviderCore& core, const std::string& query) {
@@ -67,12 +68,12 @@ TEST(MemoryLimits, AHeldRequestHoldsItsPlaceUnderMaxKeys) {
 }
 
 TEST(MemoryLimits, AtMaxKeysTheJobsOfExpiredKeysAreFreedOldestFirst) {
-  ProviderCore core(bounded(2, kHour));
+  ProviderCore core(bounded(2, 1h));
   post(core, "k1", kOrder42, Millis{0});
   post(core, "k2", kOrder42, Millis{10});
   EXPECT_EQ(post(core, "k3", kOrder42, Millis{20}).status, 507) << "nothing has expired yet";
 
-  EXPECT_EQ(post(core, "k3", kOrder42, kHour + Millis{5}).status, 201);  // k1 expired
+  EXPECT_EQ(post(core, "k3", kOrder42, 1h + Millis{5}).status, 201);  // k1 expired
   const json jobs = jobs_of(core);
   EXPECT_EQ(jobs["count"], 2);
   EXPECT_EQ(jobs["freed"], 1);
@@ -81,13 +82,13 @@ TEST(MemoryLimits, AtMaxKeysTheJobsOfExpiredKeysAreFreedOldestFirst) {
 }
 
 TEST(MemoryLimits, AFreedJobTakesItsKeysAttemptCountsAlong) {
-  ProviderCore core(bounded(1, kHour));
+  ProviderCore core(bounded(1, 1h));
   const Decision chaos = call(core, "POST", "/_test/faults",
                               R"({"chaos":{"seed":1,"rates":{"fail-before-commit":0.01}}})");
   ASSERT_EQ(chaos.status, 200) << chaos.body;
   ASSERT_EQ(post(core, "k1", kOrder42, Millis{0}).status, 201);
   EXPECT_EQ(core.retention().counted_keys, 1U);
-  ASSERT_EQ(post(core, "k2", kOrder42, 2 * kHour).status, 201);  // frees k1's job
+  ASSERT_EQ(post(core, "k2", kOrder42, 2h).status, 201);  // frees k1's job
   EXPECT_EQ(core.retention().freed_jobs, 1U);
   EXPECT_EQ(core.retention().counted_keys, 1U) << "k1's count went with its job";
 }
@@ -96,13 +97,13 @@ TEST(MemoryLimits, ExpiredKeysLeaveTheIndexThoughTheirJobsStayAsEvidence) {
   ProviderCore core(config_with(7));
   ProviderCore expiring([] {
     ProviderConfig config = config_with(7);
-    config.key_ttl = kHour;
+    config.key_ttl = 1h;
     return config;
   }());
   for (ProviderCore* provider : {&core, &expiring}) {
     for (int i = 0; i < 5; ++i)
       post(*provider, "k" + std::to_string(i), kOrder42, Millis{i});
-    lookup(*provider, "other", 2 * kHour);  // any request sweeps what expired
+    lookup(*provider, "other", 2h);  // any request sweeps what expired
   }
   EXPECT_EQ(core.retention().indexed_keys, 5U);
   EXPECT_EQ(expiring.retention().indexed_keys, 0U);
@@ -163,13 +164,13 @@ TEST(MemoryLimits, ADroppingJournalSaysHowManyItDropped) {
 // --journal-limit holds no more of them however many keys it has seen, and a reset holds none.
 TEST(MemoryLimits, ABoundedProviderHoldsOnlyTheKeysItsJobsAndEntriesName) {
   const TempDir dir;
-  ProviderConfig config = bounded(10, kHour);
+  ProviderConfig config = bounded(10, 1h);
   config.journal = {.in_memory = 20, .spill_file = (dir.path() / "journal.jsonl").string()};
   config.operation_field = "orderId";
   ProviderCore core(config);
   Millis now{0};
   for (int i = 0; i < 600; ++i) {
-    if (i % 10 == 0) now += kHour + Millis{1};  // the previous ten keys expire
+    if (i % 10 == 0) now += 1h + Millis{1};  // the previous ten keys expire
     const std::string n = std::to_string(i);
     ASSERT_EQ(post(core, "k" + n, R"({"orderId":"order-)" + n + "\"}", now).status, 201) << i;
     lookup(core, "missing-" + n, now);

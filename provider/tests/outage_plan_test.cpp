@@ -11,6 +11,7 @@
 
 #include "provider/fault_plan.hpp"
 #include "provider/outage.hpp"
+#include "provider/tests/core_test_support.hpp"
 
 namespace retryproof::provider {
 namespace {
@@ -18,15 +19,9 @@ namespace {
 using nlohmann::json;
 using namespace std::chrono_literals;
 
-// The message of the std::invalid_argument that reading `outages` throws, or a failure.
-std::string rejection_of(const json& outages) {
-  try {
-    FaultPlan::from_json({{"outages", outages}});
-  } catch (const std::invalid_argument& error) {
-    return error.what();
-  }
-  ADD_FAILURE() << "from_json accepted " << outages.dump();
-  return {};
+// What a plan whose "outages" are `outages` is refused with (fault_plan_error).
+std::string outages_error(const json& outages) {
+  return provider::testing::fault_plan_error({{"outages", outages}});
 }
 
 // The message for a plan with one outage: the valid one, with `field` set to `value`
@@ -38,7 +33,7 @@ std::string rejection_with(const std::string& field, const json& value) {
   } else {
     entry[field] = value;
   }
-  return rejection_of(json::array({entry}));
+  return outages_error(json::array({entry}));
 }
 
 const std::string kAllowed =
@@ -223,13 +218,13 @@ TEST(OutagePlan, AnUnknownFieldIsAnErrorNamingTheClosestOne) {
 }
 
 TEST(OutagePlan, TheEntryAndTheListAreNamed) {
-  EXPECT_EQ(rejection_of(json::parse(R"([{"from": "1s", "for": "5s", "fault": "rate-limited"},
+  EXPECT_EQ(outages_error(json::parse(R"([{"from": "1s", "for": "5s", "fault": "rate-limited"},
                                           {"from": "1s", "fault": "rate-limited"}])")),
             "outages[1]: an outage needs a \"for\": how long it lasts");
-  EXPECT_EQ(rejection_of(json::array({"fail-before-commit"})),
+  EXPECT_EQ(outages_error(json::array({"fail-before-commit"})),
             "outages[0]: expected {\"from\": \"1s\", \"for\": \"5s\", \"fault\": "
             "\"fail-before-commit\"}");
-  EXPECT_EQ(rejection_of(json::object()),
+  EXPECT_EQ(outages_error(json::object()),
             "outages: expected an array such as [{\"from\": \"1s\", \"for\": \"5s\", \"fault\": "
             "\"fail-before-commit\"}]");
 }

@@ -5,6 +5,7 @@
 // that makes a brownout replay.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "common/temp_dir.hpp"
 #include "provider/journal.hpp"
 #include "proxy/proxy_core.hpp"
+#include "proxy/tests/proxy_core_support.hpp"
 
 namespace retryproof::proxy {
 namespace {
@@ -19,26 +21,18 @@ namespace {
 using nlohmann::json;
 using provider::Decision;
 using provider::HttpRequest;
+using testing::post_request;
+using testing::upstream_created;
 
-constexpr Millis kHour{3'600'000};
+using namespace std::chrono_literals;
 
-HttpRequest post(const std::string& key) {
-  HttpRequest request{.method = "POST", .path = "/jobs", .body = R"({"orderId":"o-1"})"};
-  request.headers.emplace("Idempotency-Key", key);
-  return request;
-}
-
-HttpRequest lookup(const std::string& key) {
+HttpRequest lookup_request(const std::string& key) {
   return {.method = "GET", .path = "/jobs/by-idempotency-key/" + key};
 }
 
-Decision control(ProxyCore& core, const std::string& path, const json& body) {
+Decision send_control(ProxyCore& core, const std::string& path, const json& body) {
   const Step step = core.begin({.method = "POST", .path = path, .body = body.dump()}, Millis(0));
   return std::get<Decision>(step);
-}
-
-UpstreamAnswer created(const std::string& id) {
-  return {.status = 201, .content_type = "application/json", .body = json{{"id", id}}.dump()};
 }
 
 // Sends `request` at `now`; when the core forwards it, the upstream answers `answer`.
@@ -53,9 +47,9 @@ Decision through(ProxyCore& core, const HttpRequest& request, const UpstreamAnsw
 // the provider; a key it already knows, and lookups, go through as before.
 TEST(ProxyMemory, TheNewKeyPastMaxKeysIs507AndTheUpstreamIsNotAsked) {
   ProxyCore core({.max_keys = 2});
-  EXPECT_EQ(through(core, post("a"), created("job_0000000a")).status, 201);
-  EXPECT_EQ(through(core, post("b"), created("job_0000000b")).status, 201);
-  const Step refused = core.begin(post("c"), Millis(0));
+  EXPECT_EQ(through(core, post_request("a"), upstream_created("job_0000000a")).status, 201);
+  EXPECT_EQ(through(core, post_request("b"), upstream_created("job_0000000b")).status, 201);
+  const Step refused = core.begin(post_request("c"), Millis(0));
   ASSERT_TRUE(std::holds_alternative<Decision>(refused)) << "forwarded past the bound";
   const Decision answer = std::get<Decision>(refused);
   EXPECT_EQ(answer.status, 507);
@@ -63,38 +57,38 @@ TEST(ProxyMemory, TheNewKeyPastMaxKeysIs507AndTheUpstreamIsNotAsked) {
   EXPECT_EQ(json::parse(answer.body)["detail"],
             "the proxy holds 2 keys, its --max-keys; replays and lookups still work");
   EXPECT_EQ(core.journal_json()["entries"][2]["outcome"], "capacity_exhausted");
-  EXPECT_TRUE(std::holds_alternative<Forward>(core.begin(post("a"), Millis(0))));
-  EXPECT_TRUE(std::holds_alternative<Forward>(core.begin(lookup("c"), Millis(0))));
+  EXPECT_TRUE(std::holds_alternative<Forward>(core.begin(post_request("a"), Millis(0))));
+  EXPECT_TRUE(std::holds_alternative<Forward>(core.begin(lookup_request("c"), Millis(0))));
 }
 
 // A create at the upstream may commit: it holds its place, as a held request does at the
 // provider, so a burst of new keys cannot overshoot the bound.
 TEST(ProxyMemory, ACreateAtTheUpstreamHoldsItsPlace) {
   ProxyCore core({.max_keys = 1});
-  const Step first = core.begin(post("a"), Millis(0));
+  const Step first = core.begin(post_request("a"), Millis(0));
   ASSERT_TRUE(std::holds_alternative<Forward>(first));
-  EXPECT_EQ(std::get<Decision>(core.begin(post("b"), Millis(0))).status, 507);
+  EXPECT_EQ(std::get<Decision>(core.begin(post_request("b"), Millis(0))).status, 507);
   core.finish(std::get<Forward>(first).ticket, {.status = 500, .body = "{}"}, Millis(1));
-  EXPECT_TRUE(std::holds_alternative<Forward>(core.begin(post("b"), Millis(2))))
+  EXPECT_TRUE(std::holds_alternative<Forward>(core.begin(post_request("b"), Millis(2))))
       << "a create the upstream failed committed nothing: its place is free again";
 }
 
 // With --key-ttl, the jobs of expired keys are freed for room, oldest first, and their ids
 // with them: however many keys pass through, the proxy holds max-keys jobs, ids and counts.
 TEST(ProxyMemory, JobsTheirIdsAndAttemptCountsStopGrowingAtMaxKeys) {
-  ProxyCore core({.enforce_keys = true, .key_ttl = kHour, .max_keys = 10});
-  ASSERT_EQ(
-      control(core, "/_test/faults", json::parse(R"({"chaos":{"seed":1,"rates":{"none":1.0}}})"))
-          .status,
-      200);
+  ProxyCore core({.enforce_keys = true, .key_ttl = 1h, .max_keys = 10});
+  ASSERT_EQ(send_control(core, "/_test/faults",
+                         json::parse(R"({"chaos":{"seed":1,"rates":{"none":1.0}}})"))
+                .status,
+            200);
   Millis now{0};
   for (int i = 0; i < 600; ++i) {
-    if (i % 10 == 0) now += kHour + Millis{1};  // the previous ten keys expire
+    if (i % 10 == 0) now += 1h + Millis{1};  // the previous ten keys expire
     const std::string n = std::to_string(i);
     char id[16];
     std::snprintf(id, sizeof id, "job_%08x", i);
-    ASSERT_EQ(through(core, post("k" + n), created(id), now).status, 201) << i;
-    through(core, lookup("k" + n), {.status = 200, .body = json{{"id", id}}.dump()}, now);
+    ASSERT_EQ(through(core, post_request("k" + n), upstream_created(id), now).status, 201) << i;
+    through(core, lookup_request("k" + n), {.status = 200, .body = json{{"id", id}}.dump()}, now);
   }
   const ProxyCore::Retention held = core.retention();
   EXPECT_EQ(held.held_jobs, 10U);
@@ -109,15 +103,15 @@ TEST(ProxyMemory, JobsTheirIdsAndAttemptCountsStopGrowingAtMaxKeys) {
 // counts of that many keys are kept, the oldest forgotten.
 TEST(ProxyMemory, ChaosAttemptCountsAreBoundedByMaxKeys) {
   ProxyCore core({.max_keys = 50});
-  ASSERT_EQ(control(core, "/_test/faults",
-                    json::parse(R"({"chaos":{"seed":1,"rates":{"fail-before-commit":1.0,)"
-                                R"("lookup-unavailable":1.0}}})"))
+  ASSERT_EQ(send_control(core, "/_test/faults",
+                         json::parse(R"({"chaos":{"seed":1,"rates":{"fail-before-commit":1.0,)"
+                                     R"("lookup-unavailable":1.0}}})"))
                 .status,
             200);
   for (int i = 0; i < 1000; ++i) {
     const std::string key = "k" + std::to_string(i);
-    ASSERT_EQ(std::get<Decision>(core.begin(post(key), Millis(0))).status, 503);
-    ASSERT_EQ(std::get<Decision>(core.begin(lookup(key), Millis(0))).status, 503);
+    ASSERT_EQ(std::get<Decision>(core.begin(post_request(key), Millis(0))).status, 503);
+    ASSERT_EQ(std::get<Decision>(core.begin(lookup_request(key), Millis(0))).status, 503);
   }
   EXPECT_EQ(core.retention().counted_creates, 50U);
   EXPECT_EQ(core.retention().counted_lookups, 50U);
@@ -129,7 +123,8 @@ TEST(ProxyMemory, ChaosAttemptCountsAreBoundedByMaxKeys) {
 TEST(ProxyMemory, PastTheJournalLimitTheOldestEntriesAreDroppedAndCounted) {
   ProxyCore core({.journal = {.in_memory = 4}});
   for (int i = 0; i < 10; ++i)
-    through(core, post("k" + std::to_string(i)), created("job_000000" + std::to_string(10 + i)));
+    through(core, post_request("k" + std::to_string(i)),
+            upstream_created("job_000000" + std::to_string(10 + i)));
   EXPECT_LE(core.retention().journal_in_memory, 4U);
   const json journal = core.journal_json();
   EXPECT_EQ(journal["dropped"], 6);
@@ -145,12 +140,13 @@ TEST(ProxyMemory, PastTheJournalLimitTheOldestEntriesAreDroppedAndCounted) {
 TEST(ProxyMemory, SpilledEntriesReadBackWithTheUpstreamsFields) {
   const TempDir dir;
   ProxyCore core({.journal = {.in_memory = 4, .spill_file = (dir.path() / "j.jsonl").string()}});
-  const Step held = core.begin(post("slow"), Millis(0));
+  const Step held = core.begin(post_request("slow"), Millis(0));
   for (int i = 0; i < 9; ++i)
-    through(core, post("k" + std::to_string(i)), created("job_000000" + std::to_string(10 + i)));
+    through(core, post_request("k" + std::to_string(i)),
+            upstream_created("job_000000" + std::to_string(10 + i)));
   core.finish(std::get<Forward>(held).ticket, {.failure = UpstreamFailure::timeout}, Millis(3));
   for (int i = 0; i < 4; ++i)  // the first is answered now: the journal moves past it
-    through(core, lookup("k" + std::to_string(i)), {.status = 404, .body = "{}"});
+    through(core, lookup_request("k" + std::to_string(i)), {.status = 404, .body = "{}"});
   EXPECT_LE(core.retention().journal_in_memory, 4U);
   EXPECT_GT(core.retention().spilled_entries, 0U);
   const json journal = core.journal_json();
@@ -172,10 +168,10 @@ TEST(ProxyMemory, SpilledEntriesReadBackWithTheUpstreamsFields) {
 std::string brownout(ProxyCore& core) {
   const json plan = json::parse(
       R"({"outages":[{"from":"0ms","for":"1h","fault":"fail-before-commit","rate":0.5}]})");
-  EXPECT_EQ(control(core, "/_test/faults", plan).status, 200);
+  EXPECT_EQ(send_control(core, "/_test/faults", plan).status, 200);
   std::string seen;
   for (int i = 0; i < 64; ++i) {
-    const Step step = core.begin(post("k" + std::to_string(i % 16)), Millis(i));
+    const Step step = core.begin(post_request("k" + std::to_string(i % 16)), Millis(i));
     seen += std::holds_alternative<Decision>(step) ? 'F' : '.';
     if (auto* forward = std::get_if<Forward>(&step))
       core.finish(forward->ticket, {.status = 500, .body = "{}"}, Millis(i));
@@ -194,7 +190,7 @@ TEST(ProxyMemory, TheSameSeedFailsTheSameRequestsOfABrownout) {
   EXPECT_NE(drawn.find('.'), std::string::npos);
   EXPECT_EQ(brownout(again), drawn);
   EXPECT_NE(brownout(other), drawn);
-  const Decision reset = control(other, "/_test/reset", {{"seed", 7}});
+  const Decision reset = send_control(other, "/_test/reset", {{"seed", 7}});
   EXPECT_EQ(json::parse(reset.body)["seed"], 7);
   EXPECT_EQ(brownout(other), drawn) << "a reset to the seed replays it";
 }

@@ -29,12 +29,12 @@ using provider::testing::ReadUntil;
 using provider::testing::status_of;
 using testing::RawUpstream;
 
-constexpr const char* kReply =
+constexpr const char* kCreatedReply =
     "HTTP/1.1 201 Created\r\nConnection: close\r\nContent-Type: application/json\r\n"
     "Content-Length: 16\r\n\r\n{\"id\":\"job_up1\"}";
 
 TEST(ProxyRefused, OverALimitOrADeadlineARequestIsJournaledRefusedAndNotForwarded) {
-  RawUpstream upstream(kReply, RawUpstream::Then::close);
+  RawUpstream upstream(kCreatedReply, RawUpstream::Then::close);
   ProxyServer proxy({}, {.port = 0, .header_timeout = 300ms}, parse_upstream_url(upstream.url()),
                     testing::quick_limits(), 1024);
   const auto too_large = raw_exchange(
@@ -73,7 +73,7 @@ TEST(ProxyRefused, OverALimitOrADeadlineARequestIsJournaledRefusedAndNotForwarde
 }
 
 TEST(ProxyRefused, AConnectionOverTheCapIsJournaledRefused) {
-  RawUpstream upstream(kReply, RawUpstream::Then::close);
+  RawUpstream upstream(kCreatedReply, RawUpstream::Then::close);
   ProxyServer proxy({}, {.port = 0, .max_connections = 4, .reserved_control_connections = 2},
                     parse_upstream_url(upstream.url()), testing::quick_limits());
   std::vector<RawConnection> held;  // heads begun, never finished: the cap is full

@@ -19,13 +19,8 @@ using nlohmann::json;
 using provider::testing::raw_exchange;
 using provider::testing::raw_post_jobs;
 using provider::testing::ReadUntil;
+using testing::RawAnswer;
 using testing::RawUpstream;
-
-struct Answer {
-  int status = 0;
-  std::string head;
-  json body;
-};
 
 std::string stripe_create(const std::string& key, const std::string& body) {
   return "POST /v1/payment_intents HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
@@ -34,15 +29,12 @@ std::string stripe_create(const std::string& key, const std::string& body) {
          std::to_string(body.size()) + "\r\n\r\n" + body;
 }
 
-Answer exchange(int port, const std::string& request) {
-  const std::string received = raw_exchange(port, request, ReadUntil::response).received;
-  const std::string body = provider::testing::body_of(received);
-  return {provider::testing::status_of(received), received.substr(0, received.find("\r\n\r\n")),
-          json::parse(body.empty() ? "null" : body, nullptr, false)};
+RawAnswer exchange(int port, const std::string& request) {
+  return testing::raw_answer_of(raw_exchange(port, request, ReadUntil::response).received);
 }
 
 // {"error": {"type", "code", "message"}}, and nothing of the provider's plain form.
-void expect_stripe_error(const Answer& answer, int status, const std::string& type,
+void expect_stripe_error(const RawAnswer& answer, int status, const std::string& type,
                          const std::string& code) {
   EXPECT_EQ(answer.status, status) << answer.head;
   ASSERT_TRUE(answer.body.is_object()) << answer.body;
@@ -71,7 +63,7 @@ TEST(ProxyShapeErrors, AFaultsErrorIsAStripeErrorWithTheShapesCodes) {
                         {{"faults", {"fail-before-commit", "rate-limited:2", "commit-then-500"}}});
   expect_stripe_error(exchange(proxy.port(), stripe_create("p1", "amount=1")), 503, "api_error",
                       "temporarily_unavailable");
-  const Answer limited = exchange(proxy.port(), stripe_create("p2", "amount=1"));
+  const RawAnswer limited = exchange(proxy.port(), stripe_create("p2", "amount=1"));
   expect_stripe_error(limited, 429, "invalid_request_error", "rate_limit");  // restated
   EXPECT_NE(limited.head.find("Retry-After: 2"), std::string::npos) << limited.head;
   expect_stripe_error(exchange(proxy.port(), stripe_create("p3", "amount=1")), 500, "api_error",
@@ -87,7 +79,7 @@ TEST(ProxyShapeErrors, AFailedUpstreamIsAStripeError) {
   }  // stopped: its port refuses connections
   ProxyServer dead(stripe_proxy(), {.port = 0}, parse_upstream_url(dead_url),
                    testing::quick_limits());
-  const Answer unreachable = exchange(dead.port(), stripe_create("p1", "amount=1"));
+  const RawAnswer unreachable = exchange(dead.port(), stripe_create("p1", "amount=1"));
   expect_stripe_error(unreachable, 502, "api_error", "upstream_unreachable");
   EXPECT_NE(unreachable.body["error"]["message"].get<std::string>().find("cannot connect"),
             std::string::npos)
@@ -114,7 +106,7 @@ TEST(ProxyShapeErrors, EnforcedKeysAreRefusedAsTheShapeRestatesThem) {
   config.enforce_keys = true;
   ProxyServer proxy(config, {.port = 0}, parse_upstream_url(upstream.base_url()));
   ASSERT_EQ(exchange(proxy.port(), stripe_create("p1", "amount=1")).status, 201);
-  const Answer changed = exchange(proxy.port(), stripe_create("p1", "amount=2"));
+  const RawAnswer changed = exchange(proxy.port(), stripe_create("p1", "amount=2"));
   // Stripe's 400 for a key reused with other parameters, in its words.
   expect_stripe_error(changed, 400, "idempotency_error",
                       "idempotency_key_reused_with_different_payload");
@@ -130,10 +122,10 @@ TEST(ProxyShapeErrors, TheControlPlaneAndTheServerSpeakTheShapeToo) {
   ProxyConfig config = stripe_proxy();
   config.control_token = "T";
   ProxyServer proxy(config, {.port = 0}, parse_upstream_url(upstream.base_url()), {}, 64);
-  const Answer unauthorized = exchange(
+  const RawAnswer unauthorized = exchange(
       proxy.port(), provider::testing::raw_control_request(proxy.port(), "GET", "/_test/journal"));
   expect_stripe_error(unauthorized, 401, "invalid_request_error", "unauthorized");
-  const Answer too_large = exchange(proxy.port(), stripe_create("p1", std::string(100, 'a')));
+  const RawAnswer too_large = exchange(proxy.port(), stripe_create("p1", std::string(100, 'a')));
   expect_stripe_error(too_large, 413, "invalid_request_error", "payload_too_large");
   EXPECT_EQ(upstream.core().journal_size(), 0u) << "neither was forwarded";
 }
@@ -143,7 +135,7 @@ TEST(ProxyShapeErrors, TheJobsShapeKeepsThePlainForm) {
   provider::ProviderServer upstream({}, {.port = 0});
   ProxyServer proxy({}, {.port = 0}, parse_upstream_url(upstream.base_url()));
   testing::install_plan(proxy.base_url(), {{"faults", {"fail-before-commit"}}});
-  const Answer answer = exchange(proxy.port(), raw_post_jobs("k", "{}"));
+  const RawAnswer answer = exchange(proxy.port(), raw_post_jobs("k", "{}"));
   EXPECT_EQ(answer.status, 503);
   EXPECT_EQ(answer.body, json({{"error", "temporarily_unavailable"}})) << answer.body;
 }

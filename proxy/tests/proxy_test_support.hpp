@@ -9,6 +9,7 @@
 #include <string>
 
 #include "provider/provider_server.hpp"
+#include "provider/tests/raw_http.hpp"
 #include "proxy/proxy_server.hpp"
 
 namespace retryproof::proxy::testing {
@@ -37,6 +38,25 @@ inline httplib::Result post_job(const std::string& base_url, const std::string& 
   httplib::Client client(base_url);
   client.set_read_timeout(10, 0);
   return client.Post("/jobs", {{"Idempotency-Key", key}}, body, "application/json");
+}
+
+// An answer read off a raw socket: its status, its head (status line and headers) and its
+// body as JSON (null when empty, discarded when it is not JSON).
+struct RawAnswer {
+  int status = 0;
+  std::string head;
+  nlohmann::json body;
+};
+
+inline RawAnswer raw_answer_of(const std::string& received) {
+  const std::string body = provider::testing::body_of(received);
+  return {provider::testing::status_of(received), received.substr(0, received.find("\r\n\r\n")),
+          nlohmann::json::parse(body.empty() ? "null" : body, nullptr, false)};
+}
+
+// The proxy's latest journal entry.
+inline nlohmann::json last_journal_entry(ProxyServer& proxy) {
+  return proxy.core().journal_json()["entries"].back();
 }
 
 }  // namespace retryproof::proxy::testing

@@ -29,25 +29,17 @@ using provider::testing::status_of;
 using provider::testing::test_tls;
 using provider::testing::tls_exchange;
 using provider::testing::TlsEnd;
-
-struct Answer {
-  int status = 0;
-  json body;
-};
+using testing::last_journal_entry;
+using testing::RawAnswer;
 
 // A create through the (plain) proxy.
-Answer create_through(ProxyServer& proxy, const std::string& key = "k") {
-  const auto exchange =
-      raw_exchange(proxy.port(), raw_post_jobs(key, R"({"orderId":"o-1"})"), ReadUntil::response);
-  const std::string body = body_of(exchange.received);
-  return {status_of(exchange.received), json::parse(body.empty() ? "null" : body)};
+RawAnswer create_through(ProxyServer& proxy, const std::string& key = "k") {
+  return testing::raw_answer_of(
+      raw_exchange(proxy.port(), raw_post_jobs(key, R"({"orderId":"o-1"})"), ReadUntil::response)
+          .received);
 }
 
-json last_entry(ProxyServer& proxy) {
-  return proxy.core().journal_json()["entries"].back();
-}
-
-std::string detail_of(const Answer& answer) {
+std::string detail_of(const RawAnswer& answer) {
   return answer.body.value("detail", "");
 }
 
@@ -75,12 +67,13 @@ TEST_F(HttpsUpstream, AProviderWhoseCaIsTrustedIsForwardedTo) {
   serve();
   ProxyServer proxy({}, {.port = 0}, parse_upstream_url(upstream->base_url()),
                     testing::quick_limits(), 1024 * 1024, trusting_the_ca());
-  const Answer answer = create_through(proxy);
+  const RawAnswer answer = create_through(proxy);
   EXPECT_EQ(answer.status, 201) << answer.body;
   EXPECT_EQ(answer.body["orderId"], "o-1");
   EXPECT_EQ(upstream->core().job_count(), 1u);
-  EXPECT_EQ(last_entry(proxy)["upstreamStatus"], 201);
-  EXPECT_TRUE(last_entry(proxy)["closeNotify"].is_null());  // the proxy's client spoke plain HTTP
+  EXPECT_EQ(last_journal_entry(proxy)["upstreamStatus"], 201);
+  EXPECT_TRUE(
+      last_journal_entry(proxy)["closeNotify"].is_null());  // the proxy's client spoke plain HTTP
   // The proxy asks for one answer per connection: the provider ends each TLS stream cleanly.
   EXPECT_TRUE(eventually(
       [&] { return upstream->core().journal_json()["entries"].back()["closeNotify"] == true; }));
@@ -91,7 +84,7 @@ TEST_F(HttpsUpstream, AHostNameIsVerifiedAndSentAsSni) {
   // "localhost" is a DNS name in the certificate: verified by name, not by address.
   ProxyServer proxy({}, {.port = 0}, parse_upstream_url(upstream_url("localhost")),
                     testing::quick_limits(), 1024 * 1024, trusting_the_ca());
-  const Answer answer = create_through(proxy);
+  const RawAnswer answer = create_through(proxy);
   EXPECT_EQ(answer.status, 201) << answer.body;
 }
 
@@ -101,14 +94,14 @@ TEST_F(HttpsUpstream, WithoutItsCaTheUpstreamIs502UpstreamTlsErrorNamingAnUnknow
   ProxyServer proxy({}, {.port = 0}, parse_upstream_url(upstream->base_url()),
                     testing::quick_limits());
   testing::install_plan(proxy.base_url(), {{"faults", {"commit-then-drop"}}});
-  const Answer answer = create_through(proxy);
+  const RawAnswer answer = create_through(proxy);
   EXPECT_EQ(answer.status, 502);
   EXPECT_EQ(answer.body["error"], "upstream_tls_error");
   EXPECT_NE(detail_of(answer).find("the system's CAs"), std::string::npos) << answer.body;
   EXPECT_NE(detail_of(answer).find("unable to get local issuer certificate"), std::string::npos)
       << answer.body;
   EXPECT_NE(detail_of(answer).find("unknown CA"), std::string::npos) << answer.body;
-  const json seen = last_entry(proxy);
+  const json seen = last_journal_entry(proxy);
   EXPECT_EQ(seen["upstreamError"], "tls");
   EXPECT_EQ(seen["status"], 502);
   EXPECT_TRUE(seen["fault"].is_null());                    // not applied: nothing was committed
@@ -121,7 +114,7 @@ TEST_F(HttpsUpstream, AnotherCaIsAnUnknownCaToo) {
       files.write("other.pem", provider::generate_tls_identity().ca_certificate_pem));
   ProxyServer proxy({}, {.port = 0}, parse_upstream_url(upstream->base_url()),
                     testing::quick_limits(), 1024 * 1024, other);
-  const Answer answer = create_through(proxy);
+  const RawAnswer answer = create_through(proxy);
   EXPECT_EQ(answer.status, 502);
   EXPECT_EQ(answer.body["error"], "upstream_tls_error");
   EXPECT_NE(detail_of(answer).find("--upstream-ca " + (files.path() / "other.pem").string()),
@@ -135,12 +128,12 @@ TEST_F(HttpsUpstream, ACertificateForAnotherHostIs502NamingTheMismatch) {
   serve("127.0.0.2");
   ProxyServer proxy({}, {.port = 0}, parse_upstream_url(upstream_url("127.0.0.2")),
                     testing::quick_limits(), 1024 * 1024, trusting_the_ca());
-  const Answer answer = create_through(proxy);
+  const RawAnswer answer = create_through(proxy);
   EXPECT_EQ(answer.status, 502);
   EXPECT_EQ(answer.body["error"], "upstream_tls_error");
   EXPECT_NE(detail_of(answer).find("IP address mismatch"), std::string::npos) << answer.body;
   EXPECT_NE(detail_of(answer).find("does not name 127.0.0.2"), std::string::npos) << answer.body;
-  EXPECT_EQ(last_entry(proxy)["upstreamError"], "tls");
+  EXPECT_EQ(last_journal_entry(proxy)["upstreamError"], "tls");
 }
 
 TEST_F(HttpsUpstream, APlainHttpUpstreamAtAnHttpsUrlIs502SayingSo) {
@@ -148,7 +141,7 @@ TEST_F(HttpsUpstream, APlainHttpUpstreamAtAnHttpsUrlIs502SayingSo) {
   ProxyServer proxy({}, {.port = 0},
                     parse_upstream_url("https://127.0.0.1:" + std::to_string(plain.port())),
                     testing::quick_limits(), 1024 * 1024, trusting_the_ca());
-  const Answer answer = create_through(proxy);
+  const RawAnswer answer = create_through(proxy);
   EXPECT_EQ(answer.status, 502);
   EXPECT_EQ(answer.body["error"], "upstream_tls_error");
   EXPECT_NE(detail_of(answer).find("does it serve HTTPS"), std::string::npos) << answer.body;
@@ -190,7 +183,7 @@ TEST_F(ProxyOverTls, ItsUrlIsHttpsAndItsAnswersComeOverTls) {
   EXPECT_EQ(status_of(exchange.received), 201) << exchange.received;
   EXPECT_EQ(exchange.end, TlsEnd::close_notify) << to_string(exchange.end);
   EXPECT_EQ(upstream.core().job_count(), 1u);
-  EXPECT_EQ(last_entry(proxy)["closeNotify"], true);  // Connection: close ended the stream
+  EXPECT_EQ(last_journal_entry(proxy)["closeNotify"], true);  // Connection: close ended the stream
 }
 
 // The live page served by the proxy over TLS posts from its own https:// origin: its outage
@@ -228,14 +221,14 @@ TEST(ProxyServingTls, ATruncationEndsWithCloseNotifyAndAResetWithoutAndTheJourna
   ASSERT_TRUE(cut) << truncated.received;
   EXPECT_EQ(cut->body.size(), cut->promised / 2);
   EXPECT_EQ(truncated.end, TlsEnd::close_notify) << to_string(truncated.end);
-  EXPECT_EQ(last_entry(proxy)["delivery"], "truncate");
-  EXPECT_EQ(last_entry(proxy)["closeNotify"], true);
+  EXPECT_EQ(last_journal_entry(proxy)["delivery"], "truncate");
+  EXPECT_EQ(last_journal_entry(proxy)["closeNotify"], true);
 
   const auto reset = tls_exchange(proxy.port(), ca, raw_post_jobs("k2", R"({"a":2})"));
   EXPECT_EQ(reset.received, "");
   EXPECT_EQ(reset.end, TlsEnd::reset) << to_string(reset.end) << " " << reset.tls_error;
-  EXPECT_EQ(last_entry(proxy)["delivery"], "reset");
-  EXPECT_EQ(last_entry(proxy)["closeNotify"], false);
+  EXPECT_EQ(last_journal_entry(proxy)["delivery"], "reset");
+  EXPECT_EQ(last_journal_entry(proxy)["closeNotify"], false);
   EXPECT_EQ(upstream.core().job_count(), 2u);  // both committed upstream
 }
 

@@ -21,27 +21,18 @@ using provider::testing::raw_exchange;
 using provider::testing::raw_post_jobs;
 using provider::testing::RawConnection;
 using provider::testing::ReadUntil;
+using testing::last_journal_entry;
+using testing::RawAnswer;
 using testing::RawUpstream;
 using namespace std::chrono_literals;
 
-struct Answer {
-  int status = 0;
-  json body;
-};
-
 // A create through a proxy in front of `upstream_url`, with a commit-then-drop planned:
 // a fault after the commit must not turn a failed upstream into a silent drop.
-Answer create_through(ProxyServer& proxy) {
+RawAnswer create_with_commit_then_drop(ProxyServer& proxy) {
   testing::install_plan(proxy.base_url(), {{"faults", {"commit-then-drop"}}});
-  const auto exchange =
-      raw_exchange(proxy.port(), raw_post_jobs("k", R"({"orderId":"o-1"})"), ReadUntil::response);
-  const std::string body = provider::testing::body_of(exchange.received);
-  return {provider::testing::status_of(exchange.received),
-          json::parse(body.empty() ? "null" : body)};
-}
-
-json last_entry(ProxyServer& proxy) {
-  return proxy.core().journal_json()["entries"].back();
+  return testing::raw_answer_of(
+      raw_exchange(proxy.port(), raw_post_jobs("k", R"({"orderId":"o-1"})"), ReadUntil::response)
+          .received);
 }
 
 // The proxy outlived it: its control plane answers, and so does the next request.
@@ -62,11 +53,11 @@ TEST(ProxyUpstreamFailures, ADeadUpstreamIs502Unreachable) {
     dead_url = upstream.base_url();
   }  // stopped: its port refuses connections
   ProxyServer proxy({}, {.port = 0}, parse_upstream_url(dead_url), testing::quick_limits());
-  const Answer answer = create_through(proxy);
+  const RawAnswer answer = create_with_commit_then_drop(proxy);
   EXPECT_EQ(answer.status, 502);
   EXPECT_EQ(answer.body["error"], "upstream_unreachable");
   EXPECT_NE(answer.body["detail"].get<std::string>().find("cannot connect"), std::string::npos);
-  const json seen = last_entry(proxy);
+  const json seen = last_journal_entry(proxy);
   EXPECT_EQ(seen["upstreamError"], "unreachable");
   EXPECT_EQ(seen["status"], 502);
   EXPECT_EQ(seen["delivered"], true);
@@ -77,30 +68,30 @@ TEST(ProxyUpstreamFailures, ADeadUpstreamIs502Unreachable) {
 TEST(ProxyUpstreamFailures, ASilentUpstreamIs504AfterTheDeadline) {
   RawUpstream silent("", RawUpstream::Then::wait_for_peer);
   ProxyServer proxy({}, {.port = 0}, parse_upstream_url(silent.url()), testing::quick_limits());
-  const Answer answer = create_through(proxy);
+  const RawAnswer answer = create_with_commit_then_drop(proxy);
   EXPECT_EQ(answer.status, 504);
   EXPECT_EQ(answer.body["error"], "upstream_timeout");
-  EXPECT_EQ(last_entry(proxy)["upstreamError"], "timeout");
+  EXPECT_EQ(last_journal_entry(proxy)["upstreamError"], "timeout");
   expect_still_serving(proxy);
 }
 
 TEST(ProxyUpstreamFailures, AGarbageSpeakingUpstreamIs502BadResponse) {
   RawUpstream garbage("SSH-2.0-OpenSSH_9.2\r\n\r\n", RawUpstream::Then::wait_for_peer);
   ProxyServer proxy({}, {.port = 0}, parse_upstream_url(garbage.url()), testing::quick_limits());
-  const Answer answer = create_through(proxy);
+  const RawAnswer answer = create_with_commit_then_drop(proxy);
   EXPECT_EQ(answer.status, 502);
   EXPECT_EQ(answer.body["error"], "upstream_bad_response");
-  EXPECT_EQ(last_entry(proxy)["upstreamError"], "malformed");
+  EXPECT_EQ(last_journal_entry(proxy)["upstreamError"], "malformed");
   expect_still_serving(proxy);
 }
 
 TEST(ProxyUpstreamFailures, AnUpstreamThatClosesWithoutAWordIs502Closed) {
   RawUpstream closing("", RawUpstream::Then::close);
   ProxyServer proxy({}, {.port = 0}, parse_upstream_url(closing.url()), testing::quick_limits());
-  const Answer answer = create_through(proxy);
+  const RawAnswer answer = create_with_commit_then_drop(proxy);
   EXPECT_EQ(answer.status, 502);
   EXPECT_EQ(answer.body["error"], "upstream_closed");
-  EXPECT_EQ(last_entry(proxy)["upstreamError"], "closed");
+  EXPECT_EQ(last_journal_entry(proxy)["upstreamError"], "closed");
   expect_still_serving(proxy);
 }
 
@@ -108,7 +99,7 @@ TEST(ProxyUpstreamFailures, HalfAnAnswerIs502Closed) {
   RawUpstream half("HTTP/1.1 201 Created\r\nContent-Length: 40\r\n\r\n{\"id\":\"job_",
                    RawUpstream::Then::close);
   ProxyServer proxy({}, {.port = 0}, parse_upstream_url(half.url()), testing::quick_limits());
-  const Answer answer = create_through(proxy);
+  const RawAnswer answer = create_with_commit_then_drop(proxy);
   EXPECT_EQ(answer.status, 502);
   EXPECT_EQ(answer.body["error"], "upstream_closed");
   EXPECT_NE(answer.body["detail"].get<std::string>().find("middle"), std::string::npos);
@@ -120,7 +111,7 @@ TEST(ProxyUpstreamFailures, AnAnswerOverTheLimitIs502BadResponse) {
   UpstreamLimits limits = testing::quick_limits();
   limits.max_response_bytes = 1024;
   ProxyServer proxy({}, {.port = 0}, parse_upstream_url(large.url()), limits);
-  const Answer answer = create_through(proxy);
+  const RawAnswer answer = create_with_commit_then_drop(proxy);
   EXPECT_EQ(answer.status, 502);
   EXPECT_EQ(answer.body["error"], "upstream_bad_response");
 }
@@ -147,8 +138,8 @@ TEST(ProxyUpstreamFailures, AClientThatLeavesDoesNotHarmTheProxy) {
     ASSERT_TRUE(client.send(raw_post_jobs("k", "{}")));
     ASSERT_TRUE(eventually([&] { return silent.connections() == 1; }));
   }  // closed before any answer
-  ASSERT_TRUE(eventually([&] { return !last_entry(proxy)["answeredAtMs"].is_null(); }));
-  EXPECT_EQ(last_entry(proxy)["status"], 504);
+  ASSERT_TRUE(eventually([&] { return !last_journal_entry(proxy)["answeredAtMs"].is_null(); }));
+  EXPECT_EQ(last_journal_entry(proxy)["status"], 504);
   expect_still_serving(proxy);
 }
 

@@ -25,12 +25,12 @@ using provider::testing::ReadUntil;
 using provider::testing::status_of;
 using testing::RawUpstream;
 
-constexpr const char* kReply =
+constexpr const char* kReplyWithHopByHopFields =
     "HTTP/1.1 200 OK\r\nX-Custom: 1\r\nKeep-Alive: timeout=5\r\nConnection: close\r\n"
     "Content-Type: text/plain\r\nContent-Length: 2\r\n\r\nok";
 
 TEST(ProxyWire, ForwardsUnderTheBasePathWithoutHopByHopFields) {
-  RawUpstream upstream(kReply, RawUpstream::Then::close);
+  RawUpstream upstream(kReplyWithHopByHopFields, RawUpstream::Then::close);
   ProxyServer proxy({}, {.port = 0}, parse_upstream_url(upstream.url() + "/base"),
                     testing::quick_limits());
   const auto exchange = raw_exchange(
@@ -56,7 +56,7 @@ TEST(ProxyWire, ForwardsUnderTheBasePathWithoutHopByHopFields) {
 }
 
 TEST(ProxyWire, ForwardsABodyWithItsLengthAndType) {
-  RawUpstream upstream(kReply, RawUpstream::Then::close);
+  RawUpstream upstream(kReplyWithHopByHopFields, RawUpstream::Then::close);
   ProxyServer proxy({}, {.port = 0}, parse_upstream_url(upstream.url()), testing::quick_limits());
   const std::string body = R"({"orderId":"o-1"})";
   raw_exchange(proxy.port(), provider::testing::raw_post_jobs("k", body));
@@ -98,7 +98,7 @@ TEST(ProxyWire, AChunkedCreateIsForwardedAsTheProviderWouldTakeIt) {
 }
 
 TEST(ProxyWire, AnswersBadRequestsItself) {
-  RawUpstream upstream(kReply, RawUpstream::Then::close);
+  RawUpstream upstream(kReplyWithHopByHopFields, RawUpstream::Then::close);
   ProxyServer proxy({}, {.port = 0}, parse_upstream_url(upstream.url()), testing::quick_limits());
   const auto garbage = raw_exchange(proxy.port(), "\x16\x03\x01 hello\r\n\r\n");
   EXPECT_EQ(status_of(garbage.received), 400);
@@ -110,7 +110,7 @@ TEST(ProxyWire, AnswersBadRequestsItself) {
 }
 
 TEST(ProxyWire, TheControlPlaneRefusesWebPagesAndIsNeverForwarded) {
-  RawUpstream upstream(kReply, RawUpstream::Then::close);
+  RawUpstream upstream(kReplyWithHopByHopFields, RawUpstream::Then::close);
   ProxyServer proxy({}, {.port = 0}, parse_upstream_url(upstream.url()), testing::quick_limits());
   const auto foreign = raw_exchange(
       proxy.port(),
@@ -174,7 +174,7 @@ TEST(ProxyWire, ItsLogQuotesKeysAndItsJournalEscapesBytesThatAreNotUtf8) {
 
 // A raw CR in a lookup's target reaches the proxy: journaled, refused, never forwarded.
 TEST(ProxyWire, ALookupWithARawCrIsJournaledRefusedAndNotForwarded) {
-  RawUpstream upstream(kReply, RawUpstream::Then::close);
+  RawUpstream upstream(kReplyWithHopByHopFields, RawUpstream::Then::close);
   ProxyServer proxy({}, {.port = 0}, parse_upstream_url(upstream.url()), testing::quick_limits());
   const auto refused = raw_exchange(proxy.port(),
                                     "GET /jobs/by-idempotency-key/a\rb HTTP/1.1\r\n"

@@ -17,7 +17,7 @@ namespace {
 
 using namespace reports;
 
-constexpr std::size_t kStandardErrorLines = 200;  // in <system-err>
+constexpr std::size_t kSystemErrLines = 200;  // in <system-err>
 
 struct TestCase {
   enum class Kind { passed, failure, skipped } kind = Kind::passed;
@@ -137,10 +137,10 @@ TestCase expectations_case(const ScenarioResult& result) {
   }
   for (const auto& invocation : result.invocations) {
     if (invocation.client_error.empty()) continue;
-    test.system_err +=
-        "standard error of invocation " + std::to_string(invocation.number()) + " (" +
-        invocation.operation + "):\n" +
-        join(last(split_lines(invocation.standard_error), kStandardErrorLines), "\n") + "\n";
+    test.system_err += "standard error of invocation " + std::to_string(invocation.number()) +
+                       " (" + invocation.operation + "):\n" +
+                       join(last(split_lines(invocation.standard_error), kSystemErrLines), "\n") +
+                       "\n";
   }
   return test;
 }

@@ -13,8 +13,8 @@ namespace {
 
 using namespace reports;
 
-constexpr std::size_t kStandardErrorLines = 20;  // in a collapsed block
-constexpr std::size_t kDiagramEntries = 150;     // arrows a Mermaid diagram draws at most
+constexpr std::size_t kCollapsedStandardErrorLines = 20;  // in a collapsed block
+constexpr std::size_t kDiagramEntries = 150;              // arrows a Mermaid diagram draws at most
 
 std::string failed_verdicts_cell(const ScenarioResult& result) {
   std::vector<std::string> failed;
@@ -85,7 +85,7 @@ void write_sequence_diagram(std::ostream& out, const ScenarioResult& result) {
 void write_standard_error_details(std::ostream& out, const InvocationResult& invocation) {
   const std::vector<std::string> all = split_lines(invocation.standard_error);
   if (all.empty()) return;
-  std::vector<std::string> lines = last(all, kStandardErrorLines);
+  std::vector<std::string> lines = last(all, kCollapsedStandardErrorLines);
   std::size_t longest = 0;
   for (auto& line : lines) {
     line = terminal_text(line);

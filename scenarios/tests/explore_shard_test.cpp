@@ -5,13 +5,13 @@
 #include <string>
 
 #include "scenarios/process/child_process.hpp"
+#include "scenarios/tests/catalog_runs.hpp"
 
 namespace retryproof::scenarios {
 namespace {
 
+using catalog_runs::kBinary;
 using std::chrono::minutes;
-
-const std::string kBinary = RETRYPROOF_BINARY;
 
 struct Finished {
   int code = -1;

@@ -6,14 +6,13 @@
 
 #include <algorithm>
 
+#include "scenarios/tests/catalog_runs.hpp"
+
 namespace retryproof::scenarios {
 namespace {
 
+using catalog_runs::catalog_scenario;
 using nlohmann::json;
-
-Scenario catalog_scenario(const std::string& file) {
-  return load_scenario(std::string(RETRYPROOF_CATALOG_DIR) + "/" + file);
-}
 
 const provider::ApiShape& keyless() {
   static const provider::ApiShape shape = provider::api_shape_from_json(

@@ -13,22 +13,16 @@
 #include "scenarios/process/child_process.hpp"
 #include "scenarios/process/process_world.hpp"
 #include "scenarios/reports/matrix.hpp"
+#include "scenarios/tests/catalog_runs.hpp"
 
 namespace retryproof::scenarios {
 namespace {
 
 using namespace std::chrono_literals;
 
-const std::filesystem::path kCatalog = RETRYPROOF_CATALOG_DIR;
-
-Scenario catalog_scenario(const std::string& file) {
-  return load_scenario(kCatalog / file);
-}
-
-RunOptions options_for(const std::string& client) {
-  return RunOptions{
-      .client = parse_client_choice(client), .seed = 0, .executable = RETRYPROOF_BINARY};
-}
+using catalog_runs::catalog_scenario;
+using catalog_runs::kCatalog;
+using catalog_runs::options_for;
 
 const Verdict& verdict_of(const ScenarioResult& result, const std::string& id) {
   const auto found = std::find_if(result.verdicts.begin(), result.verdicts.end(),

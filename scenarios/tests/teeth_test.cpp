@@ -11,6 +11,7 @@
 #include "scenarios/evidence/evidence.hpp"
 #include "scenarios/process/process_world.hpp"
 #include "scenarios/simulation/simulated_world.hpp"
+#include "scenarios/tests/catalog_runs.hpp"
 
 namespace retryproof::scenarios {
 namespace {
@@ -18,11 +19,8 @@ namespace {
 using namespace std::chrono_literals;
 using provider::JournalEntry;
 
-const std::filesystem::path kCatalog = RETRYPROOF_CATALOG_DIR;
-
-RunOptions options_for(const std::string& client) {
-  return RunOptions{.client = parse_client_choice(client), .executable = RETRYPROOF_BINARY};
-}
+using catalog_runs::kCatalog;
+using catalog_runs::options_for;
 
 class NullClients : public ::testing::TestWithParam<std::string> {};
 

@@ -21,6 +21,7 @@
 #include "scenarios/process/child_process.hpp"
 #include "scenarios/process/clock_probe.hpp"
 #include "scenarios/process/scaled_client.hpp"
+#include "scenarios/tests/catalog_runs.hpp"
 
 namespace retryproof::scenarios {
 namespace {
@@ -28,8 +29,8 @@ namespace {
 using std::chrono::minutes;
 using Finding = ClockProbe::Finding;
 
-const std::string kBinary = RETRYPROOF_BINARY;
-const std::filesystem::path kCatalog = RETRYPROOF_CATALOG_DIR;
+using catalog_runs::kBinary;
+using catalog_runs::kCatalog;
 
 // Every catalog scenario whose verdicts rest on time, which together catch every mutant.
 const std::vector<std::string> kScenarios = {

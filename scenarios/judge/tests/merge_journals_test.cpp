@@ -7,10 +7,13 @@
 #include <algorithm>
 
 #include "provider/provider_core.hpp"
+#include "scenarios/judge/tests/orders.hpp"
 
 namespace retryproof::scenarios {
 namespace {
 
+using judge_orders::kOrder1;
+using judge_orders::kOrder2;
 using nlohmann::json;
 using provider::JournalEntry;
 
@@ -30,9 +33,6 @@ std::vector<JournalEntry> instance(std::uint64_t seed, const std::vector<Create>
   }
   return core.journal();
 }
-
-const json kOrder1 = {{"orderId", "o-1"}, {"amount", 1}};
-const json kOrder2 = {{"orderId", "o-2"}, {"amount", 2}};
 
 std::vector<std::uint64_t> seqs(const std::vector<JournalEntry>& journal) {
   std::vector<std::uint64_t> result;

@@ -8,10 +8,13 @@
 
 #include "provider/provider_core.hpp"
 #include "scenarios/evidence/verdicts.hpp"
+#include "scenarios/judge/tests/orders.hpp"
 
 namespace retryproof::scenarios {
 namespace {
 
+using judge_orders::kOrder1;
+using judge_orders::kOrder2;
 using nlohmann::json;
 using provider::HttpRequest;
 using provider::JournalEntry;
@@ -46,9 +49,6 @@ class Traffic {
   ProviderCore core_;
   Millis now_{0};
 };
-
-const json kOrder1 = {{"orderId", "o-1"}, {"amount", 1}};
-const json kOrder2 = {{"orderId", "o-2"}, {"amount", 2}};
 
 ScenarioResult judged(const std::vector<JournalEntry>& journal, const std::string& policy = "",
                       const std::string& field = "orderId") {
