@@ -1,13 +1,14 @@
-// What a time scale cannot decide, and the scale that leaves nothing undecided. At --time-scale N
-// everything real between two of a client's attempts (its bookkeeping, a reconnect, a busy
-// scheduler) counts N times in scenario time: a retry that did not wait at all, 8 ms after the
-// answer on a loaded machine, measures 80 ms at scale 10, past a 50 ms backoff floor. So a retry
-// gap that meets its requirement (the backoff floor, or a Retry-After) but lasted less real time
-// than such a retry may take proves nothing at the scale, and the scenario is judged at real time
-// instead, unless even such a retry, measured at real time (a Nth of its gap), would meet the
-// requirement there (a floor of a few ms). A gap that falls short is a true failure: the scale only
+// What a time scale cannot decide, and the scale that leaves nothing undecided. At
+// --time-scale N everything real between two of a client's attempts (its bookkeeping, a reconnect,
+// a busy scheduler) counts N times in scenario time: a retry that did not wait at all, 8 ms after
+// the answer on a loaded machine, measures 80 ms at scale 10, past a 50 ms backoff floor. So a
+// retry gap that meets its requirement (the backoff floor, or a Retry-After) but lasted less real
+// time than such a retry may take proves nothing at the scale (undecided_at_scale), unless even
+// such a retry, measured at real time (a Nth of its gap), would meet the requirement there (a floor
+// of a few ms). A gap that falls short is a true failure: the scale only
 // lengthens gaps. What remains is resolution: a wait short of its requirement by less than (N-1)
-// times the real overhead may pass at the scale where it fails at real time (docs/compressed_time.md).
+// times the real overhead may pass at the scale where it fails at real time
+// (docs/compressed_time.md).
 //
 // A run never finds such a gap: each scenario runs at the scale scale_for chooses before it
 // starts, low enough that a retry without any wait cannot reach the shortest wait its verdicts
