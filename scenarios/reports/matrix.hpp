@@ -44,7 +44,7 @@ struct MatrixReport {
 void write_mutant_matrix(std::ostream& out, const MatrixReport& matrix, Colour colour);
 void write_mutant_matrix_markdown(std::ostream& out, const MatrixReport& matrix);
 // {"version","seed","timeScale":{"asked","used","clockProbe"},"replay","holds",
-//  "clients":[{"client","result","scenarios","notMet","flagged","judgedAtRealTime"}]}, where
+//  "clients":[{"client","result","scenarios","notMet","flagged","lowered"}]}, where
 // result is "clean" or "flagged" for the reference client, "caught" or "missed" for a mutant.
 nlohmann::json to_json(const MatrixReport& matrix);
 // One <testsuite> for the matrix, one <testcase> per client, failed when the reference
