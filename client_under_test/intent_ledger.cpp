@@ -103,7 +103,14 @@ ON CONFLICT (operation_id) DO UPDATE SET
   reason = excluded.reason,
   attempts = excluded.attempts)sql";
 
-constexpr int kBusyTimeoutMs = 5000;
+// How long a save waits for another process's lock before it fails. SQLite's busy handler
+// polls (every 100 ms once it has waited a while) and is not fair: a process saving in a
+// tight loop releases the lock for microseconds between commits, so a waiting save may have
+// to wait out that whole burst. With synchronous=FULL each commit is several fsyncs, and on
+// a loaded CI disk forty of them took more than five seconds (the old timeout). A minute
+// covers any burst a client makes; a save still fails, naming the ledger, if a holder is
+// stuck.
+constexpr int kBusyTimeoutMs = 60'000;
 
 }  // namespace
 
