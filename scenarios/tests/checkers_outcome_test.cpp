@@ -149,6 +149,35 @@ TEST_F(Checkers, GaveUpFailsAStopAfterA503WithBudgetLeft) {
   expect_pass(check("gave-up", record.declaring("attempts=1")));
 }
 
+TEST_F(Checkers, GaveUpAcceptsUnknownAfterALookupThatCouldNotAnswer) {
+  // The client took the 503 as unknown (its timer fired before it read the answer), looked
+  // the key up during the outage and failed closed.
+  const auto record =
+      run({invocation(1, 2, unknown())},
+          {fail_before_commit(1), lookup({.seq = 2, .at = 300, .outcome = Outcome::lookup_failed})});
+  expect_pass(check("gave-up", record));
+}
+
+TEST_F(Checkers, GaveUpStillFailsAStopAfterALookupThatFoundNothing) {
+  // A 404 proves the create did not commit: with budget left, the same key may go again.
+  for (const Said& outcome : {failed(), unknown()}) {
+    const auto record =
+        run({invocation(1, 2, outcome)},
+            {fail_before_commit(1), lookup({.seq = 2, .at = 300, .outcome = Outcome::lookup_miss})});
+    const Verdict verdict = check("gave-up", record);
+    expect_fail(verdict, {1});
+    EXPECT_MENTIONS(verdict, "after a 503 (seq 1) with 2 of its 3 attempts left");
+  }
+}
+
+TEST_F(Checkers, GaveUpStillFailsAFailedReportAfterALookupThatCouldNotAnswer) {
+  // Failed is not failing closed: the create's outcome was never proven.
+  const auto record =
+      run({invocation(1, 2, failed())},
+          {fail_before_commit(1), lookup({.seq = 2, .at = 300, .outcome = Outcome::lookup_failed})});
+  expect_fail(check("gave-up", record), {1});
+}
+
 TEST_F(Checkers, GaveUpAcceptsAReportOnceTheBudgetIsSpent) {
   const auto record =
       run({invocation(1, 4, failed())},

@@ -2,9 +2,33 @@
 // single request (unless an earlier run of the operation gave it its answer), and not with
 // budget left after a failure the provider's contract says is safe to retry (503, 429; on
 // an API without keys only a 429, which turns a create away before any work).
+//
+// Except a run that failed closed: it reported unknown after a lookup that could not say
+// what its create did. The provider answered the create on time, but that does not prove
+// the client read the answer in time: a client starved of CPU (a hundred Node processes on
+// two cores) finds its timer expired before it reads the 503 waiting on its socket, takes
+// the create's outcome as unknown and looks the key up, as the safe pattern asks. When that
+// lookup fails, unknown is the truthful report, not a give-up.
+#include <algorithm>
+
 #include "scenarios/evidence/checkers/violations.hpp"
 
 namespace retryproof::scenarios::checkers {
+namespace {
+
+// Whether `invocation` looked its key up after `create` and the lookup proved nothing:
+// neither the job (200) nor its absence (404).
+bool failed_lookup_after(const Evidence& evidence, const InvocationResult& invocation,
+                         const JournalEntry& create) {
+  const auto entries = evidence.entries_of(invocation);
+  return std::any_of(entries.begin(), entries.end(), [&](const JournalEntry& entry) {
+    const int status = status_of(entry);
+    return entry.kind == provider::RequestKind::lookup && entry.seq > create.seq &&
+           status != 200 && status != 404;
+  });
+}
+
+}  // namespace
 
 Verdict gave_up(const Evidence& evidence) {
   const JudgedPolicy& policy = evidence.policy();
@@ -28,6 +52,10 @@ Verdict gave_up(const Evidence& evidence) {
     const int status = status_of(last);
     const bool safe_to_retry = status == 429 || (status == 503 && !evidence.keyless());
     if (!safe_to_retry) continue;
+    if (invocation.outcome->outcome == Reported::unknown &&
+        failed_lookup_after(evidence, invocation, last)) {
+      continue;  // it failed closed
+    }
     // A lookup after it that found the job would have made the report succeeded; one that
     // found nothing does not change that budget was left.
     violations.add(
