@@ -183,8 +183,7 @@ class HttpConnection final : public Connection,
   bool http10_ = false;
   Decision decision_;
   std::string out_;  // the bytes being written
-  std::array<char, 4096> discard_{};
-  std::size_t drained_ = 0;
+  std::size_t drained_ = 0;  // bytes read and discarded while closing (into buffer_)
   bool tls_up_ = false;  // the handshake completed: a graceful close sends close_notify
   // The journal entry whose answer was delivered last on this connection, until the next
   // request: a close_notify that follows it is journaled as its.

@@ -3,6 +3,8 @@
 // a close_notify first, then FIN) that reads and discards what the client still sends, so
 // that unread bytes do not turn the close into an RST that destroys the response; and the
 // timer behind every deadline. The rest of HttpConnection is in http_connection.cpp.
+#include <algorithm>
+
 #include <boost/asio/post.hpp>
 
 #include "common/duration.hpp"
@@ -55,7 +57,11 @@ void HttpConnection<Stream>::close_tcp_gracefully() {
 
 template <class Stream>
 void HttpConnection<Stream>::drain() {
-  tcp().async_read_some(net::buffer(discard_),
+  // Into the read buffer, which nothing reads any more: a connection keeps no second buffer
+  // (4 KiB each, resident in every idle connection) for the few that linger.
+  buffer_.clear();
+  const std::size_t room = std::min<std::size_t>(4096, buffer_.max_size());
+  tcp().async_read_some(buffer_.prepare(room),
                         [self = this->shared_from_this()](error_code error, std::size_t bytes) {
                           self->drained_ += bytes;
                           if (error || self->deadline_passed_ || self->drained_ > kLingerBytes) {
