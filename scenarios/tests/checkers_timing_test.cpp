@@ -200,8 +200,28 @@ TEST_F(Checkers, TimeLimitNamesTheRunStillRetryingAndItsLastRequest) {
   EXPECT_MENTIONS(verdict, "still running at the time limit of 20s");
   EXPECT_MENTIONS(verdict, "its last request (seq 2) came 8000 ms after it started");
   EXPECT_EQ(verdict.severity, Severity::policy);
+  EXPECT_MENTIONS(verdict, "Its retry schedule outlasts the scenario");
   // Stopped by the harness, it printed nothing: that is time-limit's, not client-error's.
   expect_pass(check("client-error", record));
+}
+
+TEST_F(Checkers, TimeLimitDoesNotBlameTheScheduleOfARunThatSentNothing) {
+  auto silent = invocation(1, 0, std::nullopt);
+  silent.timed_out = true;
+  const Verdict verdict = check("time-limit", run({silent}, {}));
+  expect_fail(verdict, {});
+  EXPECT_MENTIONS(verdict, "it never reached the provider");
+  EXPECT_EQ(verdict.explanation.find("retry schedule"), std::string::npos) << verdict.explanation;
+}
+
+TEST_F(Checkers, TimeLimitSaysARunThatPrintedItsOutcomeDidNotExit) {
+  auto lingering = invocation(1, 1, succeeded("job_1"));
+  lingering.timed_out = true;
+  const Verdict verdict = check("time-limit", run({lingering}, {post({.seq = 1, .job = "job_1"})},
+                                                  {job("job_1", "k42")}));
+  expect_fail(verdict, {});
+  EXPECT_MENTIONS(verdict, "it had printed its outcome (succeeded) yet did not exit");
+  EXPECT_EQ(verdict.explanation.find("retry schedule"), std::string::npos) << verdict.explanation;
 }
 
 }  // namespace

@@ -203,7 +203,7 @@ TEST_F(ExternalClient, RunningPastTheTimeLimitIsStoppedAndJudgedByTimeLimitNotCl
   EXPECT_EQ(verdict.severity, Severity::policy);
   EXPECT_TRUE(contains(verdict.explanation, "still running at the time limit of 1s"))
       << verdict.explanation;
-  EXPECT_TRUE(contains(verdict.explanation, "it sent no request")) << verdict.explanation;
+  EXPECT_TRUE(contains(verdict.explanation, "it never reached the provider")) << verdict.explanation;
   EXPECT_EQ(to_string(verdict_of(result, "client-error").status), "pass");
   EXPECT_TRUE(result.invocations[0].timed_out);
   EXPECT_EQ(result.invocations[0].exit, "killed by SIGKILL");
