@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Compressed time, each figure beside its baseline from the same run (--time-scale 1):
-#   1. the whole catalog's wall time against examples/python/correct_client.py, the Node
-#      example and the reference client, whether its verdicts are the same scenario by
-#      scenario, and the scales its scenarios ran at;
+#   1. the catalog's wall time (scenarios/catalog, the goal's) and the storm set's
+#      (scenarios/storm, fleets: no goal, shown for what it costs) against
+#      examples/python/correct_client.py, the Node example and the reference client, whether
+#      their verdicts are the same scenario by scenario, and the scales they ran at;
 #   2. explore's schedules per minute, for the reference client and the Python example.
 # Called by scripts/bench.sh with the release build's retryproof and the project root.
 set -euo pipefail
@@ -27,27 +28,34 @@ timed() {  # output-file command... : runs it, keeps its output, sets $elapsed (
 }
 
 echo "== time scale $scale against scale 1 (the baseline), same run"
-catalog_figure() {  # name client: the catalog at scale 1 and at $scale, and what differs
-  local name="$1" client="$2" real_time scaled
-  timed "$work/catalog-1.txt" "$retryproof" run --client "$client" --time-scale 1 \
-    --json "$work/catalog-1.json"
+set_figure() {  # set name client: a scenario set at scale 1 and at $scale, and what differs
+  local set="$1" name="$2" client="$3" real_time scaled goal
+  timed "$work/$set-1.txt" "$retryproof" run "$root/scenarios/$set" --client "$client" \
+    --time-scale 1 --json "$work/$set-1.json"
   real_time="$elapsed"
-  timed "$work/catalog-$scale.txt" "$retryproof" run --client "$client" --time-scale "$scale" \
-    --json "$work/catalog-$scale.json"
+  timed "$work/$set-$scale.txt" "$retryproof" run "$root/scenarios/$set" --client "$client" \
+    --time-scale "$scale" --json "$work/$set-$scale.json"
   scaled="$elapsed"
-  grep -h "^time scale" "$work/catalog-$scale.txt" | sed 's/^/  /' || true  # probe and scales
-  awk -v c="$name" -v a="$real_time" -v b="$scaled" -v n="$scale" 'BEGIN {
-    printf "catalog, %-16s  scale 1 %6.1f s   scale %d %6.1f s   %3.0f%% of scale 1 (goal: <= %s)\n", c, a, n, b, 100 * b / a, (c == "reference" ? "25%" : "40%")
+  grep -h "^time scale" "$work/$set-$scale.txt" | sed 's/^/  /' || true  # probe and scales
+  if [ "$set" = catalog ]; then
+    goal="goal: <= $([ "$name" = reference ] && echo 25 || echo 40)%"
+  else  # a fleet's clients share the cores, which bounds its scale (bench/results/time_scale.md)
+    goal="no goal: fleets"
+  fi
+  awk -v s="$([ "$set" = storm ] && echo "storm set" || echo catalog)" -v c="$name" -v a="$real_time" -v b="$scaled" -v n="$scale" -v g="$goal" 'BEGIN {
+    printf "%s, %-16s  scale 1 %6.1f s   scale %d %6.1f s   %3.0f%% of scale 1 (%s)\n", s, c, a, n, b, 100 * b / a, g
   }'
-  echo "  $(python3 "$root/bench/same_verdicts.py" "$work/catalog-1.json" "$work/catalog-$scale.json")"
-  echo "  scale 1:  $(python3 "$root/bench/time_split.py" "$work/catalog-1.json")"
-  echo "  scale $scale: $(python3 "$root/bench/time_split.py" "$work/catalog-$scale.json")"
+  echo "  $(python3 "$root/bench/same_verdicts.py" "$work/$set-1.json" "$work/$set-$scale.json")"
+  echo "  scale 1:  $(python3 "$root/bench/time_split.py" "$work/$set-1.json")"
+  echo "  scale $scale: $(python3 "$root/bench/time_split.py" "$work/$set-$scale.json")"
 }
-catalog_figure "Python example" "$python_client"
-if command -v node >/dev/null; then
-  catalog_figure "Node example" "cmd:node $root/examples/node/correct_client.mjs"
-fi
-catalog_figure "reference" reference
+for set in catalog storm; do
+  set_figure "$set" "Python example" "$python_client"
+  if command -v node >/dev/null; then
+    set_figure "$set" "Node example" "cmd:node $root/examples/node/correct_client.mjs"
+  fi
+  set_figure "$set" reference reference
+done
 
 explore_rate() {  # client scale -> schedules per minute, or a note when it stopped early
   timed "$work/explore.txt" "$retryproof" explore --client "$1" --runs "$runs" --seed 1 \
