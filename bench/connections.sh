@@ -121,7 +121,7 @@ if [ "$limit" = unlimited ] || [ "$limit" -ge $((count + 256)) ]; then
       printf "  served %d, answered 503 at once %d, closed without an answer %d, refused by the kernel %d; the %d served answered %d of %d requests (not 2xx %d, lost %d)\n",
         P["held"], P["answered_503"], P["closed_idle"], P["refused_connect"], P["held"],
         P["answers_2xx"] + P["answers_other"], P["held"] * r, P["answers_other"], P["lost"]
-      if (P["lost"] > 0 && P["opened_s"] + P["hold_s"] >= 4.5)  # the served opened first
+      if (P["lost"] > 0 && P["opened_s"] + P["hold_s"] >= 4.5)  # the served opened first: the 5 s idle deadline, less time for the requests
         printf "  (not the cap: opening took %.1f s, so the first served connections sat idle %.1f s and more, up to the 5 s idle deadline, before their requests; a rerun measures the cap)\n", P["opened_s"], P["opened_s"] + P["hold_s"]
       printf "  resident %.1f MB before, %.1f MB with all %d open (%.1f KiB each), %.1f MB once all are closed; CPU %.1f us a connection to accept or refuse\n",
         P["rss_before_kib"] / 1024, P["rss_idle_kib"] / 1024, P["connected"], (P["rss_idle_kib"] - P["rss_before_kib"]) / c,

@@ -29,7 +29,7 @@ timed() {  # output-file command... : runs it, keeps its output, sets $elapsed (
 
 echo "== time scale $scale against scale 1 (the baseline), same run"
 set_figure() {  # set name client: a scenario set at scale 1 and at $scale, and what differs
-  local set="$1" name="$2" client="$3" real_time scaled goal
+  local set="$1" name="$2" client="$3" real_time scaled label goal
   timed "$work/$set-1.txt" "$retryproof" run "$root/scenarios/$set" --client "$client" \
     --time-scale 1 --json "$work/$set-1.json"
   real_time="$elapsed"
@@ -38,11 +38,11 @@ set_figure() {  # set name client: a scenario set at scale 1 and at $scale, and 
   scaled="$elapsed"
   grep -h "^time scale" "$work/$set-$scale.txt" | sed 's/^/  /' || true  # probe and scales
   if [ "$set" = catalog ]; then
-    goal="goal: <= $([ "$name" = reference ] && echo 25 || echo 40)%"
+    label=catalog goal="goal: <= $([ "$name" = reference ] && echo 25 || echo 40)%"
   else  # a fleet's clients share the cores, which bounds its scale (bench/results/time_scale.md)
-    goal="no goal: fleets"
+    label="storm set" goal="no goal: fleets"
   fi
-  awk -v s="$([ "$set" = storm ] && echo "storm set" || echo catalog)" -v c="$name" -v a="$real_time" -v b="$scaled" -v n="$scale" -v g="$goal" 'BEGIN {
+  awk -v s="$label" -v c="$name" -v a="$real_time" -v b="$scaled" -v n="$scale" -v g="$goal" 'BEGIN {
     printf "%s, %-16s  scale 1 %6.1f s   scale %d %6.1f s   %3.0f%% of scale 1 (%s)\n", s, c, a, n, b, 100 * b / a, g
   }'
   echo "  $(python3 "$root/bench/same_verdicts.py" "$work/$set-1.json" "$work/$set-$scale.json")"
