@@ -10,8 +10,9 @@
 #      provider with its per-request log against --log none. Then peers under the same load
 #      (bench/peers.sh): nginx, Node's own HTTP server and Mountebank, each answering a
 #      fixed 201, with the provider's ratio to each.
-#   3. Compressed time (bench/time_scale.sh): the catalog against the Python example and
-#      explore's schedules per minute, at --time-scale 10 against scale 1.
+#   3. Compressed time (bench/time_scale.sh): the catalog, and the storm set apart, through
+#      the Python and Node examples and the reference client, and explore's schedules per
+#      minute, at --time-scale 10 against scale 1.
 #   4. Memory (bench/memory.sh): bytes per stored key and per journal entry (new keys,
 #      replays, lookups of a known key, missed lookups; BENCH_KEYS of each, default
 #      1000000), against a std::unordered_map<std::string, std::string> of the same keys,
