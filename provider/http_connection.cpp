@@ -11,6 +11,7 @@
 #include <boost/beast/http/read.hpp>
 
 #include "common/duration.hpp"
+#include "common/invariant.hpp"
 #include "provider/request_head.hpp"
 #include "provider/request_target.hpp"
 #include "provider/response_bytes.hpp"
@@ -438,6 +439,9 @@ void HttpConnection<Stream>::ask(const std::function<void(RequestHandler::Answer
   };
   try {
     question(answer);
+  } catch (const InternalError& broken) {
+    record_internal_error(broken);  // the run stops on it; this client gets its 500
+    answer(context_.handler.server_error(500, "internal_error", broken.what()));
   } catch (const std::exception& error) {
     answer(context_.handler.server_error(500, "internal_error", error.what()));
   }

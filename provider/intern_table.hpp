@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/invariant.hpp"
 #include "provider/compact_bytes.hpp"
 #include "provider/digest.hpp"
 
@@ -80,7 +81,9 @@ class InternTable {
   // One holder fewer; the last one frees the value. kNone is no reference and is ignored.
   void release(std::uint32_t ref) {
     if (ref == kNone) return;
-    assert(slots_[ref].holders > 0 && "released more often than acquired");
+    check_invariant(slots_[ref].holders > 0,
+                    "an interned value is released no more often than "
+                    "it was acquired");
     if (--slots_[ref].holders > 0) return;
     unplace(ref);
     slots_[ref] = Slot{};

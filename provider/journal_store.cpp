@@ -5,6 +5,7 @@
 #include <iterator>
 #include <stdexcept>
 
+#include "common/invariant.hpp"
 #include "common/json_text.hpp"
 
 namespace retryproof::provider {
@@ -28,8 +29,10 @@ JournalStore::JournalStore(JournalLimits limits, std::shared_ptr<KeyTables> shar
 }
 
 void JournalStore::append(const JournalEntry& entry) {
+  check_invariant(entry.seq == next_seq(), "journal seqs are contiguous from 1");
   if (std::optional<JournalRecord> record = codec_.pack(entry)) {
-    // Every test that journals anything checks the record reads back as the entry.
+    // Every test that journals anything checks the record reads back as the entry (a debug
+    // self-check: unpacking every entry again would cost the release build's hot path).
     assert(codec_.unpack(*record, entry.seq) == entry);
     records_.push_back(*record);
   } else {

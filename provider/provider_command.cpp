@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "common/duration.hpp"
+#include "common/invariant.hpp"
 #include "common/temp_dir.hpp"
 #include "provider/command_support.hpp"
 #include "provider/log_destination.hpp"
@@ -82,6 +83,9 @@ int run_provider(ProviderOptions options) {
     std::cerr << "retryproof provider: " << error.what() << '\n';
     return 1;
   }
+  // It served on after an invariant of its own broke (the request that met it got a 500 and
+  // the message went to standard error then): its exit says the run cannot be trusted.
+  if (recorded_internal_error()) return kInternalErrorExit;
   return 0;
 }
 

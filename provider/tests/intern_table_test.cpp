@@ -38,6 +38,15 @@ TEST(InternTable, TheLastReleaseFreesTheValueAndItsSlotIsReused) {
   EXPECT_EQ(table.size(), 2U);
 }
 
+TEST(InternTable, ReleasingMoreOftenThanAcquiredIsAnInternalError) {
+  Texts table;
+  const std::uint32_t ref = table.acquire("order/42");
+  table.release(ref);
+  table.acquire("order/7");  // takes the freed slot, held once
+  table.release(ref);
+  EXPECT_THROW(table.release(ref), InternalError);
+}
+
 TEST(InternTable, AnyBytesAreAValueAndAreReturnedAsTheyCame) {
   Texts table;
   const std::vector<std::string> values = {"", std::string("a\0b", 3), "\xff\xfe", "K", "k"};

@@ -115,5 +115,13 @@ TEST(JournalStore, ClearEmptiesTheFileAndStartsFromSeqOne) {
   EXPECT_EQ(lines_in(file), 2U);
 }
 
+TEST(JournalStore, AnEntryOutOfSeqIsAnInternalErrorInEveryBuild) {
+  JournalStore journal;
+  append(journal, 2);
+  EXPECT_THROW(journal.append(answered(5)), InternalError);  // seq 3 would be missing
+  EXPECT_THROW(journal.append(answered(2)), InternalError);  // seq 2 twice
+  EXPECT_EQ(journal.next_seq(), 3U) << "nothing was appended";
+}
+
 }  // namespace
 }  // namespace retryproof::provider

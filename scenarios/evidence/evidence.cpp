@@ -1,9 +1,9 @@
 #include "scenarios/evidence/evidence.hpp"
 
 #include <algorithm>
-#include <cassert>
 
 #include "common/fingerprint.hpp"
+#include "common/invariant.hpp"
 
 namespace retryproof::scenarios {
 
@@ -15,7 +15,8 @@ Evidence::Evidence(const Scenario& scenario, const JudgedPolicy& policy,
                    const std::vector<JournalEntry>& journal, const std::vector<JobRecord>& jobs,
                    const std::vector<std::vector<JournalEntry>>& entries_by_invocation)
     : Evidence(scenario, policy, invocations, journal, jobs, &entries_by_invocation) {
-  assert(entries_by_invocation.size() == invocations.size());
+  check_invariant(entries_by_invocation.size() == invocations.size(),
+                  "every invocation judged from traffic has its list of entries");
 }
 
 Evidence::Evidence(const Scenario& scenario, const JudgedPolicy& policy,
@@ -34,9 +35,10 @@ Evidence::Evidence(const Scenario& scenario, const JudgedPolicy& policy,
       jobs_(jobs),
       entries_by_invocation_(entries_by_invocation) {
   // entries_of() searches by seq.
-  assert(
+  check_invariant(
       std::is_sorted(journal_.begin(), journal_.end(),
-                     [](const JournalEntry& a, const JournalEntry& b) { return a.seq < b.seq; }));
+                     [](const JournalEntry& a, const JournalEntry& b) { return a.seq < b.seq; }),
+      "the journal judged is in seq order");
   for (const auto& invocation : invocations_) {
     for (const JournalEntry* create : creates_of(invocation)) {
       if (create->key) operation_by_key_.emplace(*create->key, invocation.operation);
