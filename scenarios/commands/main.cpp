@@ -1,9 +1,12 @@
 // retryproof: one program, one subcommand per job.
-// Exit status: 0 success, 1 the job found a problem (or could not run), 2 a usage error.
+// Exit status: 0 success, 1 the job found a problem (or could not run), 2 a usage error, 3 a
+// run that could not judge what it was asked to (scenarios/reports/exit_status.hpp), 70 an
+// invariant of retryproof's own broken (common/invariant.hpp).
 #include <CLI/CLI.hpp>
 #include <iostream>
 
 #include "client_under_test/client_command.hpp"
+#include "common/invariant.hpp"
 #include "deliver/deliver_command.hpp"
 #include "provider/provider_command.hpp"
 #include "proxy/proxy_command.hpp"
@@ -13,6 +16,7 @@
 #include "scenarios/commands/usage_errors.hpp"
 #include "scenarios/judge/judge_command.hpp"
 #include "scenarios/judge/verdicts_endpoint.hpp"
+#include "scenarios/reports/exit_status.hpp"
 #include "ui/ui_endpoints.hpp"
 
 int main(int argc, char** argv) {
@@ -42,6 +46,9 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& error) {
     std::cerr << retryproof::scenarios::usage_error_message(app, error) << '\n';
     return 2;
+  } catch (const retryproof::InternalError& broken) {
+    std::cerr << "retryproof: " << broken.what() << '\n';
+    return retryproof::scenarios::kExitInternalError;
   }
   return exit_code;
 }

@@ -15,6 +15,7 @@
 #include <shared_mutex>
 #include <thread>
 
+#include "common/invariant.hpp"
 #include "scenarios/commands/catalog_location.hpp"
 #include "scenarios/commands/client_command_check.hpp"
 #include "scenarios/commands/progress.hpp"
@@ -41,6 +42,7 @@ struct RunCommandOptions {
   std::map<std::string, std::string> reports;  // format option -> file
   std::string client_policy;
   std::string fail_on = "policy";
+  std::string inconclusive = "not-met";
   bool mutants = false;
   int time_scale = 1;
   std::string api;  // every scenario on this API's wire (--api), when given
@@ -49,12 +51,6 @@ struct RunCommandOptions {
 
 Colour terminal_colour() {
   return isatty(STDOUT_FILENO) != 0 ? Colour::on : Colour::off;
-}
-
-// "PASS" or "FAIL (harm)", as the report marks a scenario.
-std::string mark_of(const ScenarioResult& result) {
-  const auto worst = reports::worst_miss(result);
-  return worst ? "FAIL (" + to_string(*worst) + ")" : "PASS";
 }
 
 // Runs every scenario on `jobs` threads; results keep the catalog's order, and each is
@@ -81,12 +77,17 @@ std::vector<ScenarioResult> run_all(const std::vector<Scenario>& scenarios,
             std::shared_lock<std::shared_mutex> shared(machine, std::defer_lock);
             fleet ? alone.lock() : shared.lock();
             results[at] = run_scenario(scenarios[at], options);
-            progress.finished(mark_of(results[at]), reports::terminal_text(results[at].name));
+            progress.finished(reports::scenario_mark(results[at]),
+                              reports::terminal_text(results[at].name));
           } catch (const std::exception& error) {
             std::lock_guard lock(failure_mutex);
             if (!failure) {
-              failure = std::make_exception_ptr(std::runtime_error(
-                  "scenario " + scenarios[at].name + " could not run: " + error.what()));
+              // A bug of ours stays one: the program's exit status says so (exit_status.hpp).
+              failure =
+                  dynamic_cast<const InternalError*>(&error) != nullptr
+                      ? std::current_exception()
+                      : std::make_exception_ptr(std::runtime_error(
+                            "scenario " + scenarios[at].name + " could not run: " + error.what()));
             }
             next = scenarios.size();  // start nothing more
           }
@@ -133,7 +134,7 @@ int run_mutant_matrix(const std::vector<Scenario>& catalog, RunOptions options, 
   }
   write_mutant_matrix(std::cout, matrix, terminal_colour());
   reports.write(matrix);
-  return matrix_holds(matrix.rows) ? 0 : 1;
+  return matrix_exit_status(matrix.rows);
 }
 
 // The command that runs the same matrix again.
@@ -253,20 +254,17 @@ int run(const RunCommandOptions& command) {
                              .api = command.api,
                              .client_policy = command.client_policy,
                              .skipped = skipped,
-                             .tls = command.tls};
+                             .tls = command.tls,
+                             .inconclusive_as = parse_inconclusive_as(command.inconclusive)};
     // The clock probe's finding and the scenarios that ran at a lower scale are in the report.
     write_terminal_report(std::cout, summary, terminal_colour());
     reports->write(summary);
     const Severity threshold = parse_severity(command.fail_on);
-    const bool failed =
-        std::any_of(summary.results.begin(), summary.results.end(),
-                    [&](const ScenarioResult& result) { return result.fails_at(threshold); });
-    if (threshold == Severity::harm && !failed &&
-        std::any_of(summary.results.begin(), summary.results.end(),
-                    [](const ScenarioResult& result) { return !result.met(); })) {
-      std::cout << "exit 0: only policy failures, and --fail-on harm counts harm alone\n";
-    }
-    return failed ? 1 : 0;
+    const int status = exit_status(summary.results, threshold, summary.inconclusive_as);
+    explain_exit_status(std::cout, summary.results, threshold, summary.inconclusive_as, status);
+    return status;
+  } catch (const InternalError&) {
+    throw;  // main says it, with its own exit status
   } catch (const std::exception& error) {
     std::cerr << "retryproof run: " << error.what() << '\n';
     return 2;
@@ -282,7 +280,8 @@ void add_run_command(CLI::App& app, int& exit_code) {
       "Run scenarios (default: the whole catalog) against a client and judge it: one "
       "idempotency key per operation, no duplicate effect, lookups after unseen outcomes, "
       "bounded retries with backoff, truthful outcomes. Exit 0 when every scenario meets its "
-      "expectations, 1 when one does not, 2 for a usage or catalog error.");
+      "expectations, 1 when one does not, 3 when none failed but one could not be judged "
+      "(inconclusive), 2 for a usage or catalog error, 70 for an internal error.");
   command->add_option("paths", options->paths,
                       "Scenario files or directories (default: the catalog installed with the "
                       "program, PREFIX/share/retryproof/catalog; in a build tree, the source "
@@ -322,6 +321,9 @@ void add_run_command(CLI::App& app, int& exit_code) {
                    "(duplicate effects, untruthful or missing outcomes only)")
       ->capture_default_str()
       ->check(CLI::IsMember({"harm", "policy"}));
+  command->add_option("--inconclusive", options->inconclusive, inconclusive_option_help())
+      ->capture_default_str()
+      ->check(CLI::IsMember({"not-met", "pass", "fail"}));
   for (const ReportFormat& format : report_formats()) {
     command->add_option("--" + std::string(format.option),
                         options->reports[std::string(format.option)], std::string(format.help));

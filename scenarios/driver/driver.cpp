@@ -1,12 +1,13 @@
 #include "scenarios/driver/driver.hpp"
 
 #include <algorithm>
-#include <cassert>
 #include <map>
 
+#include "common/invariant.hpp"
 #include "scenarios/evidence/evidence.hpp"
 #include "scenarios/evidence/fleet.hpp"
 #include "scenarios/evidence/operator_numbers.hpp"
+#include "scenarios/evidence/stalls.hpp"
 #include "scenarios/model/expectations.hpp"
 
 namespace retryproof::scenarios {
@@ -33,6 +34,18 @@ provider::ProviderConfig provider_config(const Scenario& scenario, std::uint64_t
           .operation_field = scenario.api.operation_pointer().value_or(kScenarioOperationField)};
 }
 
+std::string to_string(ScenarioStatus status) {
+  switch (status) {
+    case ScenarioStatus::met:
+      return "met";
+    case ScenarioStatus::inconclusive:
+      return "inconclusive";
+    case ScenarioStatus::failed:
+      return "failed";
+  }
+  return "failed";
+}
+
 std::string cannot_speak(const Scenario& scenario, const ClientChoice& client) {
   const ClientChoice& runs = scenario.pinned_client ? *scenario.pinned_client : client;
   if (runs.kind == ClientChoice::Kind::command || scenario.api.name == "jobs") return {};
@@ -57,13 +70,34 @@ ClientPolicy implicit_policy(const ClientChoice& client) {
 
 namespace {
 
+// The records the world handed back, into the result, with what the scenario as a whole
+// could not tell for them: a planned fault that never fired left the scenario's point
+// untested, unless the plan marked it optional.
+void take_records(RunEvidence evidence, ScenarioResult& result) {
+  result.journal = std::move(evidence.journal);
+  result.jobs = std::move(evidence.jobs);
+  result.planned = std::move(evidence.planned);
+  result.stalls = std::move(evidence.stalls);
+  for (const provider::PlanUse& use : result.planned) {
+    if (use.fired == 0 && !use.optional) result.inconclusive.push_back({use.describe(), ""});
+  }
+}
+
+// The verdicts' and the expectations' final word, with the machine's share taken out: what
+// rests on time in a window the harness was stalled in is inconclusive (stalls.hpp).
+void settle(const Scenario& scenario, ScenarioResult& result) {
+  account_for_stalls(result.verdicts, result);
+  settle_expectations(scenario, result);
+  account_for_stalls_in_expectations(result);
+}
+
 // Each fleet client's entries, found by its port; its window spans its first to its last.
 std::vector<std::vector<provider::JournalEntry>> entries_by_port(
     const std::vector<provider::JournalEntry>& journal,
     std::vector<InvocationResult>& invocations) {
   std::map<int, std::size_t> invocation_of_port;
   for (std::size_t i = 0; i < invocations.size(); ++i) {
-    assert(invocations[i].port);
+    check_invariant(invocations[i].port.has_value(), "every fleet client has a port of its own");
     invocation_of_port.emplace(*invocations[i].port, i);
   }
   std::vector<std::vector<provider::JournalEntry>> entries(invocations.size());
@@ -83,15 +117,13 @@ std::vector<std::vector<provider::JournalEntry>> entries_by_port(
 ScenarioResult drive_fleet(const Scenario& scenario, const std::vector<InvocationPlan>& plans,
                            World& world, ScenarioResult result) {
   result.invocations = world.invoke_fleet(plans, scenario.fleet);
-  RunEvidence evidence = world.finish();
-  result.journal = std::move(evidence.journal);
-  result.jobs = std::move(evidence.jobs);
+  take_records(world.finish(), result);
   const auto entries = entries_by_port(result.journal, result.invocations);
   const Evidence evidence_view(scenario, result.policy, result.invocations, result.journal,
                                result.jobs, entries);
   result.verdicts = judge(evidence_view);
   result.numbers = operator_numbers(evidence_view, SuccessBy::outcome_line);
-  result.unmet = unmet_expectations(scenario, result);
+  settle(scenario, result);
   return result;
 }
 
@@ -121,16 +153,17 @@ ScenarioResult drive(const Scenario& scenario, const ClientChoice& client,
   for (const InvocationPlan& plan : plans) {
     InvocationResult done = world.invoke(plan);
     // Invocations run one after another: each window starts where the last one ended.
-    assert(done.first_seq ==
-           (result.invocations.empty() ? 1 : result.invocations.back().last_seq + 1));
-    assert(done.last_seq + 1 >= done.first_seq);
+    check_invariant(
+        done.first_seq == (result.invocations.empty() ? 1 : result.invocations.back().last_seq + 1),
+        "an invocation's window of the journal starts where the one before it ended");
+    check_invariant(done.last_seq + 1 >= done.first_seq,
+                    "an invocation's window of the journal does not end before it starts");
     result.invocations.push_back(std::move(done));
   }
-  RunEvidence evidence = world.finish();
-  assert(result.invocations.empty() ||
-         evidence.journal.size() >= result.invocations.back().last_seq);
-  result.journal = std::move(evidence.journal);
-  result.jobs = std::move(evidence.jobs);
+  take_records(world.finish(), result);
+  check_invariant(
+      result.invocations.empty() || result.journal.size() >= result.invocations.back().last_seq,
+      "the journal holds every entry the invocations' windows name");
   const Evidence evidence_view(scenario, result.policy, result.invocations, result.journal,
                                result.jobs);
   result.verdicts = judge(evidence_view);
@@ -138,7 +171,7 @@ ScenarioResult drive(const Scenario& scenario, const ClientChoice& client,
   // time without an outage reads as it always has.
   if (result.shows_load())
     result.numbers = operator_numbers(evidence_view, SuccessBy::outcome_line);
-  result.unmet = unmet_expectations(scenario, result);
+  settle(scenario, result);
   return result;
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/millis.hpp"
+#include "provider/fault_plan.hpp"
 #include "provider/job_record.hpp"
 #include "provider/journal.hpp"
 #include "scenarios/evidence/verdicts.hpp"
@@ -38,10 +39,24 @@ struct InvocationResult {
   int number() const { return index + 1; }  // as reports and messages count invocations
 };
 
+// A moment the harness itself was late by at least kStallThreshold of real time — its own
+// timer woke that late, or it started a client that late —, on the provider's clock (scenario
+// time): a busy machine, or a stopped one (SIGSTOP, a VM pause). What a client did then is not
+// its own doing alone (scenarios/evidence/stalls.hpp).
+struct Stall {
+  Millis from{0};
+  Millis until{0};
+  std::string what;  // "its timer woke 2300 ms late", "client 7 started 400 ms late"
+
+  Millis lasted() const { return until - from; }
+};
+
 // The provider's records at the end of a run.
 struct RunEvidence {
   std::vector<provider::JournalEntry> journal;  // by seq
   std::vector<provider::JobRecord> jobs;        // in creation order
+  std::vector<provider::PlanUse> planned;       // each planned fault, and how often it fired
+  std::vector<Stall> stalls = {};               // the harness's own, while it ran
 };
 
 // An expectation of the scenario that the run missed, and how bad that is.
@@ -50,6 +65,19 @@ struct Unmet {
   Severity severity = Severity::policy;
   std::string failed_verdict;  // the verdict whose unexpected failure this is, if one is
 };
+
+// Evidence the run lacked, so that it cannot say whether the client met an expectation: a
+// verdict that could not be judged, or something the scenario as a whole did not see (a
+// planned fault that never fired, an empty journal). Never counted as met.
+struct Inconclusive {
+  std::string text;     // what was missing, for a person: "commit-then-drop ... fired 0 times"
+  std::string verdict;  // the verdict it is about; empty when it is about the scenario
+};
+
+// How a scenario ended: a failure the evidence proves wins over anything the run could not
+// tell, and only a run that saw enough meets its expectations.
+enum class ScenarioStatus { met, inconclusive, failed };
+std::string to_string(ScenarioStatus status);  // "met", "inconclusive", "failed"
 
 // What an operator reads off a fleet, beside the verdicts: how many operations succeeded, and
 // how many took effect more than once (a fleet that looks healthy by completion can still be
@@ -78,7 +106,10 @@ struct ScenarioResult {
   std::vector<provider::JobRecord> jobs;
   JudgedPolicy policy;  // what the client was judged by
   std::vector<Verdict> verdicts;
-  std::vector<Unmet> unmet;  // how the run missed the scenario's expectations
+  std::vector<provider::PlanUse> planned;  // the plan's faults, and how often each fired
+  std::vector<Stall> stalls;  // the harness's own lateness while it ran (none in simulation)
+  std::vector<Unmet> unmet;   // how the run missed the scenario's expectations
+  std::vector<Inconclusive> inconclusive;  // what it could not tell, when it missed nothing
   std::vector<std::string> expected_violations;
   // The time scale it ran at (1: real time), and why when that is below the run's
   // --time-scale (scale_guard.hpp, scale_for); empty otherwise.
@@ -94,7 +125,11 @@ struct ScenarioResult {
   std::vector<std::string> journal_files;
   std::vector<EntryOrigin> origins;
 
-  bool met() const { return unmet.empty(); }
+  ScenarioStatus status() const {
+    if (!unmet.empty()) return ScenarioStatus::failed;
+    return inconclusive.empty() ? ScenarioStatus::met : ScenarioStatus::inconclusive;
+  }
+  bool met() const { return status() == ScenarioStatus::met; }
   // A fleet or an outage: the reports show its load over time.
   bool shows_load() const { return concurrency > 1 || !outages.empty(); }
   // Whether it missed an expectation at `threshold` or worse (--fail-on).

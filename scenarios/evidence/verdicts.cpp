@@ -42,9 +42,10 @@ const std::vector<VerdictRow>& verdict_table() {
       {"attempt-budget", policy, checkers::attempt_budget,
        "one run of the client sends at most its budget of creates"},
       {"backoff", policy, checkers::backoff,
-       "each retry waits at least the floor after the previous attempt ended"},
+       "each retry waits at least the floor after the previous attempt ended", Needs::traffic,
+       Rests::on_time},
       {"retry-after", policy, checkers::retry_after,
-       "after a 429, the next attempt waits its Retry-After"},
+       "after a 429, the next attempt waits its Retry-After", Needs::traffic, Rests::on_time},
       {"no-retry-of-definitive", policy, checkers::no_retry_of_definitive,
        "nothing is re-sent after a 400 or 422"},
       {"truthful-outcome", harm, checkers::truthful_outcome,
@@ -57,21 +58,24 @@ const std::vector<VerdictRow>& verdict_table() {
       {"gave-up", policy, checkers::gave_up,
        "no failed or unknown report while budget was left after a retryable 503 or 429, and "
        "none without an attempt",
-       Needs::outcomes},
+       Needs::outcomes, Rests::on_time},
       {"time-limit", policy, checkers::time_limit,
-       "every invocation ends within the scenario's time limit", Needs::outcomes},
+       "every invocation ends within the scenario's time limit", Needs::outcomes, Rests::on_time},
       {"client-error", harm, checkers::client_error,
        "every invocation prints one valid outcome line and exits 0", Needs::outcomes},
       // A fleet's effect on the service, judged where a scenario has an outage or a wave of
       // retries (scenarios/evidence/fleet.hpp).
       {"load-amplification", policy, checkers::load_amplification,
        "during an outage, creates per operation stay within the attempts (or 1 plus a declared "
-       "retry budget), and lookups within one per attempt"},
+       "retry budget), and lookups within one per attempt",
+       Needs::traffic, Rests::on_time},
       {"retry-spread", policy, checkers::retry_spread,
-       "the n-th retries of a fleet's clients are spread by jitter, not sent in one wave"},
+       "the n-th retries of a fleet's clients are spread by jitter, not sent in one wave",
+       Needs::traffic, Rests::on_time},
       {"recovery", policy, checkers::recovery,
        "after an outage ends, every client it caught is done within its longest backoff, one "
-       "timeout and a second"},
+       "timeout and a second",
+       Needs::traffic, Rests::on_time},
   };
   return table;
 }
@@ -126,6 +130,8 @@ std::string to_string(VerdictStatus status) {
       return "fail";
     case VerdictStatus::not_applicable:
       return "n/a";
+    case VerdictStatus::inconclusive:
+      return "inconclusive";
   }
   return "n/a";
 }

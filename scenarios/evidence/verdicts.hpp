@@ -13,7 +13,10 @@ namespace retryproof::scenarios {
 
 class Evidence;
 
-enum class VerdictStatus { pass, fail, not_applicable };
+// Inconclusive: the run lacked the evidence to decide (a planned fault that never fired, a
+// journal with entries missing, a window the harness itself was stalled in). It is never
+// counted as met, and never an escape from a failure the evidence proves.
+enum class VerdictStatus { pass, fail, not_applicable, inconclusive };
 std::string to_string(VerdictStatus status);
 
 // How bad a failure is. Harm: a duplicate effect, an untruthful or missing outcome, a job
@@ -28,7 +31,8 @@ Severity parse_severity(std::string_view text);
 struct Verdict {
   std::string id;
   VerdictStatus status = VerdictStatus::pass;
-  std::string explanation;              // one line a person understands; why it failed
+  std::string explanation;              // one line a person understands: why it failed, or
+                                        // what it lacked to decide (inconclusive)
   std::vector<std::uint64_t> evidence;  // journal seqs that prove a violation
   // Of a failure: its row's, or worse where the checker found worse (crash-recovery's
   // second job is harm where its skipped lookup is policy). judge() takes the worse of the
@@ -41,12 +45,20 @@ struct Verdict {
 // driven run gives — outcome lines, kill points, the time limit, exit statuses.
 enum class Needs { traffic, outcomes };
 
+// What a failure rests on. Order: which requests came, in what order, with what (a second
+// job, a key that changed, a re-send before a lookup): a slow machine cannot make those up.
+// Time: how long something took or waited, which a harness that was itself stalled may have
+// stretched or bunched; such a failure in a window the harness was stalled in is inconclusive
+// (scenarios/evidence/stalls.hpp).
+enum class Rests { on_order, on_time };
+
 struct VerdictRow {
   std::string_view id;
   Severity severity;  // of a failure, unless the checker escalates it
   Verdict (*check)(const Evidence& evidence);
   std::string_view rule;  // what it requires, in one line, for help and reports
   Needs needs = Needs::traffic;
+  Rests rests = Rests::on_order;
 };
 
 // Every verdict, in report order.

@@ -21,13 +21,15 @@ struct JudgeOptions {
   std::string client_policy;
   std::string api;  // the shape the journal's provider spoke, when not jobs
   std::string fail_on = "policy";
+  std::string inconclusive = "not-met";
   std::map<std::string, std::string> reports;  // format option -> file
 };
 
-std::vector<provider::JournalEntry> read_journal(const std::string& path) {
+SourcedJournal read_journal(const std::string& path) {
   const nlohmann::json document = read_json_file(path);
   try {
-    return provider::journal_from_json(document);
+    provider::JournalDocument read = provider::journal_document_from_json(document);
+    return {path, std::move(read.entries), std::move(read.missing)};
   } catch (const std::invalid_argument& error) {
     throw std::invalid_argument(path + ": " + error.what() +
                                 " (a journal is what GET /_test/journal returns: {\"count\", "
@@ -49,7 +51,9 @@ std::string replay_of(const JudgeOptions& options) {
 
 int judge(const JudgeOptions& options) {
   std::optional<ReportFiles> reports;
-  RunSummary summary{.seed = 0, .client = "traffic"};
+  RunSummary summary{.seed = 0,
+                     .client = "traffic",
+                     .inconclusive_as = parse_inconclusive_as(options.inconclusive)};
   try {
     reports.emplace(options.reports);
     const TrafficOptions traffic{
@@ -60,7 +64,7 @@ int judge(const JudgeOptions& options) {
         .file = reports::join(options.journals, ", ")};
     std::vector<SourcedJournal> journals;
     for (const std::string& file : options.journals)
-      journals.push_back({file, read_journal(file)});
+      journals.push_back(read_journal(file));
     summary.results.push_back(judge_journals(journals, traffic));
   } catch (const std::exception& error) {
     std::cerr << "retryproof judge: " << error.what() << '\n';
@@ -78,7 +82,10 @@ int judge(const JudgeOptions& options) {
     std::cerr << "retryproof judge: " << error.what() << '\n';
     return 2;
   }
-  return summary.results.front().fails_at(parse_severity(options.fail_on)) ? 1 : 0;
+  const Severity threshold = parse_severity(options.fail_on);
+  const int status = exit_status(summary.results, threshold, summary.inconclusive_as);
+  explain_exit_status(std::cout, summary.results, threshold, summary.inconclusive_as, status);
+  return status;
 }
 
 }  // namespace
@@ -91,7 +98,8 @@ void add_judge_command(CLI::App& app, int& exit_code) {
       "group its requests into operations by a business field of their payloads, and run every "
       "verdict that needs no outcome line (duplicates, key and payload stability, lookup-first, "
       "budget, backoff, Retry-After, no retry of a definitive failure). Exit 0 when none fails, "
-      "1 when one does, 2 for bad input.");
+      "1 when one does, 3 when none fails but the journal could not show enough to judge "
+      "(entries missing, dropped or lost; an empty journal), 2 for bad input.");
   command
       ->add_option("journals", options->journals,
                    "The journal, as GET /_test/journal returns it; or several (one proxy per "
@@ -114,6 +122,9 @@ void add_judge_command(CLI::App& app, int& exit_code) {
                    "Which failures make the exit status 1: policy (any, the default) or harm")
       ->capture_default_str()
       ->check(CLI::IsMember({"harm", "policy"}));
+  command->add_option("--inconclusive", options->inconclusive, inconclusive_option_help())
+      ->capture_default_str()
+      ->check(CLI::IsMember({"not-met", "pass", "fail"}));
   for (const ReportFormat& format : report_formats()) {
     command->add_option("--" + std::string(format.option),
                         options->reports[std::string(format.option)], std::string(format.help));

@@ -1,6 +1,7 @@
 #include "scenarios/model/expectations.hpp"
 
 #include <algorithm>
+#include <array>
 #include <map>
 
 namespace retryproof::scenarios {
@@ -13,6 +14,8 @@ std::vector<Unmet> unmet_against(const Expectations& expect, const ScenarioResul
   for (const Verdict& verdict : result.verdicts) {
     const bool expected_to_fail =
         std::find(expected.begin(), expected.end(), verdict.id) != expected.end();
+    // A verdict that could not be judged is neither met nor missed (what_could_not_tell).
+    if (verdict.status == VerdictStatus::inconclusive) continue;
     if (expected_to_fail && verdict.status != VerdictStatus::fail) {
       unmet.push_back({verdict.id + " was expected to flag this client, but it " +
                            (verdict.status == VerdictStatus::pass ? "passed" : "did not apply"),
@@ -67,6 +70,70 @@ std::vector<Unmet> unmet_expectations(const Scenario& scenario, const ScenarioRe
     return worst;
   };
   return own.empty() || worst_of(own) < worst_of(unmet) ? own : unmet;
+}
+
+std::vector<Inconclusive> inconclusive_verdicts(const ScenarioResult& result) {
+  std::vector<Inconclusive> found;
+  const auto& expected = result.expected_violations;
+  for (const Verdict& verdict : result.verdicts) {
+    if (verdict.status != VerdictStatus::inconclusive) continue;
+    const bool expected_to_fail =
+        std::find(expected.begin(), expected.end(), verdict.id) != expected.end();
+    found.push_back({verdict.id +
+                         (expected_to_fail ? " was expected to flag this client, but "
+                                             "could not be judged: "
+                                           : ": ") +
+                         verdict.explanation,
+                     verdict.id});
+  }
+  return found;
+}
+
+namespace {
+
+// What the client is shown by a request with each outcome, in words, for a scenario that
+// exists to show it.
+constexpr std::array<std::pair<provider::Outcome, std::string_view>, 7> kShownBy{{
+    {provider::Outcome::conflict, "a 409: its key's first request still in flight"},
+    {provider::Outcome::replay, "a replay of its job"},
+    {provider::Outcome::rejected, "a 422: its key reused with another payload"},
+    {provider::Outcome::lookup_hit, "a lookup that finds its job"},
+    {provider::Outcome::lookup_miss, "a lookup that finds nothing"},
+    {provider::Outcome::lookup_failed, "a lookup that fails"},
+    {provider::Outcome::outage, "an outage"},
+}};
+
+std::string shown_by(provider::Outcome outcome) {
+  for (const auto& [listed, words] : kShownBy) {
+    if (listed == outcome) return std::string(words);
+  }
+  return "the outcome " + provider::to_string(outcome);
+}
+
+// The answers the scenario exists to show its client that no request of the run met.
+std::vector<Inconclusive> unexercised(const Scenario& scenario, const ScenarioResult& result) {
+  std::vector<Inconclusive> missing;
+  for (const provider::Outcome outcome :
+       scenario.expect.for_policy(result.policy.on_ambiguous).exercises) {
+    const bool met = std::any_of(result.journal.begin(), result.journal.end(),
+                                 [&](const auto& entry) { return entry.outcome == outcome; });
+    if (met) continue;
+    missing.push_back({"the scenario exists to show its client " + shown_by(outcome) +
+                           " (journal outcome " + provider::to_string(outcome) +
+                           "), and no request of the run met one",
+                       ""});
+  }
+  return missing;
+}
+
+}  // namespace
+
+void settle_expectations(const Scenario& scenario, ScenarioResult& result) {
+  for (Inconclusive& reason : unexercised(scenario, result))
+    result.inconclusive.push_back(std::move(reason));
+  result.unmet = unmet_expectations(scenario, result);
+  for (Inconclusive& verdict : inconclusive_verdicts(result))
+    result.inconclusive.push_back(std::move(verdict));
 }
 
 }  // namespace retryproof::scenarios

@@ -17,4 +17,13 @@ namespace retryproof::scenarios {
 // outcome was true.
 std::vector<Unmet> unmet_expectations(const Scenario& scenario, const ScenarioResult& result);
 
+// The verdicts that could not be judged, one line each, saying so when the scenario expected
+// the verdict to flag its client (the harness could not show what it exists to catch).
+// Reads result.verdicts and result.expected_violations.
+std::vector<Inconclusive> inconclusive_verdicts(const ScenarioResult& result);
+
+// Both, into the result: its unmet expectations, and its inconclusive verdicts after what
+// the scenario as a whole could not tell (already in result.inconclusive).
+void settle_expectations(const Scenario& scenario, ScenarioResult& result);
+
 }  // namespace retryproof::scenarios

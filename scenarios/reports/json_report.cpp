@@ -12,11 +12,57 @@ using nlohmann::json;
 using namespace reports;
 
 json verdict_json(const Verdict& verdict) {
-  return {{"id", valid_utf8(verdict.id)},
-          {"status", to_string(verdict.status)},
-          {"severity", to_string(verdict.severity)},
-          {"explanation", valid_utf8(verdict.explanation)},
-          {"evidence", verdict.evidence}};
+  json result = {{"id", valid_utf8(verdict.id)},
+                 {"status", to_string(verdict.status)},
+                 {"severity", to_string(verdict.severity)},
+                 {"explanation", valid_utf8(verdict.explanation)},
+                 {"evidence", verdict.evidence}};
+  // What it lacked, under the name a reader of an inconclusive verdict looks for.
+  if (verdict.status == VerdictStatus::inconclusive)
+    result["reason"] = valid_utf8(verdict.explanation);
+  return result;
+}
+
+json planned_json(const ScenarioResult& result) {
+  json planned = json::array();
+  for (const provider::PlanUse& use : result.planned) {
+    planned.push_back({{"source", use.source},
+                       {"fault", valid_utf8(use.fault)},
+                       {"target", valid_utf8(use.target)},
+                       {"askedFor", use.asked_for},
+                       {"fired", use.fired},
+                       {"compared", use.compared},
+                       {"optional", use.optional},
+                       {"text", valid_utf8(use.describe())}});
+  }
+  return planned;
+}
+
+json stalls_json(const ScenarioResult& result) {
+  json stalls = json::array();
+  for (const Stall& stall : result.stalls) {
+    stalls.push_back({{"fromMs", stall.from.count()},
+                      {"untilMs", stall.until.count()},
+                      {"what", valid_utf8(stall.what)}});
+  }
+  return stalls;
+}
+
+json inconclusive_json(const ScenarioResult& result) {
+  json reasons = json::array();
+  for (const Inconclusive& reason : result.inconclusive) {
+    reasons.push_back({{"reason", valid_utf8(reason.text)},
+                       {"verdict", reason.verdict.empty() ? json(nullptr) : json(reason.verdict)}});
+  }
+  return reasons;
+}
+
+json inconclusive_verdicts_json(const ScenarioResult& result) {
+  json ids = json::array();
+  for (const Verdict& verdict : result.verdicts) {
+    if (verdict.status == VerdictStatus::inconclusive) ids.push_back(verdict.id);
+  }
+  return ids;
 }
 
 json invocation_json(const InvocationResult& invocation) {
@@ -65,7 +111,12 @@ json scenario_json(const ScenarioResult& result) {
       {"client", valid_utf8(result.client)},
       {"seed", result.seed},
       {"met", result.met()},
+      {"status", to_string(result.status())},
       {"unmet", unmet_json(result.unmet)},
+      {"inconclusive", inconclusive_json(result)},
+      {"inconclusiveVerdicts", inconclusive_verdicts_json(result)},
+      {"planned", planned_json(result)},
+      {"stalls", stalls_json(result)},
       {"policy", policy_json(result.policy)},
       {"expectedViolations", strings_json(result.expected_violations)},
       {"posts", result.creates()},
@@ -124,6 +175,7 @@ json to_json(const RunSummary& run) {
   for (const auto& result : run.results)
     scenarios.push_back(scenario_json(result));
   const std::size_t met = count_met(run);
+  const std::size_t undecided = count_inconclusive(run);
   return {{"version", RETRYPROOF_VERSION},  // of retryproof: the format may grow with it
           {"seed", run.seed},
           {"client", valid_utf8(run.client)},
@@ -131,7 +183,10 @@ json to_json(const RunSummary& run) {
           {"summary",
            {{"scenarios", run.results.size()},
             {"met", met},
-            {"notMet", run.results.size() - met},
+            {"notMet", run.results.size() - met},  // failed or inconclusive
+            {"failed", run.results.size() - met - undecided},
+            {"inconclusive", undecided},
+            {"inconclusiveAs", to_string(run.inconclusive_as)},
             {"withHarm", std::count_if(run.results.begin(), run.results.end(),
                                        [](const ScenarioResult& result) {
                                          return worst_miss(result) == Severity::harm;

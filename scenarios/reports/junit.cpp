@@ -20,13 +20,15 @@ using namespace reports;
 constexpr std::size_t kSystemErrLines = 200;  // in <system-err>
 
 struct TestCase {
-  enum class Kind { passed, failure, skipped } kind = Kind::passed;
+  // error: a verdict or scenario the run could not judge, shown by CI viewers as not passed
+  // but apart from a failure the evidence proves.
+  enum class Kind { passed, failure, error, skipped } kind = Kind::passed;
   std::string classname;
   std::string name;
   std::optional<double> seconds;  // none: nothing to time (a verdict that cites no request)
-  std::string message;            // of <failure> or <skipped>
-  std::string type = "harm";      // of <failure>: the severity
-  std::string body;               // of <failure>
+  std::string message;            // of <failure>, <error> or <skipped>
+  std::string type = "harm";      // of <failure>: the severity; of <error>: "inconclusive"
+  std::string body;               // of <failure> or <error>
   std::string system_out;
   std::string system_err;
 };
@@ -91,7 +93,27 @@ std::string invocations_text(const ScenarioResult& result) {
   return text;
 }
 
-TestCase verdict_case(const ScenarioResult& result, const Verdict& verdict) {
+// What could not be judged, as --inconclusive counts it: an error by default, a failure when
+// counted failed, skipped when counted passed.
+void mark_inconclusive(TestCase& test, InconclusiveAs as, std::string reason, std::string body) {
+  switch (as) {
+    case InconclusiveAs::not_met:
+      test.kind = TestCase::Kind::error;
+      break;
+    case InconclusiveAs::fail:
+      test.kind = TestCase::Kind::failure;
+      break;
+    case InconclusiveAs::pass:
+      test.kind = TestCase::Kind::skipped;
+      reason += " (counted as passed: --inconclusive pass)";
+      break;
+  }
+  test.type = "inconclusive";
+  test.message = "inconclusive: " + std::move(reason);
+  test.body = std::move(body);
+}
+
+TestCase verdict_case(const ScenarioResult& result, const Verdict& verdict, InconclusiveAs as) {
   TestCase test{.classname = result.name, .name = verdict.id};
   test.seconds = evidence_seconds(result, verdict.evidence);
   const std::string cited = "evidence: " + seq_list(verdict.evidence) + "\n";
@@ -120,20 +142,28 @@ TestCase verdict_case(const ScenarioResult& result, const Verdict& verdict) {
       test.kind = TestCase::Kind::skipped;
       test.message = verdict.explanation;
       break;
+    case Reading::inconclusive:
+      mark_inconclusive(test, as, verdict.explanation, cited + timeline_text(result, {}));
+      break;
   }
   return test;
 }
 
-TestCase expectations_case(const ScenarioResult& result) {
+TestCase expectations_case(const ScenarioResult& result, InconclusiveAs as) {
   TestCase test{.classname = result.name, .name = "expectations"};
   test.seconds = scenario_seconds(result);
   test.system_out = invocations_text(result);
   if (const std::string note = scale_note(result); !note.empty()) test.system_out += note + "\n";
+  for (const provider::PlanUse& use : result.planned)
+    test.system_out += "planned: " + use.describe() + "\n";
   if (!result.unmet.empty()) {
     test.kind = TestCase::Kind::failure;
     test.type = to_string(*worst_miss(result));
     test.message = join(unmet_texts(result), "; ");
     test.body = join(unmet_texts(result), "\n") + "\n" + timeline_text(result, {});
+  } else if (!result.inconclusive.empty()) {
+    mark_inconclusive(test, as, join(inconclusive_texts(result), "; "),
+                      join(inconclusive_texts(result), "\n") + "\n" + timeline_text(result, {}));
   }
   for (const auto& invocation : result.invocations) {
     if (invocation.client_error.empty()) continue;
@@ -156,10 +186,11 @@ void write_test_case(std::ostream& out, const TestCase& test) {
     return;
   }
   out << ">\n";
-  if (test.kind == TestCase::Kind::failure) {
-    out << "      <failure message=\"" << xml_escape(test.message, XmlPlace::attribute)
-        << "\" type=\"" << test.type << "\">" << xml_escape(test.body, XmlPlace::text)
-        << "</failure>\n";
+  if (test.kind == TestCase::Kind::failure || test.kind == TestCase::Kind::error) {
+    const char* element = test.kind == TestCase::Kind::failure ? "failure" : "error";
+    out << "      <" << element << " message=\"" << xml_escape(test.message, XmlPlace::attribute)
+        << "\" type=\"" << test.type << "\">" << xml_escape(test.body, XmlPlace::text) << "</"
+        << element << ">\n";
   } else if (test.kind == TestCase::Kind::skipped) {
     out << "      <skipped message=\"" << xml_escape(test.message, XmlPlace::attribute) << "\"/>\n";
   }
@@ -178,13 +209,15 @@ void write_junit(std::ostream& out, const RunSummary& run) {
   std::vector<TestCase> cases;
   for (const auto& result : run.results) {
     for (const auto& verdict : result.verdicts)
-      cases.push_back(verdict_case(result, verdict));
-    cases.push_back(expectations_case(result));
+      cases.push_back(verdict_case(result, verdict, run.inconclusive_as));
+    cases.push_back(expectations_case(result, run.inconclusive_as));
   }
   std::size_t failures = 0;
+  std::size_t errors = 0;
   std::size_t skipped = 0;
   for (const auto& test : cases) {
     failures += test.kind == TestCase::Kind::failure ? 1 : 0;
+    errors += test.kind == TestCase::Kind::error ? 1 : 0;
     skipped += test.kind == TestCase::Kind::skipped ? 1 : 0;
   }
   // The scenarios' durations: a verdict's evidence lies within its scenario's.
@@ -192,8 +225,9 @@ void write_junit(std::ostream& out, const RunSummary& run) {
   for (const auto& result : run.results)
     seconds += scenario_seconds(result);
   const std::string counts = "tests=\"" + std::to_string(cases.size()) + "\" failures=\"" +
-                             std::to_string(failures) + "\" errors=\"0\" skipped=\"" +
-                             std::to_string(skipped) + "\" time=\"" + seconds_text(seconds) + "\"";
+                             std::to_string(failures) + "\" errors=\"" + std::to_string(errors) +
+                             "\" skipped=\"" + std::to_string(skipped) + "\" time=\"" +
+                             seconds_text(seconds) + "\"";
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out << "<testsuites name=\"retryproof\" " << counts << ">\n";
   // Named after the client, so that CI viewers tell one client's run from another's.

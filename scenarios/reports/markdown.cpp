@@ -105,8 +105,32 @@ void write_standard_error_details(std::ostream& out, const InvocationResult& inv
   out << fence << "\n\n</details>\n\n";
 }
 
+// The met column: yes, **no**, or *inconclusive*.
+std::string met_cell(const ScenarioResult& result) {
+  switch (result.status()) {
+    case ScenarioStatus::met:
+      return "yes";
+    case ScenarioStatus::inconclusive:
+      return "*inconclusive*";
+    case ScenarioStatus::failed:
+      break;
+  }
+  return "**no**";
+}
+
+void write_inconclusive(std::ostream& out, const ScenarioResult& result) {
+  if (result.inconclusive.empty()) return;
+  out << "Could not tell (inconclusive, not counted as met):\n\n";
+  for (const std::string& reason : inconclusive_texts(result))
+    out << "- " << markdown_text(reason) << '\n';
+  out << '\n';
+}
+
 void write_details(std::ostream& out, const RunSummary& run, const ScenarioResult& result) {
-  out << "\n### " << markdown_text(result.name) << ": expectations not met\n\n";
+  out << "\n### " << markdown_text(result.name)
+      << (result.status() == ScenarioStatus::inconclusive ? ": inconclusive"
+                                                          : ": expectations not met")
+      << "\n\n";
   if (!result.description.empty()) out << markdown_text(result.description) << "\n\n";
   if (!result.file.empty()) out << "File: " << code_span(result.file) << "\n\n";
   // A verdict that failed unexpectedly is listed once, under the failed verdicts below.
@@ -135,6 +159,7 @@ void write_details(std::ostream& out, const RunSummary& run, const ScenarioResul
     out << '\n';
   }
   if (any_failed) out << '\n';
+  write_inconclusive(out, result);
   if (const std::string note = scale_note(result); !note.empty())
     out << markdown_text(note) << "\n\n";
   for (const auto& invocation : result.invocations) {
@@ -162,7 +187,7 @@ void write_markdown(std::ostream& out, const RunSummary& run) {
   out << "| scenario | met | jobs | POSTs | outcome | failed verdicts |\n";
   out << "| --- | --- | ---: | ---: | --- | --- |\n";
   for (const auto& result : run.results) {
-    out << "| " << markdown_text(result.name) << " | " << (result.met() ? "yes" : "**no**") << " | "
+    out << "| " << markdown_text(result.name) << " | " << met_cell(result) << " | "
         << result.jobs.size() << " | " << result.creates() << " | " << outcomes_cell(result)
         << " | " << failed_verdicts_cell(result) << " |\n";
   }

@@ -18,9 +18,17 @@ bool caught(const MatrixRow& row) {
   return !row.missed.empty();
 }
 
-// Whether the row is what the matrix needs: the reference (row 0) clean, a mutant caught.
+// A row that failed nothing it should have, but could not be judged whole: the reference
+// client with scenarios inconclusive, or a mutant that nothing caught but something could
+// not tell about.
+bool undecided(const MatrixRow& row, std::size_t index) {
+  return !caught(row) && !row.inconclusive.empty() && (index == 0 || row.missed.empty());
+}
+
+// Whether the row is what the matrix needs: the reference (row 0) clean and judged whole, a
+// mutant caught.
 bool as_required(const MatrixRow& row, std::size_t index) {
-  return index == 0 ? !caught(row) : caught(row);
+  return index == 0 ? !caught(row) && row.inconclusive.empty() : caught(row);
 }
 
 std::string verdict_column(const MatrixRow& row, const std::string& id) {
@@ -29,12 +37,15 @@ std::string verdict_column(const MatrixRow& row, const std::string& id) {
 }
 
 std::string row_status(const MatrixRow& row, bool reference) {
+  if (undecided(row, reference ? 0 : 1)) return "INCONCLUSIVE";
   if (reference) return caught(row) ? "FLAGGED (wrong)" : "clean";
   return caught(row) ? "caught" : "MISSED";
 }
 
-// The row's result as a word for machines: "clean", "flagged", "caught", "missed".
+// The row's result as a word for machines: "clean", "flagged", "caught", "missed",
+// "inconclusive".
 std::string row_result(const MatrixRow& row, bool reference) {
+  if (undecided(row, reference ? 0 : 1)) return "inconclusive";
   if (reference) return caught(row) ? "flagged" : "clean";
   return caught(row) ? "caught" : "missed";
 }
@@ -62,7 +73,8 @@ MatrixRow matrix_row(std::string client, const std::vector<ScenarioResult>& resu
                      TimeScale scale) {
   MatrixRow row{std::move(client), {}, {}, static_cast<int>(results.size())};
   for (const auto& result : results) {
-    if (!result.met()) row.missed.push_back(result.name);
+    if (result.status() == ScenarioStatus::failed) row.missed.push_back(result.name);
+    if (result.status() == ScenarioStatus::inconclusive) row.inconclusive.push_back(result.name);
     if (!result.scale_why.empty()) row.lowered.push_back(result.name);
     for (const auto& verdict : result.verdicts) {
       const auto& expected = result.expected_violations;
@@ -79,6 +91,17 @@ MatrixRow matrix_row(std::string client, const std::vector<ScenarioResult>& resu
 bool matrix_holds(const std::vector<MatrixRow>& rows) {
   if (rows.empty() || caught(rows.front())) return false;
   return std::all_of(rows.begin() + 1, rows.end(), caught);
+}
+
+int matrix_exit_status(const std::vector<MatrixRow>& rows) {
+  bool could_not_tell = false;
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    if (as_required(rows[r], r)) continue;
+    if (!undecided(rows[r], r)) return kExitFailed;
+    could_not_tell = true;
+  }
+  if (rows.empty()) return kExitFailed;
+  return could_not_tell ? kExitInconclusive : kExitMet;
 }
 
 void write_mutant_matrix(std::ostream& out, const MatrixReport& matrix, Colour colour) {
@@ -104,14 +127,17 @@ void write_mutant_matrix(std::ostream& out, const MatrixReport& matrix, Colour c
       out << " (" << row.missed.size() << "/"
           << count_of(static_cast<std::size_t>(row.scenarios), "scenario") << ")";
     if (r == 0 && caught(row)) out << ": " << join(row.missed, " ");
+    if (undecided(row, r)) out << ": could not judge " << join(row.inconclusive, " ");
     out << '\n';
   }
   out << '\n';
   for (std::size_t i = 0; i < ids.size(); ++i)
     out << "v" << i + 1 << " = " << ids[i] << '\n';
   out << '\n'
-      << (matrix_holds(matrix.rows)
+      << (matrix_exit_status(matrix.rows) == kExitMet
               ? "the harness has teeth: the reference client is clean and every mutant was caught\n"
+          : matrix_exit_status(matrix.rows) == kExitInconclusive
+              ? "the matrix could not be shown whole (inconclusive): see the rows marked above\n"
               : "the matrix does NOT hold: see the rows marked above\n");
   if (!matrix.replay.empty()) out << "replay: " << terminal_text(matrix.replay) << '\n';
 }
@@ -144,6 +170,7 @@ json to_json(const MatrixReport& matrix) {
                        {"result", row_result(row, r == 0)},
                        {"scenarios", row.scenarios},
                        {"notMet", strings_json(row.missed)},
+                       {"inconclusive", strings_json(row.inconclusive)},
                        {"flagged", row.flagged},
                        {"lowered", strings_json(row.lowered)}});
   }
@@ -152,15 +179,20 @@ json to_json(const MatrixReport& matrix) {
           {"timeScale", time_scale_json(matrix.time_scale)},
           {"replay", valid_utf8(matrix.replay)},
           {"holds", matrix_holds(matrix.rows)},
+          {"exitStatus", matrix_exit_status(matrix.rows)},
           {"clients", std::move(clients)}};
 }
 
 void write_mutant_matrix_junit(std::ostream& out, const MatrixReport& matrix) {
   std::size_t failures = 0;
-  for (std::size_t r = 0; r < matrix.rows.size(); ++r)
-    failures += as_required(matrix.rows[r], r) ? 0 : 1;
+  std::size_t errors = 0;
+  for (std::size_t r = 0; r < matrix.rows.size(); ++r) {
+    if (as_required(matrix.rows[r], r)) continue;
+    (undecided(matrix.rows[r], r) ? errors : failures) += 1;
+  }
   const std::string counts = "tests=\"" + std::to_string(matrix.rows.size()) + "\" failures=\"" +
-                             std::to_string(failures) + "\" errors=\"0\"";
+                             std::to_string(failures) + "\" errors=\"" + std::to_string(errors) +
+                             "\"";
   const auto attribute = [](std::string_view text) {
     return xml_escape(text, XmlPlace::attribute);
   };
@@ -185,6 +217,12 @@ void write_mutant_matrix_junit(std::ostream& out, const MatrixReport& matrix) {
     out << "    <testcase classname=\"mutant-matrix\" name=\"" << attribute(row.client) << "\"";
     if (as_required(row, r)) {
       out << "/>\n";
+      continue;
+    }
+    if (undecided(row, r)) {
+      out << ">\n      <error type=\"inconclusive\" message=\""
+          << attribute("inconclusive: could not judge " + join(row.inconclusive, ", "))
+          << "\"/>\n    </testcase>\n";
       continue;
     }
     const std::string message =

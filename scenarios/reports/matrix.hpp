@@ -22,6 +22,7 @@ struct MatrixRow {
   std::map<std::string, int> flagged;  // verdict id -> scenarios where it caught the client
   std::vector<std::string> missed;     // scenarios whose expectations the client missed
   int scenarios = 0;
+  std::vector<std::string> inconclusive = {};  // scenarios that could not be judged
   // The scenarios that ran below the scale asked for, and the line on why.
   std::vector<std::string> lowered = {};
   std::string scale_summary = {};
@@ -33,6 +34,10 @@ MatrixRow matrix_row(std::string client, const std::vector<ScenarioResult>& resu
 
 // The first row is the reference client: clean. Every other row: caught at least once.
 bool matrix_holds(const std::vector<MatrixRow>& rows);
+// 0 when it holds and the reference client was judged whole; 3 when nothing contradicts it
+// but it could not be shown (the reference client, or a mutant no scenario caught, had
+// scenarios that could not be judged); 1 otherwise.
+int matrix_exit_status(const std::vector<MatrixRow>& rows);
 
 struct MatrixReport {
   std::uint64_t seed = 0;
@@ -45,7 +50,8 @@ void write_mutant_matrix(std::ostream& out, const MatrixReport& matrix, Colour c
 void write_mutant_matrix_markdown(std::ostream& out, const MatrixReport& matrix);
 // {"version","seed","timeScale":{"asked","used","clockProbe"},"replay","holds",
 //  "clients":[{"client","result","scenarios","notMet","flagged","lowered"}]}, where
-// result is "clean" or "flagged" for the reference client, "caught" or "missed" for a mutant.
+// result is "clean", "inconclusive" or "flagged" for the reference client, "caught",
+// "inconclusive" or "missed" for a mutant.
 nlohmann::json to_json(const MatrixReport& matrix);
 // One <testsuite> for the matrix, one <testcase> per client, failed when the reference
 // client was flagged or a mutant was missed: a CI viewer shows the matrix holding as green.

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "scenarios/driver/run_result.hpp"
+#include "scenarios/reports/exit_status.hpp"
 
 namespace retryproof::scenarios {
 
@@ -46,6 +47,9 @@ struct RunSummary {
   std::string client_policy = {};  // --client-policy, as given: a replay judges by it too
   std::vector<std::string> skipped = {};  // "NAME on the API NAME: why it cannot run there"
   bool tls = false;                       // run --tls: the replay says so too
+  // --inconclusive: how a scenario the run could not judge counts, which JUnit shows (an
+  // error when not met, a failure when counted failed, skipped when counted passed).
+  InconclusiveAs inconclusive_as = InconclusiveAs::not_met;
 };
 
 // A block per scenario (mark, jobs, POSTs, outcomes, verdicts; for a scenario that missed

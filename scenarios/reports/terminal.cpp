@@ -16,6 +16,7 @@ constexpr std::size_t kStandardErrorLines = 20;  // of the client's
 
 constexpr const char* kGreen = "\x1b[32m";
 constexpr const char* kRed = "\x1b[31m";
+constexpr const char* kYellow = "\x1b[33m";
 constexpr const char* kBold = "\x1b[1m";
 constexpr const char* kReset = "\x1b[0m";
 
@@ -67,6 +68,8 @@ Row verdict_row(const ScenarioResult& result, const Verdict& verdict) {
       return {id, {to_string(verdict.status) + ", expected to fail", kRed}, {explanation}};
     case Reading::not_applicable:
       return {id, {"n/a"}, {explanation}};
+    case Reading::inconclusive:
+      return {id, {"inconclusive", kYellow}, {explanation + cited}};
   }
   return {};
 }
@@ -132,11 +135,22 @@ void write_standard_errors(std::ostream& out, const ScenarioResult& result) {
   }
 }
 
+const char* status_colour(ScenarioStatus status) {
+  switch (status) {
+    case ScenarioStatus::met:
+      return kGreen;
+    case ScenarioStatus::inconclusive:
+      return kYellow;
+    case ScenarioStatus::failed:
+      break;
+  }
+  return kRed;
+}
+
 void write_block(std::ostream& out, const ScenarioResult& result, Colour colour) {
   const bool met = result.met();
-  const std::string mark = met ? "PASS" : "FAIL (" + to_string(*worst_miss(result)) + ")";
-  std::string heading = paint(mark, met ? kGreen : kRed, colour) + "  " +
-                        paint(terminal_text(result.name), kBold, colour);
+  std::string heading = paint(scenario_mark(result), status_colour(result.status()), colour) +
+                        "  " + paint(terminal_text(result.name), kBold, colour);
   if (!result.file.empty()) heading += "  (" + terminal_text(result.file) + ")";
   out << heading << '\n';
   if (!result.description.empty()) out << "  " << terminal_text(result.description) << '\n';
@@ -145,6 +159,12 @@ void write_block(std::ostream& out, const ScenarioResult& result, Colour colour)
       << policy_text(result.policy) << '\n';
   if (const std::string note = scale_note(result); !note.empty())
     out << "  " << terminal_text(note) << '\n';
+  for (const provider::PlanUse& use : result.planned)
+    out << "  planned: " << terminal_text(use.describe()) << '\n';
+  for (const Stall& stall : result.stalls) {
+    out << "  harness stalled: " << stall.lasted().count() << " ms from +" << stall.from.count()
+        << "ms (" << terminal_text(stall.what) << ")\n";
+  }
   for (const std::string& line : load_terminal_lines(result))
     out << line << '\n';
 
@@ -178,6 +198,11 @@ void write_block(std::ostream& out, const ScenarioResult& result, Colour colour)
     for (const auto& unmet : unmet_texts(result))
       out << "    - " << terminal_text(unmet) << '\n';
   }
+  if (!result.inconclusive.empty()) {
+    out << "  could not tell (inconclusive, not counted as met):\n";
+    for (const auto& reason : inconclusive_texts(result))
+      out << "    - " << terminal_text(reason) << '\n';
+  }
   if (!met) {
     write_timeline(out, result, colour);
     write_standard_errors(out, result);
@@ -195,7 +220,10 @@ void write_terminal_report(std::ostream& out, const RunSummary& run, Colour colo
     write_block(out, result, colour);
   }
   const bool all_met = count_met(run) == run.results.size();
-  out << '\n' << paint(summary_line(run), all_met ? kGreen : kRed, colour) << '\n';
+  const bool none_failed = count_met(run) + count_inconclusive(run) == run.results.size();
+  out << '\n'
+      << paint(summary_line(run), all_met ? kGreen : (none_failed ? kYellow : kRed), colour)
+      << '\n';
   // The misses grouped by how bad they are, harm first: what to fix first.
   for (const Severity severity : {Severity::harm, Severity::policy}) {
     std::vector<std::string> names;
@@ -213,6 +241,12 @@ void write_terminal_report(std::ostream& out, const RunSummary& run, Colour colo
     out << (severity == Severity::harm ? "with harm: " : "policy only: ") << join(names, "; ")
         << '\n';
   }
+  std::vector<std::string> undecided;
+  for (const auto& result : run.results) {
+    if (result.status() == ScenarioStatus::inconclusive)
+      undecided.push_back(terminal_text(result.name));
+  }
+  if (!undecided.empty()) out << "inconclusive: " << join(undecided, "; ") << '\n';
   for (const auto& skipped : run.skipped)
     out << "skipped " << terminal_text(skipped) << '\n';
   // Which scenarios ran below the scale asked for, after the summary.

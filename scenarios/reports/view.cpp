@@ -15,6 +15,8 @@ Reading read_verdict(const ScenarioResult& result, const Verdict& verdict) {
   const bool expected_to_fail =
       std::find(expected.begin(), expected.end(), verdict.id) != expected.end();
   switch (verdict.status) {
+    case VerdictStatus::inconclusive:
+      return Reading::inconclusive;
     case VerdictStatus::fail:
       return expected_to_fail ? Reading::expected_failure : Reading::failed;
     case VerdictStatus::pass:
@@ -30,6 +32,31 @@ std::size_t count_met(const RunSummary& run) {
                                                 [](const ScenarioResult& r) { return r.met(); }));
 }
 
+std::size_t count_inconclusive(const RunSummary& run) {
+  return static_cast<std::size_t>(std::count_if(
+      run.results.begin(), run.results.end(),
+      [](const ScenarioResult& r) { return r.status() == ScenarioStatus::inconclusive; }));
+}
+
+std::string scenario_mark(const ScenarioResult& result) {
+  switch (result.status()) {
+    case ScenarioStatus::met:
+      return "PASS";
+    case ScenarioStatus::inconclusive:
+      return "INCONCLUSIVE";
+    case ScenarioStatus::failed:
+      break;
+  }
+  return "FAIL (" + to_string(*worst_miss(result)) + ")";
+}
+
+std::vector<std::string> inconclusive_texts(const ScenarioResult& result) {
+  std::vector<std::string> texts;
+  for (const Inconclusive& reason : result.inconclusive)
+    texts.push_back(reason.text);
+  return texts;
+}
+
 std::optional<Severity> worst_miss(const ScenarioResult& result) {
   std::optional<Severity> worst;
   for (const Unmet& unmet : result.unmet)
@@ -42,7 +69,8 @@ std::string summary_line(const RunSummary& run) {
   const std::size_t harm = static_cast<std::size_t>(std::count_if(
       run.results.begin(), run.results.end(),
       [](const ScenarioResult& result) { return worst_miss(result) == Severity::harm; }));
-  const std::size_t missed = run.results.size() - met;
+  const std::size_t undecided = count_inconclusive(run);
+  const std::size_t missed = run.results.size() - met - undecided;
   std::string line = count_of(run.results.size(), "scenario") + ": " + std::to_string(met) +
                      " met " + (met == 1 ? "its" : "their") + " expectations, " +
                      std::to_string(missed) + " did not";
@@ -50,6 +78,7 @@ std::string summary_line(const RunSummary& run) {
     line += " (" + std::to_string(harm) + " with harm, " + std::to_string(missed - harm) +
             " policy only)";
   }
+  if (undecided > 0) line += ", " + std::to_string(undecided) + " inconclusive";
   return line;
 }
 

@@ -24,13 +24,21 @@ enum class Reading {
   expected_failure,  // failed, as the scenario expects
   missed_violation,  // the scenario expects it to fail; it passed or did not apply
   not_applicable,
+  inconclusive,  // the run lacked the evidence to judge it, expected to fail or not
 };
 Reading read_verdict(const ScenarioResult& result, const Verdict& verdict);
 
 std::size_t count_met(const RunSummary& run);
+std::size_t count_inconclusive(const RunSummary& run);  // scenarios that missed nothing but
+                                                        // could not be judged whole
+// "PASS", "FAIL (harm)", "INCONCLUSIVE": how the reports mark a scenario.
+std::string scenario_mark(const ScenarioResult& result);
+// "  could not tell: ..." lines' texts: what an inconclusive scenario lacked, each once.
+std::vector<std::string> inconclusive_texts(const ScenarioResult& result);
 // The worst of a scenario's misses, when it has any.
 std::optional<Severity> worst_miss(const ScenarioResult& result);
-// "20 scenarios: 18 met their expectations, 2 did not (1 with harm, 1 policy only)"
+// "20 scenarios: 18 met their expectations, 2 did not (1 with harm, 1 policy only), 1
+// inconclusive"
 std::string summary_line(const RunSummary& run);
 // "[harm] the provider holds 2 jobs; expected 1"
 std::string unmet_text(const Unmet& unmet);

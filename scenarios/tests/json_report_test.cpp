@@ -12,8 +12,13 @@ TEST(JsonReport, RoundTripsTheResultModel) {
   const json parsed = json::parse(to_json(summary()).dump());
   EXPECT_EQ(parsed["seed"], 42);
   EXPECT_EQ(parsed["client"], "reference");
-  EXPECT_EQ(parsed["summary"],
-            json({{"scenarios", 2}, {"met", 1}, {"notMet", 1}, {"withHarm", 1}}));
+  EXPECT_EQ(parsed["summary"], json({{"scenarios", 2},
+                                     {"met", 1},
+                                     {"notMet", 1},
+                                     {"failed", 1},
+                                     {"inconclusive", 0},
+                                     {"inconclusiveAs", "not-met"},
+                                     {"withHarm", 1}}));
   ASSERT_EQ(parsed["scenarios"].size(), 2u);
   const json& met = parsed["scenarios"][0];
   EXPECT_EQ(met["name"], "A-fail-before-commit");

@@ -22,8 +22,20 @@
     return Boolean(invocation.outcome) && outcomeOf(invocation) !== 'succeeded';
   }
 
+  // A saved run before the third answer has no status: met or not.
+  function statusOf(scenario) {
+    return scenario.status || (scenario.met ? 'met' : 'failed');
+  }
+
+  // How the page marks a scenario, and in which order it lists them: harm, policy, then what
+  // could not be judged, then what met its expectations.
+  function markOf(scenario) {
+    return { met: 'PASS', inconclusive: 'INCONCLUSIVE', failed: 'FAIL' }[statusOf(scenario)];
+  }
+
   function worst(scenario) {
-    if (scenario.met) return 2;
+    if (statusOf(scenario) === 'met') return 3;
+    if (statusOf(scenario) === 'inconclusive') return 2;
     return (scenario.unmet || []).some((miss) => miss.severity === 'harm') ? 0 : 1;
   }
 
@@ -61,17 +73,21 @@
     const model = new Model.JournalModel({ maxOperations: 1e9, maxAttempts: 1e9 });
     model.add(journal);
     const entriesBySeq = new Map(journal.map((entry) => [entry.seq, entry]));
-    const section = h('section', { className: 'scenario ' + (scenario.met ? 'met' : 'missed'), id: 'scenario-' + index, 'data-scenario': scenario.name });
+    const sectionClass = { met: 'met', inconclusive: 'inconclusive', failed: 'missed' }[statusOf(scenario)];
+    const section = h('section', { className: 'scenario ' + sectionClass, id: 'scenario-' + index, 'data-scenario': scenario.name, 'data-status': statusOf(scenario) });
     const operations = h('div', { className: 'operations-of' }, [View.operationsTable(model.operations(), { prefix: prefix })]);
     const onEvidence = (verdict, seqs, seq) => {
       View.cite(section, prefix, seqs, seq);
     };
     const unmet = (scenario.unmet || []).map((miss) => h('li', { className: miss.severity, text: '[' + miss.severity + '] ' + View.visible(miss.expectation) }));
+    const undecided = (scenario.inconclusive || []).map((why) => h('li', { className: 'inconclusive', text: View.visible(why.reason) }));
     // Through h(), which leaves out the parts a scenario does not have (null).
     View.appendAll(section, [
-      h('h2', {}, [h('span', { className: 'mark', text: scenario.met ? 'PASS' : 'FAIL' }), ' ', View.code(scenario.name, 'name')]),
+      h('h2', {}, [h('span', { className: 'mark', text: markOf(scenario) }), ' ', View.code(scenario.name, 'name')]),
       h('p', { className: 'description', text: View.visible(scenario.description) }),
       unmet.length ? h('ul', { className: 'unmet' }, unmet) : null,
+      undecided.length ? h('p', { className: 'inconclusive-heading', text: 'Could not tell (inconclusive, not counted as met):' }) : null,
+      undecided.length ? h('ul', { className: 'inconclusive' }, undecided) : null,
       View.rates(model.totals()),
       journal.length ? View.chart(model.buckets(), 'Requests per second by what happened to them') : null,
       h('h3', { text: 'Verdicts' }),
@@ -91,10 +107,13 @@
     app.append(
       h('header', {}, [
         h('h1', { text: 'retryproof ' + View.visible(run.subject || '') }),
-        h('p', { text: summary.scenarios + ' scenarios: ' + summary.met + ' met their expectations, ' + summary.notMet + ' did not' + (summary.withHarm ? ' (' + summary.withHarm + ' with harm)' : '') }),
+        h('p', { text: summary.scenarios + ' scenarios: ' + summary.met + ' met their expectations, ' +
+          (summary.failed !== undefined ? summary.failed : summary.notMet) + ' did not' +
+          (summary.withHarm ? ' (' + summary.withHarm + ' with harm)' : '') +
+          (summary.inconclusive ? ', ' + summary.inconclusive + ' inconclusive' : '') }),
         h('p', {}, ['Replay: ', View.code(run.replay || '')]),
         h('nav', {}, [h('ol', {}, order.map(({ scenario, index }) => h('li', {}, [
-          h('a', { href: '#scenario-' + index, text: (scenario.met ? 'PASS ' : 'FAIL ') + View.visible(scenario.name) })])))]),
+          h('a', { href: '#scenario-' + index, text: markOf(scenario) + ' ' + View.visible(scenario.name) })])))]),
       ]),
       ...order.map(({ scenario, index }) => scenarioSection(scenario, index)));
   }

@@ -21,6 +21,11 @@ inline Verdict not_applicable(std::string explanation) {
   return {{}, VerdictStatus::not_applicable, std::move(explanation), {}};
 }
 
+// What the run lacked to decide, and the entries it concerns, if any.
+inline Verdict inconclusive(std::string what_was_missing, std::vector<std::uint64_t> seqs = {}) {
+  return {{}, VerdictStatus::inconclusive, std::move(what_was_missing), std::move(seqs)};
+}
+
 // Collects violations; the first explains the verdict, every one adds its evidence.
 class Violations {
  public:
