@@ -31,7 +31,7 @@ Decision ProviderCore::control(const HttpRequest& request, Millis now) {
 
   if (path == "/_test/faults") {
     if (method == "POST") return install_plan(request.body, now);
-    if (method == "GET" || method == "HEAD") return json_response(200, plan_.to_json());
+    if (method == "GET" || method == "HEAD") return json_response(200, plan_.shown_json());
     return method_not_allowed("GET, POST", errors_);
   }
   if (path == "/_test/jobs") return only("GET", [&] { return read_jobs(); });

@@ -5,8 +5,10 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/json_text.hpp"
 #include "common/splitmix64.hpp"
 #include "common/stable_hash.hpp"
+#include "common/suggest.hpp"
 
 namespace retryproof::provider {
 namespace {
@@ -16,6 +18,8 @@ using nlohmann::json;
 // The most keys a brownout counts requests of at once; past it, the key counted longest ago
 // draws again as if new. A long brownout of a live service must not grow without bound.
 constexpr std::size_t kKeysCountedPerOutage = 100'000;
+// The most payload field names kept to suggest a match rule's mistyped field from.
+constexpr std::size_t kFieldNamesKept = 256;
 
 bool is_lookup_fault(const Fault& fault) {
   return row_of(fault.kind).target == FaultTarget::lookup;
@@ -29,9 +33,16 @@ void refuse_unknown_fields(const json& object, const std::string& where,
                            std::initializer_list<std::string_view> known) {
   for (const auto& [field, value] : object.items()) {
     if (std::find(known.begin(), known.end(), field) == known.end()) {
-      fail(where, "unknown field \"" + field + "\"");
+      fail(where, "unknown field \"" + field + "\"" +
+                      did_you_mean(field, std::vector<std::string>(known.begin(), known.end())));
     }
   }
+}
+
+bool optional_at(const json& entry, const std::string& where) {
+  if (!entry.contains("optional")) return false;
+  if (!entry["optional"].is_boolean()) fail(where + ".optional", "expected true or false");
+  return entry["optional"].get<bool>();
 }
 
 Fault parse_fault_at(const json& value, const std::string& where) {
@@ -44,7 +55,7 @@ Fault parse_fault_at(const json& value, const std::string& where) {
 }
 
 FaultRule parse_rule(const json& entry, const std::string& where) {
-  refuse_unknown_fields(entry, where, {"fault", "key", "match", "times"});
+  refuse_unknown_fields(entry, where, {"fault", "key", "match", "times", "optional"});
   if (!entry.contains("fault")) fail(where, "a rule needs a \"fault\"");
   FaultRule rule{parse_fault_at(entry["fault"], where + ".fault")};
   if (entry.contains("key") == entry.contains("match")) {
@@ -76,10 +87,45 @@ FaultRule parse_rule(const json& entry, const std::string& where) {
   return rule;
 }
 
+// A plain entry of "faults", for the next new operation (or lookup): a fault name, or
+// {"fault": F, "optional": true}.
+std::pair<Fault, bool> parse_scripted(const json& entry, const std::string& where) {
+  if (!entry.is_object()) return {parse_fault_at(entry, where), false};
+  refuse_unknown_fields(entry, where, {"fault", "optional"});
+  if (!entry.contains("fault")) fail(where, "an entry needs a \"fault\"");
+  return {parse_fault_at(entry["fault"], where + ".fault"), optional_at(entry, where)};
+}
+
+bool is_rule(const json& entry) {
+  return entry.is_object() &&
+         (entry.contains("key") || entry.contains("match") || entry.contains("times"));
+}
+
+// "orderId=order-42, region=eu": what a match rule asks of a payload, in words.
+std::string match_text(const json& match) {
+  std::string text;
+  for (const auto& [field, value] : match.items()) {
+    text += (text.empty() ? "" : ", ") + field + "=" +
+            (value.is_string() ? value.get<std::string>() : compact_json(value));
+  }
+  return text;
+}
+
+std::string rates_text(const ChaosPolicy& chaos) {
+  std::string text;
+  for (const auto& [fault, rate] : chaos.rates)
+    text += (text.empty() ? "" : ", ") + to_string(fault) + " at " + compact_json(json(rate));
+  return text;
+}
+
+std::string times_text(int count, const std::string& what) {
+  return std::to_string(count) + " " + what + (count == 1 ? "" : "s");
+}
+
 ChaosPolicy parse_chaos(const json& chaos) {
   const std::string where = "chaos";
   if (!chaos.is_object()) fail(where, "expected {\"seed\": S, \"rates\": {\"fault\": rate, ...}}");
-  refuse_unknown_fields(chaos, where, {"seed", "rates"});
+  refuse_unknown_fields(chaos, where, {"seed", "rates", "optional"});
   ChaosPolicy policy;
   if (chaos.contains("seed")) {
     if (!chaos["seed"].is_number_unsigned())
@@ -139,21 +185,42 @@ Fault ChaosPolicy::choose(const std::string& key, std::uint64_t n, bool for_look
 
 FaultPlan FaultPlan::from_json(const json& body) {
   if (!body.is_object()) throw std::invalid_argument("the plan must be a JSON object");
-  refuse_unknown_fields(body, "plan", {"faults", "chaos", "outages"});
+  // "fired" is what GET /_test/faults adds to a plan; a plan posted back as it was read is
+  // read past it, and starts its counts afresh.
+  refuse_unknown_fields(body, "plan", {"faults", "chaos", "outages", "fired"});
   FaultPlan plan;
   if (body.contains("faults")) {
     const json& faults = body["faults"];
     if (!faults.is_array()) fail("faults", "expected an array of fault names and rules");
     for (std::size_t i = 0; i < faults.size(); ++i) {
       const std::string where = "faults[" + std::to_string(i) + "]";
-      if (faults[i].is_object()) {
-        plan.rules_.push_back(parse_rule(faults[i], where));
+      PlanUse use{.source = where};
+      if (is_rule(faults[i])) {
+        FaultRule rule = parse_rule(faults[i], where);
+        use.fault = to_string(rule.fault);
+        use.target = rule.key ? "key " + *rule.key : match_text(rule.match);
+        use.asked_for = is_lookup_fault(rule.fault) ? "lookup" : "create";
+        use.optional = optional_at(faults[i], where);
+        rule.use = plan.uses_.size();
+        plan.rules_.push_back(std::move(rule));
       } else {
-        plan.script_.push_back(parse_fault_at(faults[i], where));
+        const auto [fault, optional] = parse_scripted(faults[i], where);
+        use.fault = to_string(fault);
+        use.asked_for = is_lookup_fault(fault) ? "lookup" : "create";
+        use.optional = optional;
+        plan.script_.push_back({fault, plan.uses_.size()});
       }
+      plan.uses_.push_back(std::move(use));
     }
   }
-  if (body.contains("chaos")) plan.chaos_ = parse_chaos(body["chaos"]);
+  if (body.contains("chaos")) {
+    plan.chaos_ = parse_chaos(body["chaos"]);
+    plan.chaos_use_ = plan.uses_.size();
+    plan.uses_.push_back({.source = "chaos",
+                          .fault = "chaos (" + rates_text(*plan.chaos_) + ")",
+                          .asked_for = plan.draws_chaos(false) ? "create" : "lookup",
+                          .optional = optional_at(body["chaos"], "chaos")});
+  }
   if (body.contains("outages")) {
     const json& outages = body["outages"];
     if (!outages.is_array()) {
@@ -184,13 +251,20 @@ FaultPlan FaultPlan::from_body(const json& body, const FaultPlan& in_force, Mill
 }
 
 void FaultPlan::add_outage(Outage outage) {
+  outage_uses_.push_back(uses_.size());
+  uses_.push_back({.source = "outages[" + std::to_string(outages_.size()) + "]",
+                   .fault = "an outage of " + outage.fault_name(),
+                   .target = "+" + std::to_string(outage.from.count()) + "ms to +" +
+                             std::to_string(outage.until.count()) + "ms",
+                   .asked_for = "request",
+                   .optional = outage.optional});
   outages_.push_back(outage);
   outage_counts_.push_back(
       {AttemptCounts(kKeysCountedPerOutage), AttemptCounts(kKeysCountedPerOutage)});
 }
 
-std::optional<Outage> FaultPlan::take_outage(const std::string& subject, bool for_lookup, Millis at,
-                                             std::uint64_t seed) {
+std::optional<PlannedOutage> FaultPlan::take_outage(const std::string& subject, bool for_lookup,
+                                                    Millis at, std::uint64_t seed) {
   for (std::size_t i = 0; i < outages_.size(); ++i) {
     const Outage& outage = outages_[i];
     AttemptCounts& counts = for_lookup ? outage_counts_[i].lookups : outage_counts_[i].creates;
@@ -199,44 +273,122 @@ std::optional<Outage> FaultPlan::take_outage(const std::string& subject, bool fo
       continue;
     }
     if (for_lookup && !outage.lookups) continue;
+    PlanUse& use = uses_[outage_uses_[i]];
+    ++use.compared;
     const std::uint64_t n = outage.rate < 1.0 ? counts.next(subject) : 0;
-    if (outage_draws(outage, seed, i, subject, n, for_lookup)) return outage;
+    if (outage_draws(outage, seed, i, subject, n, for_lookup)) {
+      ++use.fired;
+      return PlannedOutage{outage, use.source};
+    }
   }
   return std::nullopt;
 }
 
-Fault FaultPlan::take_for_create(const std::string& key, const json& payload, std::uint64_t n) {
+void FaultPlan::note_compared(const json& payload) {
+  if (!payload.is_object()) return;
+  for (const auto& [field, value] : payload.items()) {
+    if (fields_seen_.size() >= kFieldNamesKept) break;
+    fields_seen_.insert(field);
+  }
+  for (const FaultRule& rule : rules_) {
+    if (rule.key || rule.times_left <= 0 || is_lookup_fault(rule.fault)) continue;
+    std::map<std::string, int>& carried = carried_[rule.use];
+    for (const auto& [field, value] : rule.match.items())
+      carried[field] += payload.contains(field) ? 1 : 0;
+  }
+}
+
+PlannedFault FaultPlan::fired(std::size_t use, Fault fault) {
+  ++uses_[use].fired;
+  return {fault, uses_[use].source};
+}
+
+PlannedFault FaultPlan::take_for_create(const std::string& key, const json& payload,
+                                        std::uint64_t n) {
+  note_compared(payload);
+  for (auto& rule : rules_) {
+    if (is_lookup_fault(rule.fault) || rule.times_left <= 0) continue;
+    ++uses_[rule.use].compared;
+  }
+  for (const auto& scripted : script_) {
+    if (!is_lookup_fault(scripted.fault)) ++uses_[scripted.use].compared;
+  }
   for (auto& rule : rules_) {
     if (!is_lookup_fault(rule.fault) && rule.applies_to(key, &payload)) {
       --rule.times_left;
-      return rule.fault;
+      return fired(rule.use, rule.fault);
     }
   }
   // lookup-unavailable entries wait in the script for the next lookup; creates pass them.
-  const auto next = std::find_if(script_.begin(), script_.end(),
-                                 [](const Fault& fault) { return !is_lookup_fault(fault); });
+  const auto next = std::find_if(script_.begin(), script_.end(), [](const ScriptedFault& entry) {
+    return !is_lookup_fault(entry.fault);
+  });
   if (next != script_.end()) {
-    const Fault fault = *next;
+    const ScriptedFault taken = *next;
     script_.erase(next);
-    return fault;
+    return fired(taken.use, taken.fault);
   }
-  return chaos_ ? chaos_->choose(key, n, false) : Fault{};
+  return draw_chaos(key, n, false);
 }
 
-Fault FaultPlan::take_for_lookup(const std::string& key, std::uint64_t n) {
+PlannedFault FaultPlan::take_for_lookup(const std::string& key, std::uint64_t n) {
+  for (auto& rule : rules_) {
+    if (is_lookup_fault(rule.fault) && rule.times_left > 0) ++uses_[rule.use].compared;
+  }
+  for (const auto& scripted : script_) {
+    if (is_lookup_fault(scripted.fault)) ++uses_[scripted.use].compared;
+  }
   for (auto& rule : rules_) {
     if (is_lookup_fault(rule.fault) && rule.applies_to(key, nullptr)) {
       --rule.times_left;
-      return rule.fault;
+      return fired(rule.use, rule.fault);
     }
   }
-  const auto next = std::find_if(script_.begin(), script_.end(), is_lookup_fault);
+  const auto next = std::find_if(script_.begin(), script_.end(), [](const ScriptedFault& entry) {
+    return is_lookup_fault(entry.fault);
+  });
   if (next != script_.end()) {
-    const Fault fault = *next;
+    const ScriptedFault taken = *next;
     script_.erase(next);
-    return fault;
+    return fired(taken.use, taken.fault);
   }
-  return chaos_ ? chaos_->choose(key, n, true) : Fault{};
+  return draw_chaos(key, n, true);
+}
+
+PlannedFault FaultPlan::draw_chaos(const std::string& key, std::uint64_t n, bool for_lookup) {
+  if (!chaos_ || !draws_chaos(for_lookup)) return {};
+  ++uses_[chaos_use_].compared;
+  const Fault fault = chaos_->choose(key, n, for_lookup);
+  if (fault.kind == FaultKind::none) return {};
+  return fired(chaos_use_, fault);
+}
+
+std::vector<PlanUse> FaultPlan::uses() const {
+  std::vector<PlanUse> uses = uses_;
+  std::vector<std::string> seen(fields_seen_.begin(), fields_seen_.end());
+  for (const FaultRule& rule : rules_) {
+    const auto carried = carried_.find(rule.use);
+    if (carried == carried_.end()) continue;
+    for (const auto& [field, creates] : carried->second) {
+      if (creates == 0)
+        uses[rule.use].unseen_fields.emplace_back(field, closest(field, seen).value_or(""));
+    }
+  }
+  return uses;
+}
+
+std::string PlanUse::describe() const {
+  std::string text =
+      fault + (fired > 0 ? " (" + source + (target.empty() ? "" : ", for " + target) + ") fired " +
+                               times_text(fired, "time")
+                         : " was planned" + (target.empty() ? "" : " for " + target) +
+                               " and fired 0 times");
+  text += " in " + times_text(compared, asked_for);
+  for (const auto& [field, closest_carried] : unseen_fields) {
+    text += "; " + field + ": no " + asked_for + " carried this field" +
+            (closest_carried.empty() ? "" : "; did you mean " + closest_carried + "?");
+  }
+  return text;
 }
 
 bool FaultPlan::draws_chaos(bool for_lookup) const {
@@ -249,7 +401,8 @@ bool FaultPlan::fails_lookups() const {
   return draws_chaos(true) ||
          std::any_of(rules_.begin(), rules_.end(),
                      [](const FaultRule& rule) { return is_lookup_fault(rule.fault); }) ||
-         std::any_of(script_.begin(), script_.end(), is_lookup_fault);
+         std::any_of(script_.begin(), script_.end(),
+                     [](const ScriptedFault& entry) { return is_lookup_fault(entry.fault); });
 }
 
 json FaultPlan::to_json() const {
@@ -262,16 +415,23 @@ json FaultPlan::to_json() const {
     } else {
       entry["match"] = rule.match;
     }
+    if (uses_[rule.use].optional) entry["optional"] = true;
     faults.push_back(std::move(entry));
   }
-  for (const auto& fault : script_)
-    faults.push_back(to_string(fault));
+  for (const auto& scripted : script_) {
+    if (uses_[scripted.use].optional) {
+      faults.push_back({{"fault", to_string(scripted.fault)}, {"optional", true}});
+    } else {
+      faults.push_back(to_string(scripted.fault));
+    }
+  }
   json plan = {{"faults", std::move(faults)}};
   if (chaos_) {
     json rates = json::object();
     for (const auto& [fault, rate] : chaos_->rates)
       rates[to_string(fault)] = rate;
     plan["chaos"] = {{"seed", chaos_->seed}, {"rates", std::move(rates)}};
+    if (uses_[chaos_use_].optional) plan["chaos"]["optional"] = true;
   }
   // Written only when there are some, so that a plan without outages echoes as it always did.
   // Past windows stay: they are what happened.
@@ -282,6 +442,34 @@ json FaultPlan::to_json() const {
     plan["outages"] = std::move(outages);
   }
   return plan;
+}
+
+json FaultPlan::shown_json() const {
+  json shown = to_json();
+  shown["fired"] = uses_json();
+  return shown;
+}
+
+json FaultPlan::uses_json() const {
+  json fired = json::array();
+  for (const PlanUse& use : uses()) {
+    json unseen = json::array();
+    for (const auto& [field, closest_carried] : use.unseen_fields) {
+      unseen.push_back(
+          {{"field", field},
+           {"didYouMean", closest_carried.empty() ? json(nullptr) : json(closest_carried)}});
+    }
+    fired.push_back({{"source", use.source},
+                     {"fault", use.fault},
+                     {"target", use.target.empty() ? json(nullptr) : json(use.target)},
+                     {"askedFor", use.asked_for},
+                     {"fired", use.fired},
+                     {"compared", use.compared},
+                     {"optional", use.optional},
+                     {"unseenFields", std::move(unseen)},
+                     {"text", use.describe()}});
+  }
+  return fired;
 }
 
 }  // namespace retryproof::provider

@@ -137,6 +137,20 @@ void record_answer(JournalEntry& entry, const Decision& decision, Millis now) {
   if (error == std::errc{} && end == text.data() + text.size()) entry.retry_after_seconds = seconds;
 }
 
+std::optional<Outcome> outcome_named(std::string_view name) {
+  for (const auto& [outcome, spelled] : kOutcomes) {
+    if (spelled == name) return outcome;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> outcome_names() {
+  std::vector<std::string> names;
+  for (const auto& [outcome, spelled] : kOutcomes)
+    names.emplace_back(spelled);
+  return names;
+}
+
 void to_json(json& out, const JournalEntry& entry) {
   out = {
       {"seq", entry.seq},
@@ -163,6 +177,7 @@ void to_json(json& out, const JournalEntry& entry) {
   if (entry.key) put_client_text(out, "key", *entry.key);
   if (entry.operation) put_client_text(out, "operation", *entry.operation);
   if (entry.port) out["port"] = *entry.port;  // only a fleet's journal has the field
+  if (entry.planned) out["planned"] = *entry.planned;
 }
 
 void from_json(const json& in, JournalEntry& entry) {
@@ -199,6 +214,7 @@ void from_json(const json& in, JournalEntry& entry) {
   entry.job_id = optional_text(in, "jobId");
   entry.port = optional_number<int>(in, "port");
   entry.close_notify = optional_flag(in, "closeNotify");
+  entry.planned = optional_text(in, "planned");
 }
 
 std::optional<std::string> operation_value(const nlohmann::json& payload,
@@ -239,6 +255,117 @@ std::vector<JournalEntry> journal_from_json(const json& document) {
     }
   }
   return journal;
+}
+
+std::string MissingEntries::seqs_text() const {
+  if (to == kUnknownEnd) return "seqs from " + std::to_string(from) + " on";
+  if (from == to) return "seq " + std::to_string(from);
+  return "seqs " + std::to_string(from) + "-" + std::to_string(to);
+}
+
+std::vector<MissingEntries> gaps_in(const std::vector<JournalEntry>& entries, std::uint64_t first,
+                                    const std::string& why) {
+  std::vector<MissingEntries> gaps;
+  std::uint64_t expected = first;
+  for (const JournalEntry& entry : entries) {
+    if (entry.seq > expected) gaps.push_back({expected, entry.seq - 1, why});
+    expected = std::max(expected, entry.seq + 1);
+  }
+  return gaps;
+}
+
+namespace {
+
+// The seq ranges a document names under `field` ([[from, to], ...]), checked.
+std::vector<MissingEntries> ranges_at(const json& document, const char* field,
+                                      const std::string& why) {
+  std::vector<MissingEntries> ranges;
+  const auto found = document.find(field);
+  if (found == document.end()) return ranges;
+  const std::string where = "\"" + std::string(field) + "\"";
+  if (!found->is_array()) throw std::invalid_argument(where + ": expected [[from, to], ...]");
+  for (const json& range : *found) {
+    const auto seq = [](const json& value) {
+      return value.is_number_integer() && value.get<std::int64_t>() >= 1;
+    };
+    if (!range.is_array() || range.size() != 2 || !seq(range[0]) || !seq(range[1]) ||
+        range[1].get<std::uint64_t>() < range[0].get<std::uint64_t>()) {
+      throw std::invalid_argument(where + ": expected [[from, to], ...] with 1 <= from <= to");
+    }
+    ranges.push_back({range[0].get<std::uint64_t>(), range[1].get<std::uint64_t>(), why});
+  }
+  return ranges;
+}
+
+std::uint64_t count_at(const json& document, const char* field) {
+  const auto found = document.find(field);
+  if (found == document.end()) return 0;
+  if (!found->is_number_integer() || found->get<std::int64_t>() < 0)
+    throw std::invalid_argument("\"" + std::string(field) + "\": expected a whole number");
+  return found->get<std::uint64_t>();
+}
+
+constexpr const char* kDropped =
+    "dropped: the provider kept at most --journal-limit entries, and no --journal-file";
+constexpr const char* kLost = "lost: a write to the provider's --journal-file failed";
+constexpr const char* kNotThere = "not in the journal";
+constexpr const char* kCut =
+    "the journal ended before its last entry (its stream was cut short: a reset, an unreadable "
+    "spill file, or a copy that did not finish)";
+
+// The parts of `gap` that none of `named` covers.
+std::vector<MissingEntries> unnamed_part(const MissingEntries& gap,
+                                         const std::vector<MissingEntries>& named) {
+  std::vector<MissingEntries> pieces = {gap};
+  for (const MissingEntries& range : named) {
+    std::vector<MissingEntries> left;
+    for (const MissingEntries& piece : pieces) {
+      if (range.to < piece.from || range.from > piece.to) {
+        left.push_back(piece);
+        continue;
+      }
+      if (range.from > piece.from) left.push_back({piece.from, range.from - 1, piece.why});
+      if (range.to < piece.to) left.push_back({range.to + 1, piece.to, piece.why});
+    }
+    pieces = std::move(left);
+  }
+  return pieces;
+}
+
+}  // namespace
+
+JournalDocument journal_document_from_json(const json& document) {
+  JournalDocument read{journal_from_json(document), {}};
+  std::sort(read.entries.begin(), read.entries.end(),
+            [](const JournalEntry& a, const JournalEntry& b) { return a.seq < b.seq; });
+  std::vector<MissingEntries> named;  // what the document says it lacks
+  std::optional<std::uint64_t> count;
+  bool cut = false;
+  if (document.is_object()) {
+    if (const std::uint64_t dropped = count_at(document, "dropped"); dropped > 0)
+      named.push_back({1, dropped, kDropped});
+    for (MissingEntries& lost : ranges_at(document, "lostSeqs", kLost))
+      named.push_back(std::move(lost));
+    if (document.contains("count")) count = count_at(document, "count");
+    if (const auto complete = document.find("complete"); complete != document.end()) {
+      if (!complete->is_boolean())
+        throw std::invalid_argument("\"complete\": expected true or false");
+      cut = !complete->get<bool>();
+    }
+  }
+  const std::uint64_t last = read.entries.empty() ? 0 : read.entries.back().seq;
+  if (count && read.entries.size() < *count) cut = true;
+  // Gaps are what no range names: a journal that says it dropped seqs 1-500 is not missing
+  // them twice.
+  read.missing = named;
+  for (const MissingEntries& gap : gaps_in(read.entries, 1, kNotThere)) {
+    for (MissingEntries& piece : unnamed_part(gap, named))
+      read.missing.push_back(std::move(piece));
+  }
+  if (cut) read.missing.push_back({last + 1, MissingEntries::kUnknownEnd, kCut});
+  std::sort(read.missing.begin(), read.missing.end(),
+            [](const MissingEntries& a, const MissingEntries& b) { return a.from < b.from; });
+  return read;
 }
 
 }  // namespace retryproof::provider

@@ -44,6 +44,9 @@ enum class Outcome {
 
 std::string to_string(RequestKind kind);
 std::string to_string(Outcome outcome);
+// The outcome a journal names so ("conflict"), or nothing; and every name, in order.
+std::optional<Outcome> outcome_named(std::string_view name);
+std::vector<std::string> outcome_names();
 
 struct JournalEntry {
   std::uint64_t seq = 0;  // from 1, in arrival order
@@ -59,6 +62,9 @@ struct JournalEntry {
   std::optional<std::string> operation;
   Outcome outcome = Outcome::invalid;
   std::optional<Fault> fault;  // taken by a new operation, by a failed lookup, or in an outage
+  // The plan's source that answered it, when one did ("faults[0]", "chaos", "outages[1]"):
+  // which planned fault fired on which request (FaultPlan::uses counts them).
+  std::optional<std::string> planned;
   // What reached the client. Empty while a request is held in flight.
   std::optional<Millis> answered_at;  // when the response was complete or the connection ended
   // When the client closed its connection before the answer (it stopped waiting), if the
@@ -99,7 +105,8 @@ std::optional<std::string> operation_value(const nlohmann::json& payload, const 
 
 // {"seq","atMs","method","path","kind","key","fingerprint","operation","outcome","fault",
 //  "answeredAtMs","abandonedAtMs","delivery","status","delivered","retryAfter","jobId",
-//  "closeNotify"}; absent values are null. "port" is there only when the entry has one.
+//  "closeNotify"}; absent values are null. "port" and "planned" are there only when the
+//  entry has them.
 void to_json(nlohmann::json& json, const JournalEntry& entry);
 // The inverse. Throws std::invalid_argument naming the field that is missing or wrong.
 // "operation" and "closeNotify" may be absent (journals saved before they existed).
@@ -108,5 +115,34 @@ void from_json(const nlohmann::json& json, JournalEntry& entry);
 // A journal as GET /_test/journal serves it ({"count", "entries"}), or a bare array of
 // entries. Throws std::invalid_argument naming the entry and field that is wrong.
 std::vector<JournalEntry> journal_from_json(const nlohmann::json& document);
+
+// Seqs a journal does not hold, from..to inclusive, and why: so that a reader never takes
+// part of a journal for the whole of it.
+struct MissingEntries {
+  std::uint64_t from = 0;
+  std::uint64_t to = 0;  // kUnknownEnd: the journal was cut, and how much was lost is unknown
+  std::string why;
+
+  static constexpr std::uint64_t kUnknownEnd = UINT64_MAX;
+  bool covers(std::uint64_t seq) const { return seq >= from && seq <= to; }
+  // "seq 3", "seqs 1-500", "seqs from 6 on"
+  std::string seqs_text() const;
+};
+
+// A journal document with what it says of itself: {"count", "entries", "dropped", "lost",
+// "lostSeqs", "complete"} (docs/provider.md, *The journal*). `missing` lists, in seq order,
+// the entries it lacks: those dropped (a --journal-limit without a file), those lost (a
+// failed write to the --journal-file), gaps between its seqs, and an end cut short (fewer
+// entries than its count, or "complete": false). A bare array says nothing of itself: only
+// its gaps are known. Throws std::invalid_argument as journal_from_json does.
+struct JournalDocument {
+  std::vector<JournalEntry> entries;  // by seq
+  std::vector<MissingEntries> missing;
+};
+JournalDocument journal_document_from_json(const nlohmann::json& document);
+
+// The gaps between the seqs of entries held from `first` on (by seq), each saying why.
+std::vector<MissingEntries> gaps_in(const std::vector<JournalEntry>& entries, std::uint64_t first,
+                                    const std::string& why);
 
 }  // namespace retryproof::provider

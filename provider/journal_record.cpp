@@ -1,5 +1,6 @@
 #include "provider/journal_record.hpp"
 
+#include <algorithm>
 #include <string_view>
 
 #include "provider/fault.hpp"
@@ -134,6 +135,11 @@ std::optional<Record> JournalCodec::pack(const JournalEntry& entry) {
     record.fault_argument = *argument;
     record.fault = (static_cast<std::uint16_t>(entry.fault->kind) + 1) & 15U;
   }
+  if (entry.planned) {
+    const auto planned = planned_index(*entry.planned);
+    if (!planned) return std::nullopt;
+    record.planned = *planned & 255U;
+  }
   record.kind = static_cast<std::uint16_t>(entry.kind) & 3U;
   record.outcome = static_cast<std::uint16_t>(entry.outcome) & 15U;
 
@@ -175,7 +181,17 @@ JournalEntry JournalCodec::unpack(const Record& record, std::uint64_t seq) const
   entry.status = number_of(record.status);
   entry.retry_after_seconds = number_of(record.retry_after);
   if (record.has_job_id) entry.job_id = job_id_text(id_prefix_, record.job_id);
+  if (record.planned != 0) entry.planned = planned_names_[record.planned - 1U];
   return entry;
+}
+
+std::optional<std::uint16_t> JournalCodec::planned_index(const std::string& source) {
+  const auto found = std::find(planned_names_.begin(), planned_names_.end(), source);
+  if (found != planned_names_.end())
+    return static_cast<std::uint16_t>(found - planned_names_.begin() + 1);
+  if (planned_names_.size() >= 255) return std::nullopt;
+  planned_names_.push_back(source);
+  return static_cast<std::uint16_t>(planned_names_.size());
 }
 
 void JournalCodec::release(const Record& record) {

@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "provider/intern_table.hpp"
 #include "provider/journal.hpp"
@@ -43,6 +44,7 @@ struct JournalRecord {
   std::uint16_t whole : 1 = 0;               // not packed: the store keeps the JournalEntry itself
   // In the padding after the first 16 bits: 0 none (plain HTTP), 1 false, 2 true.
   std::uint16_t close_notify : 2 = 0;
+  std::uint16_t planned : 8 = 0;  // 0: none; else 1 + its index in the codec's source names
 
   bool answered_yet() const { return answered != kNone; }
 };
@@ -67,9 +69,15 @@ class JournalCodec {
   std::size_t texts() const { return texts_.size(); }  // methods, paths and operations held
 
  private:
+  // The index + 1 of a plan source's name ("faults[0]"), added when new; nothing when the
+  // record's 8 bits cannot name another (the entry is then kept whole).
+  std::optional<std::uint16_t> planned_index(const std::string& source);
+
   std::shared_ptr<KeyTables> shared_;
   InternTable<CompactBytes> texts_;
   std::string id_prefix_;
+  // The plans' source names journaled: few, and kept for the codec's life.
+  std::vector<std::string> planned_names_;
 };
 
 }  // namespace retryproof::provider

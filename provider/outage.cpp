@@ -17,7 +17,8 @@ namespace {
 using nlohmann::json;
 
 constexpr std::string_view kSlowdown = "slowdown";
-constexpr std::array<std::string_view, 5> kFields{"from", "for", "fault", "rate", "lookups"};
+constexpr std::array<std::string_view, 6> kFields{"from", "for",     "fault",
+                                                  "rate", "lookups", "optional"};
 
 [[noreturn]] void refuse_outage(const std::string& where, const std::string& what) {
   throw std::invalid_argument(where + ": " + what);
@@ -149,15 +150,22 @@ Outage parse_outage(const json& entry, const std::string& where, std::optional<M
     if (!entry["lookups"].is_boolean()) refuse_outage(where + ".lookups", "expected true or false");
     outage.lookups = entry["lookups"].get<bool>();
   }
+  if (entry.contains("optional")) {
+    if (!entry["optional"].is_boolean())
+      refuse_outage(where + ".optional", "expected true or false");
+    outage.optional = entry["optional"].get<bool>();
+  }
   return outage;
 }
 
 json to_json(const Outage& outage) {
-  return {{"from", format_duration(outage.from)},
-          {"for", format_duration(outage.until - outage.from)},
-          {"fault", outage.fault_name()},
-          {"rate", outage.rate},
-          {"lookups", outage.lookups}};
+  json written = {{"from", format_duration(outage.from)},
+                  {"for", format_duration(outage.until - outage.from)},
+                  {"fault", outage.fault_name()},
+                  {"rate", outage.rate},
+                  {"lookups", outage.lookups}};
+  if (outage.optional) written["optional"] = true;
+  return written;
 }
 
 bool outage_draws(const Outage& outage, std::uint64_t seed, std::size_t index,

@@ -24,8 +24,9 @@ struct Outage {
   // A slowdown instead: each request it takes is held this long, then served as usual (a new
   // operation commits only after the hold).
   std::optional<Millis> slowdown;
-  double rate = 1.0;    // the share of requests it takes: below 1, a brownout
-  bool lookups = true;  // whether it takes lookups as well as creates
+  double rate = 1.0;      // the share of requests it takes: below 1, a brownout
+  bool lookups = true;    // whether it takes lookups as well as creates
+  bool optional = false;  // a run need not meet it (else a run it took nothing of is inconclusive)
 
   bool covers(Millis at) const { return at >= from && at < until; }
   // As a plan writes it: "fail-before-commit", "rate-limited:3", "slowdown:2s".

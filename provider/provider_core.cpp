@@ -4,6 +4,7 @@
 #include <cassert>
 #include <string_view>
 
+#include "common/invariant.hpp"
 #include "common/json_text.hpp"
 #include "common/utf8.hpp"
 #include "provider/json_body.hpp"
@@ -138,9 +139,9 @@ Decision ProviderCore::handle(const HttpRequest& request, Millis now) {
   decision.journal_seq = entry.seq;
   // A held request is journaled now, in arrival order, and answered by complete().
   if (!decision.pending_commit) record_answer(entry, decision, now);
-  assert(entry.seq == journal_.next_seq());                         // seqs are contiguous from 1
-  assert(entry.answered() != decision.pending_commit.has_value());  // answered, or held
-  journal_.append(std::move(entry));
+  check_invariant(entry.answered() != decision.pending_commit.has_value(),
+                  "a journaled request is answered, or held to be answered later");
+  journal_.append(std::move(entry));  // which checks that seqs stay contiguous from 1
   progressed_.notify_all();
   return decision;
 }
@@ -245,7 +246,9 @@ Decision ProviderCore::create_job(const HttpRequest& request, Prepared& prepared
   // An outage is asked before the store: a service that is down replays nothing either. A
   // create it fails commits nothing, and its key stays unknown.
   const std::string& subject = create.key.empty() ? request.path : create.key;
-  const std::optional<Outage> outage = plan_.take_outage(subject, false, now, seed_);
+  const std::optional<PlannedOutage> taken = plan_.take_outage(subject, false, now, seed_);
+  if (taken) entry.planned = taken->source;
+  const std::optional<Outage> outage = taken ? std::optional<Outage>(taken->outage) : std::nullopt;
   if (outage && !outage->slowdown) return outage_answer(*outage, entry);
   Decision answer = store_create(create, entry, now, outage ? outage->slowdown : std::nullopt);
   // A slowed request is answered as usual, only later; a held new operation already is.
@@ -293,11 +296,14 @@ Decision ProviderCore::store_create(const Creating& create, JournalEntry& entry,
 
   entry.outcome = Outcome::new_operation;
   // In a slowdown the plan is not asked: the hold is the fault, and the job commits after it.
-  const Fault fault = slowdown
-                          ? Fault{.kind = FaultKind::delay_before_commit, .duration = *slowdown}
-                          : plan_.take_for_create(key, create.payload.get(),
-                                                  nth_attempt(creates_by_key_, key, false));
+  PlannedFault planned =
+      slowdown ? PlannedFault{Fault{.kind = FaultKind::delay_before_commit, .duration = *slowdown},
+                              entry.planned.value_or("")}
+               : plan_.take_for_create(key, create.payload.get(),
+                                       nth_attempt(creates_by_key_, key, false));
+  const Fault fault = planned.fault;
   entry.fault = fault;
+  if (!planned.source.empty()) entry.planned = std::move(planned.source);
   log("[provider] " + std::string(create.keyless ? "operation=" : "key=") + quoted_text(key) +
       " NEW fault=" + to_string(fault));
 
@@ -424,16 +430,20 @@ Decision ProviderCore::replay(const JobView& stored) const {
 Decision ProviderCore::lookup_job(const std::string& key, const Lookup& route, JournalEntry& entry,
                                   Millis now) {
   record_looked_up(entry, key);
-  const std::optional<Outage> outage =
+  const std::optional<PlannedOutage> taken =
       plan_.take_outage(key.empty() ? entry.path : key, true, now, seed_);
+  if (taken) entry.planned = taken->source;
+  const std::optional<Outage> outage = taken ? std::optional<Outage>(taken->outage) : std::nullopt;
   if (outage && !outage->slowdown) return outage_answer(*outage, entry);
   if (outage) {  // slowed: the plan is not asked, and the answer is the store's, later
     Decision answer = find_job(key, route, entry, now);
     answer.delay += *outage->slowdown;
     return answer;
   }
-  const Fault fault = plan_.take_for_lookup(key, nth_attempt(lookups_by_key_, key, true));
+  PlannedFault planned = plan_.take_for_lookup(key, nth_attempt(lookups_by_key_, key, true));
+  const Fault fault = planned.fault;
   if (fault.kind != FaultKind::none) {
+    entry.planned = std::move(planned.source);
     const FaultRow& row = row_of(fault.kind);
     entry.outcome = Outcome::lookup_failed;
     entry.fault = fault;
@@ -535,6 +545,11 @@ ProviderCore::Retention ProviderCore::retention() const {
           store_.freed_jobs(),     journal_.spilled(),
           journal_.dropped(),      tables_->keys.size(),
           tables_->digests.size(), journal_.texts()};
+}
+
+std::vector<PlanUse> ProviderCore::plan_uses() const {
+  std::lock_guard lock(mutex_);
+  return plan_.uses();
 }
 
 std::vector<JobRecord> ProviderCore::jobs() const {

@@ -144,6 +144,7 @@ class ProviderCore {
   bool wait_for_jobs(std::size_t count, std::chrono::steady_clock::time_point deadline) const;
   std::vector<JournalEntry> journal() const;  // every entry kept (spilled ones too), by seq
   std::vector<JobRecord> jobs() const;        // in creation order
+  std::vector<PlanUse> plan_uses() const;     // how each planned source fared so far
   nlohmann::json jobs_json() const;           // the body of GET /_test/jobs
   nlohmann::json journal_json() const;        // the body of GET /_test/journal
   std::size_t journal_size() const;           // its entries, without building the JSON

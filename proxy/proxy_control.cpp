@@ -33,7 +33,7 @@ Decision ProxyCore::control(const provider::HttpRequest& request, Millis now) {
   };
   if (path == "/_test/faults") {
     if (request.method == "GET" || request.method == "HEAD")
-      return json_response(200, plan_.to_json());  // the plan in force, as the provider's
+      return json_response(200, plan_.shown_json());  // the plan in force, as the provider's
     if (request.method != "POST") return provider::method_not_allowed("GET, POST", errors_.format);
     try {
       // Parsed whole before it replaces the plan in force: a bad entry changes nothing.

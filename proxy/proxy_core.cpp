@@ -126,11 +126,13 @@ Step ProxyCore::route(const HttpRequest& request, JournalEntry& entry, Millis no
   if (seen.kind == RequestKind::lookup) {
     // Without idempotency keys a lookup asks by the business field's value.
     (config_.api.key.exists() ? entry.key : entry.operation) = seen.key;
-    const Fault fault =
+    provider::PlannedFault planned =
         plan_.take_for_lookup(seen.key, nth_attempt(lookups_by_key_, seen.key, true));
+    const Fault fault = planned.fault;
     if (fault.kind != FaultKind::none) {  // lookup-unavailable, answered here
       entry.outcome = Outcome::lookup_failed;
       entry.fault = fault;
+      entry.planned = std::move(planned.source);
       log("[proxy] key=" + quoted_text(seen.key) + " LOOKUP failed (" + provider::to_string(fault) +
           ")");
       return fault_answer(fault, nullptr, errors_);
@@ -170,9 +172,11 @@ Step ProxyCore::route_create(const HttpRequest& request, const RequestClass& see
                  "the proxy holds " + std::to_string(*config_.max_keys) +
                      " keys, its --max-keys; replays and lookups still work");
   }
-  const Fault fault =
+  provider::PlannedFault planned =
       plan_.take_for_create(key, *seen.payload, nth_attempt(creates_by_key_, key, false));
+  const Fault fault = planned.fault;
   entry.fault = fault;
+  if (!planned.source.empty()) entry.planned = std::move(planned.source);
   entry.outcome = Outcome::new_operation;
   log("[proxy] " + std::string(keyless ? "operation=" : "key=") + quoted_text(key) +
       " NEW fault=" + provider::to_string(fault));
@@ -213,9 +217,11 @@ std::optional<Step> ProxyCore::outage_step(const HttpRequest& request, const Req
   const bool lookup = seen.kind == RequestKind::lookup;
   // As at the provider: asked before anything else, by key (else path), and drawn from the
   // seed, so a brownout draws the same requests whatever order keys arrive in.
-  const std::optional<Outage> outage =
+  const std::optional<provider::PlannedOutage> taken =
       plan_.take_outage(seen.key.empty() ? request.path : seen.key, lookup, now, seed_);
-  if (!outage) return std::nullopt;
+  if (!taken) return std::nullopt;
+  const std::optional<Outage> outage = taken->outage;
+  entry.planned = taken->source;
   if (!seen.key.empty()) (config_.api.key.exists() ? entry.key : entry.operation) = seen.key;
   if (!lookup) entry.fingerprint = seen.fingerprint;
   // As route_create records it, and as the provider does in an outage: the failures count

@@ -27,11 +27,11 @@ FaultPlan plan_of(const std::string& body) {
 // The name of the fault the next new operation gets.
 std::string fault_for_create(FaultPlan& plan, const std::string& key,
                              const json& payload = json::object(), std::uint64_t n = 0) {
-  return to_string(plan.take_for_create(key, payload, n));
+  return to_string(plan.take_for_create(key, payload, n).fault);
 }
 
 std::string fault_for_lookup(FaultPlan& plan, const std::string& key, std::uint64_t n = 0) {
-  return to_string(plan.take_for_lookup(key, n));
+  return to_string(plan.take_for_lookup(key, n).fault);
 }
 
 // What the plan written as `body` is refused with (fault_plan_error).
@@ -116,9 +116,9 @@ TEST(FaultPlanRules, FirstMatchingRuleWins) {
 TEST(FaultPlanRules, RuleFaultsKeepTheirParameters) {
   FaultPlan plan = plan_of(R"({"faults":[
       {"fault":"delay-before-commit:3s","key":"k1"},{"fault":"rate-limited:9","key":"k2"}]})");
-  EXPECT_EQ(plan.take_for_create("k2", json::object(), 0),
+  EXPECT_EQ(plan.take_for_create("k2", json::object(), 0).fault,
             (Fault{FaultKind::rate_limited, Millis{0}, 9}));
-  EXPECT_EQ(plan.take_for_create("k1", json::object(), 0),
+  EXPECT_EQ(plan.take_for_create("k1", json::object(), 0).fault,
             (Fault{FaultKind::delay_before_commit, Millis{3'000}}));
 }
 
@@ -199,7 +199,14 @@ TEST(FaultPlanRules, RuleNamesEitherKeyOrMatch) {
   EXPECT_EQ(
       fault_plan_text_error(R"({"faults":["none",{"fault":"none","key":"k","match":{"a":1}}]})"),
       expected);
-  EXPECT_EQ(fault_plan_text_error(R"({"faults":["none",{"fault":"none"}]})"), expected);
+  EXPECT_EQ(fault_plan_text_error(R"({"faults":["none",{"fault":"none","times":2}]})"), expected)
+      << "times belongs to a rule";
+}
+
+TEST(FaultPlanRules, APlainEntryMayBeWrittenAsAnObjectToMarkItOptional) {
+  FaultPlan plan = plan_of(R"({"faults":[{"fault":"commit-then-drop"},"none"]})");
+  EXPECT_EQ(fault_for_create(plan, "k1"), "commit-then-drop");
+  EXPECT_EQ(plan.to_json()["faults"], json::array({"none"}));
 }
 
 TEST(FaultPlanRules, RuleWithoutFaultIsRefused) {
@@ -227,7 +234,7 @@ TEST(FaultPlanRules, LookupUnavailableRuleCannotMatchAPayload) {
 
 TEST(FaultPlanRules, UnknownRuleFieldIsRefused) {
   EXPECT_EQ(fault_plan_text_error(R"({"faults":["none",{"fault":"none","key":"k","tims":2}]})"),
-            "faults[1]: unknown field \"tims\"");
+            "faults[1]: unknown field \"tims\" (did you mean \"times\"?)");
 }
 
 // ---- chaos -----------------------------------------------------------------------------
@@ -319,7 +326,8 @@ TEST(FaultPlanChaos, PlanChoiceEqualsThePolicyChoice) {
   FaultPlan plan = plan_of(R"({"chaos":{"seed":7,"rates":{"commit-then-drop":0.3}}})");
   for (int i = 0; i < 500; ++i) {
     const std::string key = "k" + std::to_string(i);
-    EXPECT_EQ(plan.take_for_create(key, json::object(), 2), policy.choose(key, 2, false)) << key;
+    EXPECT_EQ(plan.take_for_create(key, json::object(), 2).fault, policy.choose(key, 2, false))
+        << key;
   }
 }
 
@@ -420,7 +428,7 @@ TEST(FaultPlanChaos, BadPolicyShapeIsRefused) {
   EXPECT_EQ(fault_plan_text_error(R"({"chaos":{"seed":"1","rates":{}}})"),
             "chaos.seed: expected a non-negative integer");
   EXPECT_EQ(fault_plan_text_error(R"({"chaos":{"rates":{},"sead":1}})"),
-            "chaos: unknown field \"sead\"");
+            "chaos: unknown field \"sead\" (did you mean \"seed\"?)");
   EXPECT_EQ(fault_plan_text_error(R"({"chaos":[1]})"),
             "chaos: expected {\"seed\": S, \"rates\": {\"fault\": rate, ...}}");
 }

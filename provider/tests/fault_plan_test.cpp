@@ -19,34 +19,36 @@ using provider::testing::fault_plan_error;
 TEST(FaultPlan, ParsesEveryBaselineName) {
   FaultPlan plan = FaultPlan::from_json(json::parse(
       R"({"faults":["none","fail-before-commit","commit-then-error","commit-then-drop"]})"));
-  EXPECT_EQ(plan.take_for_create("k", nlohmann::json::object(), 0), Fault{FaultKind::none});
-  EXPECT_EQ(plan.take_for_create("k", nlohmann::json::object(), 0),
+  EXPECT_EQ(plan.take_for_create("k", nlohmann::json::object(), 0).fault, Fault{FaultKind::none});
+  EXPECT_EQ(plan.take_for_create("k", nlohmann::json::object(), 0).fault,
             Fault{FaultKind::fail_before_commit});
-  EXPECT_EQ(plan.take_for_create("k", nlohmann::json::object(), 0),
+  EXPECT_EQ(plan.take_for_create("k", nlohmann::json::object(), 0).fault,
             Fault{FaultKind::commit_then_error});
-  EXPECT_EQ(plan.take_for_create("k", nlohmann::json::object(), 0),
+  EXPECT_EQ(plan.take_for_create("k", nlohmann::json::object(), 0).fault,
             Fault{FaultKind::commit_then_drop});
 }
 
 TEST(FaultPlan, TakeIsFifoThenNoneForever) {
   FaultPlan plan = FaultPlan::from_json(
       json::parse(R"({"faults":["commit-then-drop","fail-before-commit","commit-then-drop"]})"));
-  EXPECT_EQ(plan.take_for_create("k", nlohmann::json::object(), 0).kind,
+  EXPECT_EQ(plan.take_for_create("k", nlohmann::json::object(), 0).fault.kind,
             FaultKind::commit_then_drop);
-  EXPECT_EQ(plan.take_for_create("k", nlohmann::json::object(), 0).kind,
+  EXPECT_EQ(plan.take_for_create("k", nlohmann::json::object(), 0).fault.kind,
             FaultKind::fail_before_commit);
-  EXPECT_EQ(plan.take_for_create("k", nlohmann::json::object(), 0).kind,
+  EXPECT_EQ(plan.take_for_create("k", nlohmann::json::object(), 0).fault.kind,
             FaultKind::commit_then_drop);
   for (int i = 0; i < 5; ++i)
-    EXPECT_EQ(plan.take_for_create("k", nlohmann::json::object(), 0).kind, FaultKind::none)
+    EXPECT_EQ(plan.take_for_create("k", nlohmann::json::object(), 0).fault.kind, FaultKind::none)
         << "take " << i;
 }
 
 TEST(FaultPlan, DefaultAndEmptyPlansGiveNone) {
   FaultPlan empty_default;
-  EXPECT_EQ(empty_default.take_for_create("k", nlohmann::json::object(), 0).kind, FaultKind::none);
+  EXPECT_EQ(empty_default.take_for_create("k", nlohmann::json::object(), 0).fault.kind,
+            FaultKind::none);
   FaultPlan empty_script = FaultPlan::from_json(json::parse(R"({"faults":[]})"));
-  EXPECT_EQ(empty_script.take_for_create("k", nlohmann::json::object(), 0).kind, FaultKind::none);
+  EXPECT_EQ(empty_script.take_for_create("k", nlohmann::json::object(), 0).fault.kind,
+            FaultKind::none);
   EXPECT_EQ(empty_script.to_json(), json::parse(R"({"faults":[]})"));
 }
 

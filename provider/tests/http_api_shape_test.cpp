@@ -111,8 +111,11 @@ TEST(FaultsEndpoint, GetReturnsThePlanInForce) {
   ASSERT_EQ(installed->status, 200);
   const auto in_force = client.Get("/_test/faults");
   ASSERT_TRUE(in_force);
-  EXPECT_EQ(in_force->body, installed->body);
-  EXPECT_EQ(json::parse(in_force->body)["faults"], plan["faults"]);
+  json shown = json::parse(in_force->body);
+  EXPECT_EQ(shown["fired"].size(), 2u) << "each entry of the plan, with how often it fired";
+  shown.erase("fired");
+  EXPECT_EQ(shown, json::parse(installed->body));
+  EXPECT_EQ(shown["faults"], plan["faults"]);
   const auto put = client.Put("/_test/faults", "{}", "application/json");
   ASSERT_TRUE(put);
   EXPECT_EQ(put->status, 405);

@@ -94,8 +94,8 @@ TEST(OutagePlan, TheFirstOutageListedThatCoversARequestTakesIt) {
   FaultPlan plan = FaultPlan::from_json(json::parse(R"({"outages": [
       {"from": "0ms", "for": "10s", "fault": "drop-before-commit"},
       {"from": "5s", "for": "10s", "fault": "fail-before-commit"}]})"));
-  EXPECT_EQ(plan.take_outage("k", false, 7s, 0)->fault.kind, FaultKind::drop_before_commit);
-  EXPECT_EQ(plan.take_outage("k", false, 12s, 0)->fault.kind, FaultKind::fail_before_commit);
+  EXPECT_EQ(plan.take_outage("k", false, 7s, 0)->outage.fault.kind, FaultKind::drop_before_commit);
+  EXPECT_EQ(plan.take_outage("k", false, 12s, 0)->outage.fault.kind, FaultKind::fail_before_commit);
 }
 
 // The keys a brownout at `rate` fails, for 400 keys sent once each in `order`.

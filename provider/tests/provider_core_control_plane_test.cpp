@@ -131,7 +131,7 @@ TEST_F(ProviderCoreTest, JournalRecordsEveryDataPlaneRequest) {
   };
   const json null = nullptr;
   const char* lookup_a = "/jobs/by-idempotency-key/key-A";
-  const json expected = json::array({
+  json expected = json::array({
       entry(1, 100, "POST", "/jobs", "create", "key-A", fp_a, "new", "none", 201, "respond", id_a),
       entry(2, 200, "POST", "/jobs", "create", "key-A", fp_a, "replay", null, 200, "respond", id_a),
       entry(3, 300, "POST", "/jobs", "create", "key-A", fp_b, "rejected", null, 422, "respond",
@@ -157,6 +157,9 @@ TEST_F(ProviderCoreTest, JournalRecordsEveryDataPlaneRequest) {
             null),
   });
 
+  // The two faults the plan scripted name their place in it.
+  expected[8]["planned"] = "faults[0]";
+  expected[10]["planned"] = "faults[1]";
   const json journal = journal_of(core_);
   EXPECT_EQ(journal["count"], 13);
   ASSERT_EQ(journal["entries"].size(), expected.size());

@@ -26,10 +26,12 @@ using namespace provider::testing;
 
 const std::string kFingerprint42 = fingerprint(json::parse(kOrder42));
 
-// The journal entry of a POST /jobs with kOrder42 at time 0, answered at once.
+// The journal entry of a POST /jobs with kOrder42 at time 0, answered at once. A fault other
+// than none came from the test's one-fault plan: its source is faults[0].
 JournalEntry create_entry(std::uint64_t seq, const std::string& key, Outcome outcome,
                           std::optional<std::string> fault, std::optional<int> status,
                           Delivery delivery, std::optional<std::string> job_id) {
+  const bool planned = fault && *fault != "none";
   return {.seq = seq,
           .at = Millis{0},
           .method = "POST",
@@ -39,6 +41,7 @@ JournalEntry create_entry(std::uint64_t seq, const std::string& key, Outcome out
           .fingerprint = kFingerprint42,
           .outcome = outcome,
           .fault = fault ? std::optional<Fault>(parse_fault(*fault)) : std::nullopt,
+          .planned = planned ? std::optional<std::string>("faults[0]") : std::nullopt,
           .answered_at = Millis{0},
           .delivery = delivery,
           .status = status,
@@ -193,6 +196,7 @@ TEST_F(ProviderFaultsTest, RateLimitedIs429WithRetryAfterAndStoresNothing) {
   JournalEntry default_entry = create_entry(3, "key-A", Outcome::new_operation, "rate-limited", 429,
                                             Delivery::respond, std::nullopt);
   default_entry.retry_after_seconds = 1;
+  default_entry.planned = "faults[1]";  // the plan's second entry
   EXPECT_EQ(entries[2], default_entry);
 }
 
@@ -371,6 +375,7 @@ TEST_F(ProviderFaultsTest, LookupUnavailableFailsTheNextLookupOnly) {
                                       .key = "key-A",
                                       .outcome = Outcome::lookup_failed,
                                       .fault = Fault{FaultKind::lookup_unavailable},
+                                      .planned = "faults[0]",
                                       .answered_at = Millis{0},
                                       .status = 503}));
   EXPECT_EQ(entries[3].outcome, Outcome::lookup_hit);

@@ -9,6 +9,7 @@
 #include "common/duration.hpp"
 #include "common/json_node.hpp"
 #include "common/json_text.hpp"
+#include "common/suggest.hpp"
 #include "scenarios/evidence/verdicts.hpp"
 
 namespace retryproof::scenarios {
@@ -83,8 +84,8 @@ ProviderContract read_provider(const Node& node) {
 }
 
 void read_expectations(const Node& node, Expectations& expect,
-                       std::initializer_list<std::string_view> fields = {"jobs", "outcomes",
-                                                                         "violations"}) {
+                       std::initializer_list<std::string_view> fields = {
+                           "jobs", "outcomes", "violations", "exercises"}) {
   node.object(fields);
   if (node.has("jobs")) expect.jobs = node.field("jobs").integer(0, 1'000'000);
   if (node.has("outcomes")) {
@@ -104,6 +105,18 @@ void read_expectations(const Node& node, Expectations& expect,
         violations.item(i).fail("unknown verdict \"" + id + "\"");
       }
       expect.violations.push_back(id);
+    }
+  }
+  if (node.has("exercises")) {
+    const Node exercises = node.field("exercises");
+    for (std::size_t i = 0; i < exercises.array().size(); ++i) {
+      const std::string name = exercises.item(i).string();
+      const auto outcome = provider::outcome_named(name);
+      if (!outcome) {
+        exercises.item(i).fail("unknown journal outcome \"" + name + "\"" +
+                               did_you_mean(name, provider::outcome_names()));
+      }
+      expect.exercises.push_back(*outcome);
     }
   }
 }
@@ -214,7 +227,7 @@ Scenario read_scenario(const json& document, const std::filesystem::path& file) 
   if (root.has("expect")) {
     const Node expect = root.field("expect");
     read_expectations(expect, scenario.expect,
-                      {"jobs", "outcomes", "violations", "underSameKeyRetry"});
+                      {"jobs", "outcomes", "violations", "exercises", "underSameKeyRetry"});
     if (expect.has("underSameKeyRetry")) {
       scenario.expect.under_same_key_retry.emplace();
       read_expectations(expect.field("underSameKeyRetry"), *scenario.expect.under_same_key_retry);

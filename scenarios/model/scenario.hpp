@@ -86,6 +86,10 @@ struct Expectations {
   std::optional<int> jobs;              // jobs the provider holds at the end
   std::vector<Reported> outcomes;       // allowed final outcomes; empty: any
   std::vector<std::string> violations;  // verdict ids expected to fail; others must pass
+  // Answers the scenario exists to show its client (journal outcomes, such as "conflict"):
+  // a run in which no request met one could not test what the scenario is for, and is
+  // inconclusive.
+  std::vector<provider::Outcome> exercises;
 };
 
 // What a scenario expects, and what it expects instead of a client that declares

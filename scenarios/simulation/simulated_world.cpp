@@ -122,7 +122,7 @@ std::vector<InvocationResult> SimulatedWorld::invoke_fleet(const std::vector<Inv
 RunEvidence SimulatedWorld::finish() {
   transport_.kill_when(nullptr);
   timeline_.settle();  // held requests commit before the provider is judged
-  return {provider_.journal(), provider_.jobs()};
+  return {provider_.journal(), provider_.jobs(), provider_.plan_uses()};
 }
 
 SimulationResult simulate(const Scenario& scenario, const ClientChoice& client, std::uint64_t seed,
