@@ -60,9 +60,15 @@ MergedJournal merge_journals(const std::vector<SourcedJournal>& journals) {
 
 ScenarioResult judge_journals(const std::vector<SourcedJournal>& journals,
                               const TrafficOptions& options) {
-  if (journals.size() == 1) return judge_traffic(journals.front().entries, options);
+  TrafficOptions judged = options;
+  for (std::size_t i = 0; i < journals.size(); ++i) {
+    for (const provider::MissingEntries& missing : journals[i].missing)
+      judged.gaps.push_back({static_cast<int>(i) + 1, missing});
+  }
+  if (journals.size() == 1) return judge_traffic(journals.front().entries, judged);
   MergedJournal merged = merge_journals(journals);
-  ScenarioResult result = judge_traffic(merged.entries, options);
+  judged.origins = merged.origins;
+  ScenarioResult result = judge_traffic(merged.entries, judged);
   result.concurrency = static_cast<int>(journals.size());
   for (const SourcedJournal& journal : journals)
     result.journal_files.push_back(journal.file);

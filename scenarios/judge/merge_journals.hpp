@@ -16,6 +16,7 @@ namespace retryproof::scenarios {
 struct SourcedJournal {
   std::string file;  // for messages and the report
   std::vector<provider::JournalEntry> entries;
+  std::vector<provider::MissingEntries> missing = {};  // what it lacks, by its own seqs
 };
 
 struct MergedJournal {

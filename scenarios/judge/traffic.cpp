@@ -127,9 +127,14 @@ ScenarioResult judge_traffic(const std::vector<JournalEntry>& journal,
   const Evidence evidence(scenario, result.policy, result.invocations, result.journal, result.jobs,
                           entries_by_invocation);
   result.verdicts = judge(evidence, Needs::traffic);
+  account_for_gaps(result.verdicts, options.gaps, options.origins);
   // Traffic has no outcome lines: an operation succeeded when the provider made its job.
   result.numbers = operator_numbers(evidence, SuccessBy::job);
-  result.unmet = unmet_expectations(scenario, result);
+  if (result.journal.empty())
+    result.inconclusive.push_back({"the journal holds no entries: there is nothing to judge", ""});
+  for (const JournalGap& gap : options.gaps)
+    result.inconclusive.push_back({gap_text(gap, !options.origins.empty()), ""});
+  settle_expectations(scenario, result);
   return result;
 }
 

@@ -12,6 +12,7 @@
 #include "provider/api_shape.hpp"
 #include "provider/journal.hpp"
 #include "scenarios/driver/run_result.hpp"
+#include "scenarios/evidence/journal_gaps.hpp"
 #include "scenarios/model/client_policy.hpp"
 
 namespace retryproof::scenarios {
@@ -30,10 +31,15 @@ struct TrafficOptions {
   provider::ApiShape api = provider::jobs_shape();
   std::string name = "traffic";  // of the result
   std::string file;              // where the journal came from, for the report
+  // What the journal lacks (journal_gaps.hpp): the verdicts it could change are inconclusive.
+  std::vector<JournalGap> gaps = {};
+  // A merged journal's: where each of its seqs came from (by seq - 1); empty otherwise.
+  std::vector<EntryOrigin> origins = {};
 };
 
 // One result: an invocation per operation, the verdicts that need no outcome line, and an
-// unmet expectation per failed verdict. Throws std::invalid_argument when two entries share
+// unmet expectation per failed verdict; inconclusive where the journal lacks entries, or
+// holds none. Throws std::invalid_argument when two entries share
 // a seq, or when operations are required and no create in the journal recorded one.
 ScenarioResult judge_traffic(const std::vector<provider::JournalEntry>& journal,
                              const TrafficOptions& options);

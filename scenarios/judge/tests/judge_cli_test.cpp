@@ -107,6 +107,67 @@ TEST(JudgeCommand, ViolationsExitOneAndEveryReportFormatIsWritten) {
   EXPECT_TRUE(contains(read_file(report("r.md")), "sequenceDiagram"));
 }
 
+// Five requests of one order: a 503 after the commit, then four replays of its job.
+json five_clean_entries() {
+  return journal_of({"commit-then-error"},
+                    {{"k", kOrder}, {"k", kOrder}, {"k", kOrder}, {"k", kOrder}, {"k", kOrder}});
+}
+
+Judged judge_written(TempDir& dir, const json& journal, std::vector<std::string> more = {}) {
+  const auto file = dir.write("journal.json", journal.dump());
+  // Five creates of one order are more than the default budget: this one allows them.
+  std::vector<std::string> arguments = {file.string(), "--operation-field", "orderId",
+                                        "--client-policy", "attempts=5"};
+  arguments.insert(arguments.end(), more.begin(), more.end());
+  return judge(arguments);
+}
+
+TEST(JudgeCommand, AJournalWithASeqRemovedIsInconclusiveNamingIt) {
+  TempDir dir("judge-cli");
+  const json whole = five_clean_entries();
+  EXPECT_EQ(judge_written(dir, whole).status.code, 0) << "whole, it is judged clean";
+  json gap = whole;
+  gap["entries"].erase(2);  // seq 3
+  gap["count"] = 4;
+  const Judged judged = judge_written(dir, gap);
+  EXPECT_EQ(judged.status.code, 3) << judged.out << judged.err;
+  EXPECT_TRUE(contains(judged.out, "INCONCLUSIVE  traffic")) << judged.out;
+  EXPECT_TRUE(contains(judged.out, "seq 3 is missing from the journal (not in the journal)"))
+      << judged.out;
+  EXPECT_TRUE(contains(judged.out, "exit 3: nothing failed, but 1 scenario could not be judged"))
+      << judged.out;
+  EXPECT_EQ(judge_written(dir, gap, {"--inconclusive", "pass"}).status.code, 0);
+  EXPECT_EQ(judge_written(dir, gap, {"--inconclusive", "fail"}).status.code, 1);
+}
+
+TEST(JudgeCommand, AJournalCutShortOfItsCountIsInconclusive) {
+  TempDir dir("judge-cli");
+  json cut = five_clean_entries();
+  cut["entries"].erase(cut["entries"].begin() + 2, cut["entries"].end());  // 2 of its 5
+  const Judged judged = judge_written(dir, cut);
+  EXPECT_EQ(judged.status.code, 3) << judged.out << judged.err;
+  EXPECT_TRUE(contains(judged.out, "seqs from 3 on are missing from the journal")) << judged.out;
+}
+
+TEST(JudgeCommand, AnEmptyJournalIsInconclusiveNotClean) {
+  TempDir dir("judge-cli");
+  const Judged judged = judge_written(dir, json{{"count", 0}, {"entries", json::array()}});
+  EXPECT_EQ(judged.status.code, 3) << judged.out << judged.err;
+  EXPECT_TRUE(contains(judged.out, "the journal holds no entries: there is nothing to judge"))
+      << judged.out;
+}
+
+TEST(JudgeCommand, AFailureWhoseProofIsWholeStillFailsBesideAGap) {
+  TempDir dir("judge-cli");
+  // Two keys for one order: a duplicate, proven by seqs 1 and 2 whatever came after them.
+  json duplicated = journal_of({}, {{"a", kOrder}, {"b", kOrder}, {"b", kOrder}, {"b", kOrder}});
+  duplicated["entries"].erase(2);  // seq 3, after the proof
+  duplicated["count"] = 3;
+  const Judged judged = judge_written(dir, duplicated);
+  EXPECT_EQ(judged.status.code, 1) << "a failure whose proof is whole still fails: " << judged.out;
+  EXPECT_TRUE(contains(judged.out, "FAIL (harm)  traffic")) << judged.out;
+}
+
 TEST(JudgeCommand, FailOnHarmLetsAPolicyFailurePassAndThePolicyIsTheDeclaredOne) {
   TempDir dir("judge-cli");
   // Three creates 200 ms apart: over a budget of two, without harm.
