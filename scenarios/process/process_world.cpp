@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "common/duration.hpp"
+#include "common/invariant.hpp"
 #include "scenarios/driver/scale_guard.hpp"
 #include "scenarios/process/child_process.hpp"
 #include "scenarios/process/invocation_deadline.hpp"
@@ -90,7 +91,8 @@ ProcessWorld::ProcessWorld(const Scenario& scenario, const ClientChoice& client,
       tls_(options.tls || scenario.tls),
       server_(provider_config(scenario, options.seed),
               server_options(options, tls_, scenario.fleet.is_fleet())),
-      state_("retryproof-run", state_parent()) {}
+      state_("retryproof-run", state_parent()),
+      stall_watch_([this] { return server_.now(); }, options.time_scale, scenario.name) {}
 
 std::unique_ptr<ChildProcess> ProcessWorld::start_client(const InvocationPlan& plan,
                                                          const std::string& base_url) {
@@ -209,6 +211,8 @@ std::vector<InvocationResult> ProcessWorld::invoke_fleet(const std::vector<Invoc
     while (next < plans.size() && running.size() < static_cast<std::size_t>(fleet.concurrency) &&
            SteadyClock::now() >= start_at(next)) {
       results[next].started_at = server_.now();
+      stall_watch_.started_late("client " + std::to_string(next + 1),
+                                SteadyClock::now() - start_at(next));
       running.push_back({next, start_client(plans[next], server_.base_url_of(*results[next].port)),
                          InvocationDeadline(scenario_.time_limit, options_.time_scale)});
       ++next;
@@ -236,7 +240,9 @@ std::vector<InvocationResult> ProcessWorld::invoke_fleet(const std::vector<Invoc
 RunEvidence ProcessWorld::finish() {
   // Requests still held end their waits, and commit, before the provider is judged.
   server_.stop();
-  return {server_.core().journal(), server_.core().jobs()};
+  throw_if_internal_error();  // the provider broke an invariant of its own while it served
+  return {server_.core().journal(), server_.core().jobs(), server_.core().plan_uses(),
+          stall_watch_.stop()};
 }
 
 namespace {

@@ -13,6 +13,7 @@
 #include "scenarios/driver/driver.hpp"
 #include "scenarios/driver/scale_guard.hpp"
 #include "scenarios/process/child_process.hpp"
+#include "scenarios/process/stall_watch.hpp"
 
 namespace retryproof::scenarios {
 
@@ -52,7 +53,8 @@ class ProcessWorld final : public World {
   RunOptions options_;
   bool tls_;
   provider::ProviderServer server_;
-  TempDir state_;  // one state directory serves every invocation of the scenario
+  TempDir state_;           // one state directory serves every invocation of the scenario
+  StallWatch stall_watch_;  // the harness's own lateness while the scenario runs
 };
 
 // Drives the scenario through a ProcessWorld, once, at the largest scale up to

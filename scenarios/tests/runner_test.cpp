@@ -199,11 +199,19 @@ TEST_F(ExternalClient, RunningPastTheTimeLimitIsStoppedAndJudgedByTimeLimitNotCl
   const ScenarioResult result = run_command("exec sleep 5", 1000ms);
   EXPECT_LT(std::chrono::steady_clock::now() - started, 4s);  // stopped, not waited for
   const Verdict& verdict = verdict_of(result, "time-limit");
-  EXPECT_EQ(to_string(verdict.status), "fail") << describe(result);
+  // On a machine busy enough to stall the harness for a tenth of that second, the failure
+  // is the machine's as much as the client's, and the verdict says so (stalls.hpp).
+  const bool stalled = !result.stalls.empty() && verdict.status == VerdictStatus::inconclusive;
+  EXPECT_EQ(to_string(verdict.status), stalled ? "inconclusive" : "fail") << describe(result);
+  if (stalled) {
+    EXPECT_TRUE(contains(verdict.explanation, "the harness itself was stalled"))
+        << verdict.explanation;
+  }
   EXPECT_EQ(verdict.severity, Severity::policy);
   EXPECT_TRUE(contains(verdict.explanation, "still running at the time limit of 1s"))
       << verdict.explanation;
-  EXPECT_TRUE(contains(verdict.explanation, "it never reached the provider")) << verdict.explanation;
+  EXPECT_TRUE(contains(verdict.explanation, "it never reached the provider"))
+      << verdict.explanation;
   EXPECT_EQ(to_string(verdict_of(result, "client-error").status), "pass");
   EXPECT_TRUE(result.invocations[0].timed_out);
   EXPECT_EQ(result.invocations[0].exit, "killed by SIGKILL");
