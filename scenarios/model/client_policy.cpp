@@ -14,7 +14,7 @@ namespace {
 
 const std::vector<std::string> kKeys = {"attempts", "min-backoff",  "max-backoff",
                                         "timeout",  "on-ambiguous", "follows-settings",
-                                        "payload",  "retry-budget"};
+                                        "payload",  "retry-budget", "jitter-after-retry-after"};
 
 [[noreturn]] void refuse(const std::string& what) {
   throw std::invalid_argument(what);
@@ -93,7 +93,8 @@ ClientPolicy ClientPolicy::over(const ClientPolicy& base) const {
           on_ambiguous ? on_ambiguous : base.on_ambiguous,
           follows_settings ? follows_settings : base.follows_settings,
           payload_verbatim ? payload_verbatim : base.payload_verbatim,
-          retry_budget ? retry_budget : base.retry_budget};
+          retry_budget ? retry_budget : base.retry_budget,
+          jitter_after_retry_after ? jitter_after_retry_after : base.jitter_after_retry_after};
 }
 
 std::string ClientPolicy::describe() const {
@@ -109,6 +110,10 @@ std::string ClientPolicy::describe() const {
     parts.push_back(std::string("payload=") + (*payload_verbatim ? "verbatim" : "mapped"));
   if (retry_budget)
     parts.push_back("retry-budget=" + std::to_string(std::lround(*retry_budget * 100)) + "%");
+  if (jitter_after_retry_after) {
+    parts.push_back(std::string("jitter-after-retry-after=") +
+                    (*jitter_after_retry_after ? "yes" : "no"));
+  }
   std::string text;
   for (const auto& part : parts)
     text += (text.empty() ? "" : ",") + part;
@@ -134,10 +139,14 @@ ClientPolicy parse_client_policy(std::string_view text) {
       policy.follows_settings = has_value ? parse_yes_no(key, value) : true;
       continue;
     }
+    if (key == "jitter-after-retry-after") {
+      policy.jitter_after_retry_after = has_value ? parse_yes_no(key, value) : true;
+      continue;
+    }
     if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end()) {
       refuse("unknown key \"" + std::string(key) + "\"" + did_you_mean(key, kKeys) +
              "; the keys are attempts, min-backoff, max-backoff, timeout, on-ambiguous, "
-             "follows-settings, payload and retry-budget");
+             "follows-settings, payload, retry-budget and jitter-after-retry-after");
     }
     if (!has_value || value.empty())
       refuse(std::string(key) + " needs a value: " + std::string(key) + "=...");
@@ -154,7 +163,7 @@ ClientPolicy parse_client_policy(std::string_view text) {
 
 ClientPolicy client_policy_from(const JsonNode& node) {
   node.object({"attempts", "minBackoff", "maxBackoff", "timeout", "onAmbiguous", "followsSettings",
-               "payload", "retryBudget"});
+               "payload", "retryBudget", "jitterAfterRetryAfter"});
   ClientPolicy policy;
   if (node.has("attempts")) policy.attempts = node.field("attempts").integer(1, 1000);
   if (node.has("minBackoff")) policy.min_backoff = node.field("minBackoff").duration();
@@ -180,6 +189,11 @@ ClientPolicy client_policy_from(const JsonNode& node) {
     } catch (const std::invalid_argument& error) {
       field.fail(error.what());
     }
+  }
+  if (node.has("jitterAfterRetryAfter")) {
+    const JsonNode field = node.field("jitterAfterRetryAfter");
+    if (!field.value.is_boolean()) field.fail("expected true or false");
+    policy.jitter_after_retry_after = field.value.get<bool>();
   }
   if (node.has("retryBudget")) {
     const JsonNode field = node.field("retryBudget");
@@ -207,25 +221,30 @@ std::string JudgedPolicy::min_backoff_text() const {
   if (declared_min_backoff) return floor + " (declared)";
   if (follows_settings) return floor + " (the scenario's floor, half its client.baseDelay)";
   return floor +
-         " (the scenario's floor, half its client.baseDelay; if your client promises another, "
-         "declare it: --client-policy min-backoff=DURATION)";
+         " (the floor for a client that declares none and does not follow the scenario's "
+         "settings; if your client promises another, declare it: --client-policy "
+         "min-backoff=DURATION)";
 }
 
 JudgedPolicy judged_policy(const Scenario& scenario, const ClientPolicy& declared) {
   const ClientPolicy policy = declared.over(scenario.client_policy);
   JudgedPolicy judged;
   judged.attempts = policy.attempts.value_or(scenario.settings.attempts);
-  judged.min_backoff = policy.min_backoff.value_or(scenario.min_gap);
+  judged.follows_settings = policy.follows_settings.value_or(false);
+  // A client that neither declares a floor nor follows the scenario's settings is judged by
+  // one floor wherever it runs: a storm's longer steps are only its settings' business.
+  judged.min_backoff = policy.min_backoff.value_or(
+      judged.follows_settings ? scenario.min_gap : std::min(scenario.min_gap, kUndeclaredFloor));
   judged.max_backoff = policy.max_backoff.value_or(scenario.settings.max_delay);
   judged.timeout = policy.timeout.value_or(scenario.settings.timeout);
   judged.on_ambiguous = policy.on_ambiguous.value_or(OnAmbiguous::lookup_first);
-  judged.follows_settings = policy.follows_settings.value_or(false);
   judged.payload_verbatim = policy.payload_verbatim.value_or(false);
   judged.declared_attempts = policy.attempts.has_value();
   judged.declared_min_backoff = policy.min_backoff.has_value();
   judged.declared_timeout = policy.timeout.has_value();
   judged.declared_on_ambiguous = policy.on_ambiguous.has_value();
   judged.retry_budget = policy.retry_budget;
+  judged.jitter_after_retry_after = policy.jitter_after_retry_after.value_or(false);
   return judged;
 }
 

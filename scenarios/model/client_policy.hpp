@@ -41,6 +41,10 @@ struct ClientPolicy {
   // retry-budget=10%: its retries are at most this share of its requests (0.1), whatever
   // its attempts; what load-amplification then allows a fleet in an outage.
   std::optional<double> retry_budget;
+  // jitter-after-retry-after: it adds jitter on top of a 429's Retry-After, so that a fleet
+  // the provider told to wait alike does not return alike; only then is a wave a uniform
+  // Retry-After ordered its fault (RFC 9110 asks a client to wait Retry-After, nothing more).
+  std::optional<bool> jitter_after_retry_after;
 
   // This declaration, with `base` filling in what it does not say.
   ClientPolicy over(const ClientPolicy& base) const;
@@ -57,11 +61,17 @@ struct ClientPolicy {
 ClientPolicy parse_client_policy(std::string_view text);
 
 // A scenario's "clientPolicy" block: {"attempts", "minBackoff", "timeout", "onAmbiguous",
-// "followsSettings", "payload", "retryBudget", "maxBackoff"}. Throws FormatError with the JSON
-// path.
+// "followsSettings", "payload", "retryBudget", "maxBackoff", "jitterAfterRetryAfter"}. Throws
+// FormatError with the JSON path.
 ClientPolicy client_policy_from(const JsonNode& node);
 
 // The numbers a run is judged by, each with the place it came from, for messages.
+// The backoff floor of a client that neither declares one (min-backoff) nor follows the
+// scenario's settings: the catalog's own, half its 100 ms base step, in every scenario. A
+// storm's longer steps are given to clients in RETRYPROOF_CLIENT; a client that ignores them
+// is not judged by them.
+inline constexpr Millis kUndeclaredFloor{50};
+
 struct JudgedPolicy {
   int attempts = 3;
   Millis min_backoff{50};
@@ -75,6 +85,7 @@ struct JudgedPolicy {
   bool declared_timeout = false;
   bool declared_on_ambiguous = false;
   std::optional<double> retry_budget;  // declared only
+  bool jitter_after_retry_after = false;
 
   // "3 (the scenario's client.attempts; declare another with --client-policy attempts=N)"
   std::string attempts_text() const;

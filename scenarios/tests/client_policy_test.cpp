@@ -40,8 +40,8 @@ TEST(ClientPolicy, ReadsEveryKeyOfTheCommandLineForm) {
 TEST(ClientPolicy, SaysWhatIsWrongAndSuggestsTheKeyATypoMeant) {
   EXPECT_EQ(rejection_of("atempts=4"),
             "unknown key \"atempts\" (did you mean \"attempts\"?); the keys are attempts, "
-            "min-backoff, max-backoff, timeout, on-ambiguous, follows-settings, payload and "
-            "retry-budget");
+            "min-backoff, max-backoff, timeout, on-ambiguous, follows-settings, payload, "
+            "retry-budget and jitter-after-retry-after");
   EXPECT_NE(rejection_of("attempts=0").find("a whole number from 1 to 1000"), std::string::npos);
   EXPECT_NE(rejection_of("attempts=three").find("attempts=three"), std::string::npos);
   EXPECT_NE(rejection_of("min-backoff=5").find("bad duration \"5\""), std::string::npos);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 
 #include "scenarios/evidence/checkers/violations.hpp"
 #include "scenarios/evidence/fleet.hpp"
@@ -29,6 +30,20 @@ std::string ms(double value) {
   return std::to_string(static_cast<long long>(std::llround(value))) + " ms";
 }
 
+// The Retry-After, in seconds, that the provider gave most of the wave's failures alike and
+// that the wave waited at least, if it did: a wave the provider's own uniform instruction
+// made. Most is four in five, as the spread drops a tenth at each end.
+std::optional<int> ordered_by_retry_after(const std::vector<const Retry*>& wave, double median) {
+  std::map<int, std::size_t> told;
+  for (const Retry* retry : wave) {
+    if (retry->failure->retry_after_seconds) ++told[*retry->failure->retry_after_seconds];
+  }
+  for (const auto& [seconds, count] : told) {
+    if (count * 5 >= wave.size() * 4 && median >= seconds * 1000.0) return seconds;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 Verdict retry_spread(const Evidence& evidence) {
@@ -38,6 +53,8 @@ Verdict retry_spread(const Evidence& evidence) {
     waves[retry.number].push_back(&retry);
   Violations violations;
   int judged = 0;
+  int ordered = 0;                       // waves a uniform Retry-After made
+  std::string synchronised_by_provider;  // what it ordered, in words
   for (const auto& [number, wave] : waves) {
     if (wave.size() < kSmallestWave) continue;
     ++judged;
@@ -49,6 +66,18 @@ Verdict retry_spread(const Evidence& evidence) {
         std::max({kLeastSpreadShare * spread.median, static_cast<double>(kLeastSpread.count()),
                   kBackoffShare * static_cast<double>(evidence.policy().min_backoff.count())});
     if (spread.middle >= least) continue;
+    if (const auto seconds = ordered_by_retry_after(wave, spread.median);
+        seconds && !evidence.policy().jitter_after_retry_after) {
+      synchronised_by_provider =
+          "; the provider synchronised the fleet: its 429s said Retry-After: " +
+          std::to_string(*seconds) + " alike and retries number " + std::to_string(number) +
+          " waited just that (median " + ms(spread.median) + ", the middle 80% within " +
+          ms(spread.middle) +
+          "), as RFC 9110 asks. Jitter on top of Retry-After avoids such a wave; a client "
+          "that declares jitter-after-retry-after is held to it";
+      ++ordered;
+      continue;
+    }
     std::vector<std::uint64_t> seqs;
     for (const Retry* retry : wave)
       seqs.push_back(retry->retry->seq);
@@ -63,8 +92,12 @@ Verdict retry_spread(const Evidence& evidence) {
     return not_applicable("no " + std::to_string(kSmallestWave) +
                           " clients retried the same number of times: no wave to judge");
   }
+  const int own = judged - ordered;
   return std::move(violations)
-      .verdict("each wave of retries was spread by jitter (" + std::to_string(judged) + " judged)");
+      .verdict((own > 0 ? "each wave of retries was spread by jitter (" + std::to_string(own) +
+                              " judged)"
+                        : std::string("no wave of retries was the clients' own timing")) +
+               synchronised_by_provider);
 }
 
 }  // namespace retryproof::scenarios::checkers
