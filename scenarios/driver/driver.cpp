@@ -70,17 +70,18 @@ ClientPolicy implicit_policy(const ClientChoice& client) {
 
 namespace {
 
-// The records the world handed back, into the result, with what the scenario as a whole
-// could not tell for them: a planned fault that never fired left the scenario's point
-// untested, unless the plan marked it optional.
+// The records the world handed back, into the result.
 void take_records(RunEvidence evidence, ScenarioResult& result) {
+  // A scenario's provider keeps its whole journal (no --journal-limit): the run's evidence
+  // is every entry from seq 1, or nothing can be judged from it.
+  for (std::size_t i = 0; i < evidence.journal.size(); ++i) {
+    check_invariant(evidence.journal[i].seq == i + 1,
+                    "a run's journal holds every entry, from seq 1, in seq order");
+  }
   result.journal = std::move(evidence.journal);
   result.jobs = std::move(evidence.jobs);
   result.planned = std::move(evidence.planned);
   result.stalls = std::move(evidence.stalls);
-  for (const provider::PlanUse& use : result.planned) {
-    if (use.fired == 0 && !use.optional) result.inconclusive.push_back({use.describe(), ""});
-  }
 }
 
 // The verdicts' and the expectations' final word, with the machine's share taken out: what

@@ -110,6 +110,18 @@ std::string shown_by(provider::Outcome outcome) {
   return "the outcome " + provider::to_string(outcome);
 }
 
+// The planned faults that never fired, though neither the plan nor the expectations the
+// run is judged by let it off: what the scenario exists to show its client went untested.
+std::vector<Inconclusive> unfired(const Expectations& expect, const ScenarioResult& result) {
+  std::vector<Inconclusive> missing;
+  for (const provider::PlanUse& use : result.planned) {
+    const bool excused = use.optional || std::find(expect.optional.begin(), expect.optional.end(),
+                                                   use.source) != expect.optional.end();
+    if (use.fired == 0 && !excused) missing.push_back({use.describe(), ""});
+  }
+  return missing;
+}
+
 // The answers the scenario exists to show its client that no request of the run met.
 std::vector<Inconclusive> unexercised(const Scenario& scenario, const ScenarioResult& result) {
   std::vector<Inconclusive> missing;
@@ -129,6 +141,9 @@ std::vector<Inconclusive> unexercised(const Scenario& scenario, const ScenarioRe
 }  // namespace
 
 void settle_expectations(const Scenario& scenario, ScenarioResult& result) {
+  for (Inconclusive& reason :
+       unfired(scenario.expect.for_policy(result.policy.on_ambiguous), result))
+    result.inconclusive.push_back(std::move(reason));
   for (Inconclusive& reason : unexercised(scenario, result))
     result.inconclusive.push_back(std::move(reason));
   result.unmet = unmet_expectations(scenario, result);

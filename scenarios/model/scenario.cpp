@@ -83,9 +83,11 @@ ProviderContract read_provider(const Node& node) {
   return contract;
 }
 
+// `sources` are the plan's ("faults[0]", "outages[1]"), which "optional" may name.
 void read_expectations(const Node& node, Expectations& expect,
+                       const std::vector<std::string>& sources,
                        std::initializer_list<std::string_view> fields = {
-                           "jobs", "outcomes", "violations", "exercises"}) {
+                           "jobs", "outcomes", "violations", "exercises", "optional"}) {
   node.object(fields);
   if (node.has("jobs")) expect.jobs = node.field("jobs").integer(0, 1'000'000);
   if (node.has("outcomes")) {
@@ -117,6 +119,18 @@ void read_expectations(const Node& node, Expectations& expect,
                                did_you_mean(name, provider::outcome_names()));
       }
       expect.exercises.push_back(*outcome);
+    }
+  }
+  if (node.has("optional")) {
+    const Node optional = node.field("optional");
+    for (std::size_t i = 0; i < optional.array().size(); ++i) {
+      const std::string source = optional.item(i).string();
+      if (std::find(sources.begin(), sources.end(), source) == sources.end()) {
+        optional.item(i).fail("\"" + source + "\" is no entry of the plan" +
+                              did_you_mean(source, sources) +
+                              "; name one as the plan's report does: faults[0], chaos, outages[0]");
+      }
+      expect.optional.push_back(source);
     }
   }
 }
@@ -178,8 +192,10 @@ Scenario read_scenario(const json& document, const std::filesystem::path& file) 
     }
   }
   scenario.plan = root.has("plan") ? root.field("plan").value : json{{"faults", json::array()}};
+  std::vector<std::string> plan_sources;
   try {
-    provider::FaultPlan::from_json(scenario.plan);
+    for (const provider::PlanUse& use : provider::FaultPlan::from_json(scenario.plan).uses())
+      plan_sources.push_back(use.source);
   } catch (const std::invalid_argument& error) {
     throw ScenarioError("$.plan: " + std::string(error.what()));
   }
@@ -226,11 +242,13 @@ Scenario read_scenario(const json& document, const std::filesystem::path& file) 
   if (root.has("provider")) scenario.provider = read_provider(root.field("provider"));
   if (root.has("expect")) {
     const Node expect = root.field("expect");
-    read_expectations(expect, scenario.expect,
-                      {"jobs", "outcomes", "violations", "exercises", "underSameKeyRetry"});
+    read_expectations(
+        expect, scenario.expect, plan_sources,
+        {"jobs", "outcomes", "violations", "exercises", "optional", "underSameKeyRetry"});
     if (expect.has("underSameKeyRetry")) {
       scenario.expect.under_same_key_retry.emplace();
-      read_expectations(expect.field("underSameKeyRetry"), *scenario.expect.under_same_key_retry);
+      read_expectations(expect.field("underSameKeyRetry"), *scenario.expect.under_same_key_retry,
+                        plan_sources);
     }
   }
   return scenario;

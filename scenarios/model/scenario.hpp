@@ -90,6 +90,10 @@ struct Expectations {
   // a run in which no request met one could not test what the scenario is for, and is
   // inconclusive.
   std::vector<provider::Outcome> exercises;
+  // Plan sources ("faults[1]") a run judged by these expectations need not meet: a lookup
+  // fault a same-key-retry client never asks for, say. The plan's own "optional" says the
+  // same for every client.
+  std::vector<std::string> optional;
 };
 
 // What a scenario expects, and what it expects instead of a client that declares

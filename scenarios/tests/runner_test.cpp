@@ -53,6 +53,16 @@ bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
+// A scenario that missed nothing and could not tell only because the harness itself was
+// stalled (stalls.hpp): the machine's doing, not the client's.
+bool only_the_machine_could_not_tell(const ScenarioResult& result) {
+  return result.status() == ScenarioStatus::inconclusive && !result.stalls.empty() &&
+         std::all_of(result.inconclusive.begin(), result.inconclusive.end(),
+                     [](const Inconclusive& reason) {
+                       return contains(reason.text, "the harness itself was stalled");
+                     });
+}
+
 // --- the reference client and a mutant on scenario C ---
 
 TEST(Runner, CommitThenDropWithTheReferenceClientMeetsExpectations) {
@@ -361,7 +371,9 @@ TEST(MutantMatrix, ReferenceIsCleanAndEveryMutantIsCaught) {
   EXPECT_TRUE(reference.missed.empty()) << matrix.str();
   EXPECT_TRUE(reference.flagged.empty()) << matrix.str();
   for (const auto& result : results_by_client["reference"]) {
-    EXPECT_TRUE(result.met()) << describe(result);
+    // Met, and judged whole: nothing inconclusive but what a harness the machine stalled
+    // could not tell (on a quiet machine, nothing at all).
+    EXPECT_TRUE(result.met() || only_the_machine_could_not_tell(result)) << describe(result);
   }
   for (std::size_t i = 1; i < rows.size(); ++i) {
     EXPECT_FALSE(rows[i].missed.empty()) << rows[i].client << " was never caught\n" << matrix.str();

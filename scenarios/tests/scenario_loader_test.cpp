@@ -568,3 +568,26 @@ TEST(ClientChoice, RefusesUnknownMutants) {
 
 }  // namespace
 }  // namespace retryproof::scenarios
+
+namespace retryproof::scenarios {
+namespace {
+
+TEST_F(ScenarioLoader, ExercisesAndOptionalFaultsAreCheckedAgainstTheJournalAndThePlan) {
+  const auto file = dir_.write("ok.json", R"({"name": "e", "plan": {"faults": ["commit-then-drop",
+      "lookup-unavailable"]}, "operations": [{"id": "o"}],
+      "expect": {"exercises": ["conflict"], "optional": ["faults[1]"]}})");
+  const Scenario scenario = load_scenario(file);
+  EXPECT_EQ(scenario.expect.exercises, std::vector{provider::Outcome::conflict});
+  EXPECT_EQ(scenario.expect.optional, std::vector<std::string>{"faults[1]"});
+  expect_error(
+      R"({"name": "e", "operations": [{"id": "o"}], "expect": {"exercises": ["conflit"]}})",
+      {"$.expect.exercises[0]", "unknown journal outcome \"conflit\"",
+       "did you mean \"conflict\""});
+  expect_error(
+      R"({"name": "e", "plan": {"faults": ["commit-then-drop"]}, "operations": [{"id": "o"}],
+      "expect": {"optional": ["faults[5]"]}})",
+      {"$.expect.optional[0]", "\"faults[5]\" is no entry of the plan"});
+}
+
+}  // namespace
+}  // namespace retryproof::scenarios
