@@ -8,11 +8,13 @@ namespace retryproof::provider {
 
 IdempotencyStore::IdempotencyStore(std::optional<Millis> key_ttl,
                                    std::optional<std::size_t> max_jobs,
-                                   std::shared_ptr<KeyTables> shared, std::string id_prefix)
+                                   std::shared_ptr<KeyTables> shared, std::string id_prefix,
+                                   bool searchable)
     : key_ttl_(key_ttl),
       max_jobs_(max_jobs),
       shared_(shared ? std::move(shared) : std::make_shared<KeyTables>()),
-      id_prefix_(std::move(id_prefix)) {}
+      id_prefix_(std::move(id_prefix)),
+      searchable_(searchable) {}
 
 std::optional<std::size_t> IdempotencyStore::index_of(std::string_view key, Millis now) {
   expire(now);
@@ -81,8 +83,26 @@ StoredJob IdempotencyStore::insert(StoredJob job) {
     job_of_key_[held.key] = number;
     ++indexed_;
   }
+  if (searchable_) jobs_of_key_[held.key].push_back(number);
   jobs_.push_back(std::move(held));
   return job;
+}
+
+std::vector<StoredJob> IdempotencyStore::jobs_named(std::string_view key) const {
+  std::vector<StoredJob> found;
+  const std::optional<std::uint32_t> ref = shared_->keys.find(key);
+  if (!ref) return found;
+  if (!searchable_) {
+    for (std::size_t i = 0; i < jobs_.size(); ++i) {
+      if (jobs_[i].key == *ref) found.push_back(at(i));
+    }
+    return found;
+  }
+  const auto named = jobs_of_key_.find(*ref);
+  if (named == jobs_of_key_.end()) return found;
+  for (const std::uint64_t number : named->second)
+    found.push_back(at(static_cast<std::size_t>(number - first_index_)));
+  return found;
 }
 
 StoredJob IdempotencyStore::at(std::size_t index) const {
@@ -108,6 +128,11 @@ void IdempotencyStore::free_front() {
   const HeldJob& held = jobs_.front();
   unindex(held.key, first_index_);  // expired first, so already done but for clear()
   if (held.in_side_table) side_.erase(first_index_);
+  if (searchable_) {
+    const auto named = jobs_of_key_.find(held.key);
+    named->second.erase(named->second.begin());  // the oldest job of its key is the first
+    if (named->second.empty()) jobs_of_key_.erase(named);
+  }
   shared_->keys.release(held.key);
   shared_->digests.release(held.digest);
   jobs_.pop_front();
@@ -138,6 +163,7 @@ void IdempotencyStore::clear() {
     free_front();
   side_.clear();
   job_of_key_.clear();
+  jobs_of_key_.clear();
   indexed_ = 0;
   first_index_ = expiry_cursor_ = freed_jobs_ = 0;
 }

@@ -63,9 +63,11 @@ class IdempotencyStore {
  public:
   // `shared` holds keys and fingerprints (the journal's too, to share them; the store's own
   // when empty); ids of the form `id_prefix` and 8 hex digits are held as their value.
+  // With `searchable`, every job a key names is indexed, not only its first, for jobs_named().
   explicit IdempotencyStore(std::optional<Millis> key_ttl = std::nullopt,
                             std::optional<std::size_t> max_jobs = std::nullopt,
-                            std::shared_ptr<KeyTables> shared = {}, std::string id_prefix = "job_");
+                            std::shared_ptr<KeyTables> shared = {}, std::string id_prefix = "job_",
+                            bool searchable = false);
 
   // The job this key names at `now`, or nothing when the key is unknown or expired.
   std::optional<StoredJob> find(std::string_view key, Millis now);
@@ -81,6 +83,11 @@ class IdempotencyStore {
   // Records a new job, and gives it back. A key already indexed keeps naming its first job
   // (a provider that does not enforce keys creates more than one per key).
   StoredJob insert(StoredJob job);
+
+  // Every held job whose key is `key`, oldest first, expired ones too: what a search by a
+  // business value answers (an API without keys stores a job under its operation's value).
+  // Indexed when the store is searchable, else found by reading every job.
+  std::vector<StoredJob> jobs_named(std::string_view key) const;
 
   std::size_t size() const { return jobs_.size(); }         // jobs held
   StoredJob at(std::size_t index) const;                    // the index-th held, oldest first
@@ -124,6 +131,10 @@ class IdempotencyStore {
   // job holds the key, so a slot reused for another key never inherits it.
   std::vector<std::uint64_t> job_of_key_;
   std::size_t indexed_ = 0;
+  // When searchable, by key reference: the numbers of every job held with that key, oldest
+  // first. An entry goes with its key's last job, so a reused reference starts empty.
+  bool searchable_ = false;
+  std::unordered_map<std::uint32_t, std::vector<std::uint64_t>> jobs_of_key_;
   std::uint64_t first_index_ = 0;    // the number of jobs_.front()
   std::uint64_t expiry_cursor_ = 0;  // jobs before it have expired keys
   std::uint64_t freed_jobs_ = 0;

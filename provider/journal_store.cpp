@@ -9,23 +9,14 @@
 #include "common/json_text.hpp"
 
 namespace retryproof::provider {
-namespace {
-
-constexpr std::uint64_t kBlock = 1024;  // spilled lines per recorded offset
-
-std::ofstream open_spill_file(const std::string& path) {
-  std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  if (!file) throw std::runtime_error("--journal-file " + path + ": cannot be written");
-  return file;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 JournalStore::JournalStore(JournalLimits limits, std::shared_ptr<KeyTables> shared,
                            std::string id_prefix)
     : limits_(std::move(limits)),
       codec_(shared ? std::move(shared) : std::make_shared<KeyTables>(), std::move(id_prefix)) {
-  if (limits_.spill_file) spill_ = open_spill_file(*limits_.spill_file);
+  if (limits_.spill_file)
+    spill_ = std::make_shared<SpillFile>(*limits_.spill_file, limits_.spill_writer);
 }
 
 void JournalStore::append(const JournalEntry& entry) {
@@ -107,83 +98,108 @@ void JournalStore::amend(std::uint64_t seq, const std::function<void(JournalEntr
   whole_.insert_or_assign(seq, std::move(entry));
 }
 
-std::string JournalStore::json_text(std::size_t index) const {
-  nlohmann::json json(entry_at(index));
-  if (extra_) extra_(moved_out() + index + 1, json);
-  return compact_json(json);
+CopiedEntry JournalStore::copy_at(std::size_t index) const {
+  CopiedEntry copied{.entry = entry_at(index), .extra = nullptr};
+  if (extra_) {
+    copied.extra = nlohmann::json::object();
+    extra_(copied.entry.seq, copied.extra);
+  }
+  return copied;
 }
 
 void JournalStore::move_out(std::size_t entries) {
   if (entries == 0) return;
-  if (limits_.spill_file) {
-    for (std::size_t i = 0; i < entries; ++i) {
-      if ((spilled_ + i) % kBlock == 0)
-        block_offsets_.push_back(static_cast<std::uint64_t>(spill_.tellp()));
-      spill_ << json_text(i) << '\n';
-    }
-    spill_.flush();  // a reader opens the file on its own
+  if (spill_) {
+    // Copied here, rendered and written by the file's writer thread: under the owner's lock
+    // a move-out costs the copies, never the disk.
+    std::vector<CopiedEntry> leaving;
+    leaving.reserve(entries);
+    for (std::size_t i = 0; i < entries; ++i)
+      leaving.push_back(copy_at(i));
+    spill_->append(moved_out() + 1, std::move(leaving));
   }
   for (std::size_t i = 0; i < entries; ++i) {
     const JournalRecord& record = records_[i];
     if (record.whole) whole_.erase(moved_out() + i + 1);
     codec_.release(record);
   }
-  (limits_.spill_file ? spilled_ : dropped_) += entries;
+  (spill_ ? spilled_ : dropped_) += entries;
   records_.erase(records_.begin(), records_.begin() + static_cast<std::ptrdiff_t>(entries));
 }
 
-std::vector<std::string> JournalStore::spilled_lines(std::uint64_t after, std::size_t limit) const {
-  std::vector<std::string> lines;
-  if (after >= spilled_) return lines;
-  const std::uint64_t last =
-      limit == 0 ? spilled_ : std::min<std::uint64_t>(spilled_, after + limit);
-  std::ifstream file(*limits_.spill_file, std::ios::binary);
-  const std::uint64_t block = after / kBlock;
-  file.seekg(static_cast<std::streamoff>(block_offsets_[block]));
-  std::string line;
-  for (std::uint64_t seq = block * kBlock + 1; seq <= last && std::getline(file, line); ++seq) {
-    if (seq > after) lines.push_back(std::move(line));
-  }
-  if (lines.size() != last - after) {
-    throw std::runtime_error("the journal file " + *limits_.spill_file + " was cut short");
-  }
-  return lines;
+std::size_t JournalStore::count() const {
+  return static_cast<std::size_t>(spilled_ - lost()) + records_.size();
 }
 
-std::vector<JournalEntry> JournalStore::read(std::uint64_t after, std::size_t limit) const {
+JournalExtent JournalStore::extent() const {
+  JournalExtent extent{.last_seq = next_seq() - 1, .dropped = dropped_};
+  if (spill_) {
+    extent.lost_seqs = spill_->lost_seqs();
+    for (const SeqRange& range : extent.lost_seqs)
+      extent.lost += range.to - range.from + 1;
+  }
+  extent.count = static_cast<std::size_t>(spilled_ - extent.lost) + records_.size();
+  return extent;
+}
+
+JournalSlice JournalStore::slice(std::uint64_t after, std::size_t limit,
+                                 std::uint64_t through) const {
+  const std::uint64_t last = through == 0 ? next_seq() - 1 : std::min(through, next_seq() - 1);
   after = std::max(after, dropped_);
+  JournalSlice slice{.through = std::max(after, last)};
+  if (after >= last) return slice;
+  std::uint64_t room = limit == 0 ? UINT64_MAX : limit;  // seqs the slice may still cover
+  if (spill_ && after < moved_out()) {
+    // Bounded by seqs, lost ones included, which bounds what the file's part returns.
+    slice.spill = spill_;
+    slice.spilled_after = after;
+    slice.spilled_through = std::min({moved_out(), last, after + std::min(room, last)});
+    slice.through = slice.spilled_through;
+    room -= slice.spilled_through - after;
+    after = slice.spilled_through;
+  }
+  for (std::uint64_t seq = std::max(after, moved_out()) + 1; seq <= last && room > 0;
+       ++seq, --room) {
+    slice.memory.push_back(copy_at(static_cast<std::size_t>(seq - moved_out() - 1)));
+    slice.through = seq;
+  }
+  return slice;
+}
+
+std::vector<std::string> JournalSlice::texts() const {
+  std::vector<std::string> texts;
+  if (spill) texts = spill->read(spilled_after, spilled_through);
+  texts.reserve(texts.size() + memory.size());
+  for (const CopiedEntry& copied : memory)
+    texts.push_back(entry_text(copied));
+  return texts;
+}
+
+std::vector<JournalEntry> JournalSlice::entries() const {
   std::vector<JournalEntry> entries;
-  for (const std::string& line : spilled_lines(after, limit)) {
-    entries.push_back(nlohmann::json::parse(line).get<JournalEntry>());
+  if (spill) {
+    for (const std::string& line : spill->read(spilled_after, spilled_through))
+      entries.push_back(nlohmann::json::parse(line).get<JournalEntry>());
   }
-  const std::uint64_t from = std::max(after, moved_out()) - moved_out();  // index in memory
-  for (std::size_t i = from; i < records_.size() && (limit == 0 || entries.size() < limit); ++i) {
-    entries.push_back(entry_at(i));
-  }
+  entries.reserve(entries.size() + memory.size());
+  for (const CopiedEntry& copied : memory)
+    entries.push_back(copied.entry);
   return entries;
 }
 
-std::string JournalStore::text(std::uint64_t after, std::size_t limit) const {
-  after = std::max(after, dropped_);
-  std::string joined;
-  std::size_t taken = 0;
-  for (const std::string& line : spilled_lines(after, limit)) {
-    if (taken++ > 0) joined += ',';
-    joined += line;
-  }
-  const std::uint64_t from = std::max(after, moved_out()) - moved_out();
-  for (std::size_t i = from; i < records_.size() && taken < limit; ++i) {
-    if (taken++ > 0) joined += ',';
-    joined += json_text(i);
-  }
-  return joined;
+std::vector<JournalEntry> JournalStore::read(std::uint64_t after, std::size_t limit) const {
+  return slice(after, limit).entries();
 }
 
-std::vector<JournalEntry> JournalStore::memory() const {
+std::vector<JournalEntry> JournalStore::memory(std::uint64_t after, std::size_t limit) const {
+  const std::uint64_t from = std::max(after, moved_out()) - moved_out();
+  const std::size_t count =
+      from >= records_.size() ? 0 : records_.size() - static_cast<std::size_t>(from);
+  const std::size_t taken = limit == 0 ? count : std::min(count, limit);
   std::vector<JournalEntry> entries;
-  entries.reserve(records_.size());
-  for (std::size_t i = 0; i < records_.size(); ++i)
-    entries.push_back(entry_at(i));
+  entries.reserve(taken);
+  for (std::size_t i = 0; i < taken; ++i)
+    entries.push_back(entry_at(static_cast<std::size_t>(from) + i));
   return entries;
 }
 
@@ -193,8 +209,7 @@ void JournalStore::clear() {
   records_.clear();
   whole_.clear();
   spilled_ = dropped_ = 0;
-  block_offsets_.clear();
-  if (limits_.spill_file) spill_ = open_spill_file(*limits_.spill_file);
+  if (spill_) spill_->restart();
 }
 
 }  // namespace retryproof::provider

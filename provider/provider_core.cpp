@@ -7,6 +7,7 @@
 #include "common/invariant.hpp"
 #include "common/json_text.hpp"
 #include "common/utf8.hpp"
+#include "provider/fault_answer.hpp"
 #include "provider/json_body.hpp"
 #include "provider/responses.hpp"
 
@@ -86,6 +87,13 @@ ProviderConfig with_shape_defaults(ProviderConfig config) {
   return config;
 }
 
+// Whether a lookup may ask for every job a value names (ProviderCore::search): then the store
+// indexes every job by key, not only a key's first.
+bool searches(const ApiShape& api) {
+  return !api.key.exists() || std::any_of(api.lookups.begin(), api.lookups.end(),
+                                          [](const Lookup& lookup) { return lookup.list_field; });
+}
+
 }  // namespace
 
 ProviderCore::ProviderCore(ProviderConfig config)
@@ -93,12 +101,29 @@ ProviderCore::ProviderCore(ProviderConfig config)
       rules_(rules_of(config_.profile)),
       errors_(config_.api.error_format.value_or(rules_.errors)),
       seed_(config_.seed),
-      store_(config_.key_ttl, config_.max_keys, tables_, config_.api.created.id_prefix),
+      store_(config_.key_ttl, config_.max_keys, tables_, config_.api.created.id_prefix,
+             searches(config_.api)),
       plan_(config_.initial_plan),
       job_ids_(config_.seed),
       journal_(config_.journal, tables_, config_.api.created.id_prefix),
       creates_by_key_(config_.max_keys),
-      lookups_by_key_(config_.max_keys) {}
+      lookups_by_key_(config_.max_keys),
+      front_({.server = "provider",
+              .max_keys = config_.max_keys,
+              .replays_first_response = rules_.replays_first_response,
+              .replay_header = config_.api.replay_header,
+              .errors = ErrorStyle{.shape = &config_.api, .format = errors_},
+              .log = config_.log,
+              // A freed job's key takes its attempt counts along: nothing per key outlives its job.
+              .freeing =
+                  [this](const std::string& freed) {
+                    creates_by_key_.forget(freed);
+                    lookups_by_key_.forget(freed);
+                  }},
+             store_, plan_, seed_),
+      control_(*this, {.token = config_.control_token,
+                       .endpoints = config_.control_endpoints,
+                       .errors = ErrorStyle{.shape = &config_.api, .format = errors_}}) {}
 
 bool ProviderCore::streams_fingerprint(const HttpRequest& request) const {
   return !config_.operation_field && config_.api.fingerprints_while_parsing(request);
@@ -121,12 +146,8 @@ ProviderCore::Prepared ProviderCore::prepare(const HttpRequest& request) const {
 }
 
 Decision ProviderCore::handle(const HttpRequest& request, Millis now) {
-  if (request.path.starts_with(kControlPrefix)) {
-    std::lock_guard lock(mutex_);
-    now += clock_offset_;
-    return request.malformed.empty() ? control(request, now)
-                                     : error(400, "bad_request", request.malformed);
-  }
+  // Without the lock: the control plane takes it for each piece it reads or changes.
+  if (request.path.starts_with(kControlPrefix)) return control_.handle(request, now);
   Prepared prepared = prepare(request);
   std::lock_guard lock(mutex_);
   now += clock_offset_;
@@ -171,147 +192,124 @@ Decision ProviderCore::route(const HttpRequest& request, Prepared& prepared, Jou
 
 Decision ProviderCore::create_job(const HttpRequest& request, Prepared& prepared,
                                   JournalEntry& entry, Millis now) {
-  const KeyPlace& place = config_.api.key;
-  const bool key_in_header = place.where == KeyPlace::Where::header;
-  const auto missing_key = [&] {  // the words are built only for a request that needs them
-    const std::string key_words =
-        key_in_header ? "an " + place.name + " header" : "a \"" + place.name + "\" field";
-    entry.outcome = Outcome::missing_key;
-    log("[provider] REJECTED (missing " + place.name + ")");
-    return error(400, "idempotency_key_required",
-                 "send " + key_words + " naming the logical operation");
-  };
-  const auto invalid_key = [&](const std::string& problem) {
-    log("[provider] REJECTED (invalid " + place.name + ")");
-    return error(400, "idempotency_key_invalid", problem);
-  };
+  const Payload payload(config_.api, request);
+  std::string key;
+  if (auto refused = read_create(request, prepared, payload, entry, key))
+    return std::move(*refused);
+  return store_create(key, payload, request, entry, now);
+}
 
+Decision ProviderCore::missing_key(JournalEntry& entry) const {
+  const KeyPlace& place = config_.api.key;
+  const std::string key_words = place.where == KeyPlace::Where::header
+                                    ? "an " + place.name + " header"
+                                    : "a \"" + place.name + "\" field";
+  entry.outcome = Outcome::missing_key;
+  log("[provider] REJECTED (missing " + place.name + ")");
+  return error(400, "idempotency_key_required",
+               "send " + key_words + " naming the logical operation");
+}
+
+Decision ProviderCore::invalid_key(const std::string& problem) const {
+  log("[provider] REJECTED (invalid " + config_.api.key.name + ")");
+  return error(400, "idempotency_key_invalid", problem);
+}
+
+std::optional<Decision> ProviderCore::read_create(const HttpRequest& request, Prepared& prepared,
+                                                  const Payload& payload, JournalEntry& entry,
+                                                  std::string& key) const {
   // A key in a header is judged before the body is read, as the original does; a key in
   // the body, once the body is.
-  KeyReading reading;
-  if (key_in_header) {
-    reading = read_header_key(request.headers, place.name, rules_);
-    if (reading.key.empty() && reading.problem.empty()) return missing_key();
+  const KeyPlace& place = config_.api.key;
+  if (place.where == KeyPlace::Where::header) {
+    const KeyReading reading = read_header_key(request.headers, place.name, rules_);
+    if (reading.key.empty() && reading.problem.empty()) return missing_key(entry);
     if (!reading.problem.empty()) return invalid_key(reading.problem);
-    entry.key = reading.key;
+    entry.key = key = reading.key;
   }
-  const auto key_for_log = [&] {
-    return entry.key ? "key=" + quoted_text(*entry.key) + " " : std::string();
-  };
-
-  if (request.body.size() > config_.max_body_bytes) {
-    log("[provider] " + key_for_log() + "REJECTED (payload too large)");
-    return error(413, "payload_too_large",
-                 "the body has " + std::to_string(request.body.size()) + " bytes; the limit is " +
-                     std::to_string(config_.max_body_bytes));
-  }
-  const Payload payload(config_.api, request);
-  // Streamed (prepare() read it): the fingerprint from the text, and a DOM only for a new
-  // job. A shape that needs the DOM at once (its key or operation field is in the body)
-  // decodes it here.
-  const bool streamed = prepared.fingerprint || prepared.body_problem;
-  const auto refuse_body = [&](const std::string& problem) {
-    const bool form = config_.api.encoding_of(request) == BodyEncoding::form;
-    log("[provider] " + key_for_log() + "REJECTED (invalid " + (form ? "form body" : "JSON") + ")");
-    return error(400, form ? "invalid_form_body" : "invalid_json", problem);
-  };
-  if (prepared.body_problem) return refuse_body(*prepared.body_problem);
-  if (!streamed) {
-    try {
-      payload.get();
-    } catch (const std::invalid_argument& problem) {
-      return refuse_body(problem.what());
-    }
-  }
+  if (auto refused = read_body(request, prepared, payload, entry)) return refused;
   if (config_.operation_field)
     entry.operation = operation_value(payload.get(), *config_.operation_field);
   if (place.where == KeyPlace::Where::body_field) {
-    reading.key = config_.api.key_of(request, payload.get());
-    if (reading.key.empty()) return missing_key();
-    if (const std::string problem = key_problem(reading.key, place.name, rules_); !problem.empty())
+    key = config_.api.key_of(request, payload.get());
+    if (key.empty()) return missing_key(entry);
+    if (const std::string problem = key_problem(key, place.name, rules_); !problem.empty())
       return invalid_key(problem);
-    entry.key = reading.key;
+    entry.key = key;
   }
+  const bool streamed = prepared.fingerprint.has_value();
   entry.fingerprint = streamed ? std::move(*prepared.fingerprint)
                                : config_.api.fingerprint_of(request, &payload.get());
   // Without a key, the business field's value is what the store and the plan know the job
   // by (a targeted rule's "key", a lookup by that field): every create is still a new job.
-  const bool keyless = !place.exists();
-  if (keyless) reading.key = entry.operation.value_or("");
-  const Creating create{.key = reading.key,
-                        .payload = payload,
-                        .keyless = keyless,
-                        .deduplicates = config_.enforce_keys && !keyless};
-
-  // An outage is asked before the store: a service that is down replays nothing either. A
-  // create it fails commits nothing, and its key stays unknown.
-  const std::string& subject = create.key.empty() ? request.path : create.key;
-  const std::optional<PlannedOutage> taken = plan_.take_outage(subject, false, now, seed_);
-  if (taken) entry.planned = taken->source;
-  const std::optional<Outage> outage = taken ? std::optional<Outage>(taken->outage) : std::nullopt;
-  if (outage && !outage->slowdown) return outage_answer(*outage, entry);
-  Decision answer = store_create(create, entry, now, outage ? outage->slowdown : std::nullopt);
-  // A slowed request is answered as usual, only later; a held new operation already is.
-  if (outage && !answer.pending_commit) answer.delay += *outage->slowdown;
-  return answer;
+  if (!place.exists()) key = entry.operation.value_or("");
+  return std::nullopt;
 }
 
-Decision ProviderCore::store_create(const Creating& create, JournalEntry& entry, Millis now,
-                                    std::optional<Millis> slowdown) {
-  const std::string& key = create.key;
-  const bool deduplicates = create.deduplicates;
-  if (deduplicates && in_flight(key)) {
-    entry.outcome = Outcome::conflict;
-    log("[provider] key=" + quoted_text(key) + " CONFLICT (in flight)");
-    return error(409, "idempotency_key_in_flight",
-                 "the first request with this key is still being processed; retry later");
+std::optional<Decision> ProviderCore::read_body(const HttpRequest& request,
+                                                const Prepared& prepared, const Payload& payload,
+                                                const JournalEntry& entry) const {
+  const std::string named = entry.key ? "key=" + quoted_text(*entry.key) + " " : std::string();
+  if (request.body.size() > config_.max_body_bytes) {
+    log("[provider] " + named + "REJECTED (payload too large)");
+    return error(413, "payload_too_large",
+                 "the body has " + std::to_string(request.body.size()) + " bytes; the limit is " +
+                     std::to_string(config_.max_body_bytes));
   }
-  const std::optional<JobView> stored = deduplicates ? store_.view(key, now) : std::nullopt;
-  if (stored) {
-    entry.job_id = stored->id;
-    if (stored->fingerprint != Digest::from_hex(*entry.fingerprint)) {
-      entry.outcome = Outcome::rejected;
-      log("[provider] key=" + quoted_text(key) + " REJECTED (payload changed)");
-      return error(422, "idempotency_key_reused_with_different_payload",
-                   "this key created " + stored->id +
-                       " with a different payload; a changed request needs a new key");
+  // Streamed (prepare() read it): the fingerprint from the text, and a DOM only for a new
+  // job. A shape that needs the DOM at once (its key or operation field is in the body)
+  // decodes it here.
+  std::optional<std::string> problem = prepared.body_problem;
+  if (!problem && !prepared.fingerprint) {
+    try {
+      payload.get();
+    } catch (const std::invalid_argument& refused) {
+      problem = refused.what();
     }
-    entry.outcome = Outcome::replay;
-    log("[provider] key=" + quoted_text(key) + " REPLAY job=" + stored->id);
-    return replay(*stored);
   }
-  // Refused before a fault is drawn: a refusal consumes no part of the plan.
-  // A freed job's key takes its attempt counts along: nothing per key outlives its job.
-  const auto forget_counts = [this](const std::string& freed) {
-    creates_by_key_.forget(freed);
-    lookups_by_key_.forget(freed);
-  };
-  if (!store_.has_room(in_flight_.size(), now, forget_counts)) {
-    entry.outcome = Outcome::capacity_exhausted;
-    log("[provider] key=" + quoted_text(key) + " REFUSED (capacity exhausted)");
-    return error(507, "capacity_exhausted",
-                 "the provider holds " + std::to_string(*config_.max_keys) +
-                     " keys, its --max-keys; replays and lookups still work");
-  }
+  if (!problem) return std::nullopt;
+  const bool form = config_.api.encoding_of(request) == BodyEncoding::form;
+  log("[provider] " + named + "REJECTED (invalid " + (form ? "form body" : "JSON") + ")");
+  return error(400, form ? "invalid_form_body" : "invalid_json", *problem);
+}
 
+Decision ProviderCore::store_create(const std::string& key, const Payload& payload,
+                                    const HttpRequest& request, JournalEntry& entry, Millis now) {
+  const bool keyless = !config_.api.key.exists();
+  const CreateAttempt create{
+      .key = key,
+      .subject = key.empty() ? std::string_view(request.path) : std::string_view(key),
+      .fingerprint = Digest::from_hex(*entry.fingerprint),
+      .repeats = config_.enforce_keys && !keyless ? Repeats::answered : Repeats::new_each_time,
+      .keyless = keyless};
+  CreateAdmission admission = front_.admit(create, entry, now);
+  if (!admission.answer) return execute_create(create, payload, entry, now, admission.slowdown);
+  // A slowed request is answered as usual, only later.
+  if (admission.slowdown) admission.answer->delay += *admission.slowdown;
+  return std::move(*admission.answer);
+}
+
+Decision ProviderCore::execute_create(const CreateAttempt& create, const Payload& payload,
+                                      JournalEntry& entry, Millis now,
+                                      std::optional<Millis> slowdown) {
   entry.outcome = Outcome::new_operation;
   // In a slowdown the plan is not asked: the hold is the fault, and the job commits after it.
   PlannedFault planned =
       slowdown ? PlannedFault{Fault{.kind = FaultKind::delay_before_commit, .duration = *slowdown},
                               entry.planned.value_or("")}
-               : plan_.take_for_create(key, create.payload.get(),
-                                       nth_attempt(creates_by_key_, key, false));
+               : plan_.take_for_create(create.key, payload.get(),
+                                       nth_attempt(creates_by_key_, create.key, false));
   const Fault fault = planned.fault;
   entry.fault = fault;
   if (!planned.source.empty()) entry.planned = std::move(planned.source);
-  log("[provider] " + std::string(create.keyless ? "operation=" : "key=") + quoted_text(key) +
-      " NEW fault=" + to_string(fault));
+  log("[provider] " + std::string(create.keyless ? "operation=" : "key=") +
+      quoted_text(create.key) + " NEW fault=" + to_string(fault));
 
   std::string id = job_ids_.next(config_.api.created.id_prefix);
-  std::string job = compact_json(config_.api.created_object(id, create.payload.get()));
+  std::string job = compact_json(config_.api.created_object(id, payload.get()));
   return apply_fault(fault,
-                     StoredJob{.key = key,
-                               .fingerprint = Digest::from_hex(*entry.fingerprint),
+                     StoredJob{.key = create.key,
+                               .fingerprint = create.fingerprint,
                                .id = std::move(id),
                                .body = std::move(job),
                                .created_at = now},
@@ -323,43 +321,18 @@ std::uint64_t ProviderCore::nth_attempt(AttemptCounts& counts, const std::string
   return plan_.draws_chaos(for_lookup) ? counts.next(key) : 0;
 }
 
-Decision ProviderCore::outage_answer(const Outage& outage, JournalEntry& entry) const {
-  entry.outcome = Outcome::outage;
-  entry.fault = outage.fault;
-  std::string subject;
-  if (entry.key)
-    subject = "key=" + quoted_text(*entry.key) + " ";
-  else if (entry.operation)
-    subject = "operation=" + quoted_text(*entry.operation) + " ";
-  log("[provider] " + subject + "OUTAGE (" + outage.fault_name() + ")");
-  return answer_of(row_of(outage.fault.kind), outage.fault, {});
-}
-
-Decision ProviderCore::answer_of(const FaultRow& row, const Fault& fault,
-                                 const std::string& job) const {
-  Decision answer;
-  if (row.status == 201) {
-    answer = Decision{.status = 201, .body = job};
-  } else if (row.status != 0) {
-    answer = error(row.status, row.error_code, row.error_detail);
-  }
-  answer.delivery = row.delivery;
-  if (row.parameter == FaultParameter::hold) answer.delay = fault.duration;
-  if (row.parameter == FaultParameter::retry_after) {
-    answer.headers.emplace("Retry-After", std::to_string(fault.retry_after_seconds));
-  }
-  return answer;
-}
-
 Decision ProviderCore::apply_fault(const Fault& fault, StoredJob job, JournalEntry& entry) {
   const FaultRow& row = row_of(fault.kind);
   if (row.commit == Commit::after_hold) {
     entry.job_id = job.id;
     const std::uint64_t hold = next_hold_++;
+    front_.begin(job.key, true);  // in flight, and its job's place reserved
     in_flight_.emplace(hold, InFlight{std::move(job), entry.seq});
     return Decision{.delay = fault.duration, .pending_commit = hold};
   }
-  Decision answer = answer_of(row, fault, job.body);
+  const Decision created{.status = 201, .body = job.body};
+  Decision answer =
+      fault_answer(fault, &created, ErrorStyle{.shape = &config_.api, .format = errors_});
   if (row.commit == Commit::never) return answer;
 
   // What a Stripe-like provider records: the response execution produced, whatever the
@@ -382,6 +355,7 @@ Decision ProviderCore::complete(std::uint64_t pending_commit, Millis now) {
   StoredJob job = std::move(held->second.job);
   const std::uint64_t seq = held->second.seq;
   in_flight_.erase(held);
+  front_.end(job.key, true);
   job.created_at = now;
   const StoredJob& stored = store_.insert(std::move(job));
   progressed_.notify_all();
@@ -390,11 +364,6 @@ Decision ProviderCore::complete(std::uint64_t pending_commit, Millis now) {
   log("[provider] key=" + quoted_text(stored.key) + " COMMITTED job=" + stored.id +
       " (after delay)");
   return created;
-}
-
-bool ProviderCore::in_flight(const std::string& key) const {
-  return std::any_of(in_flight_.begin(), in_flight_.end(),
-                     [&](const auto& held) { return held.second.job.key == key; });
 }
 
 void ProviderCore::abandoned(std::uint64_t seq, Millis now) {
@@ -413,31 +382,21 @@ void ProviderCore::record_refused(const RefusedRequest& request, Millis now) {
   progressed_.notify_all();
 }
 
-void ProviderCore::advance_clock(Millis by) {
+Millis ProviderCore::advance_clock(Millis by) {
   std::lock_guard lock(mutex_);
   clock_offset_ += by;
-}
-
-Decision ProviderCore::replay(const JobView& stored) const {
-  Decision replayed =
-      rules_.replays_first_response
-          ? Decision{.status = stored.first_status, .body = std::string(stored.first_response())}
-          : Decision{.status = 200, .body = std::string(stored.body)};
-  replayed.headers.emplace(config_.api.replay_header, "true");
-  return replayed;
+  return clock_offset_;
 }
 
 Decision ProviderCore::lookup_job(const std::string& key, const Lookup& route, JournalEntry& entry,
                                   Millis now) {
   record_looked_up(entry, key);
-  const std::optional<PlannedOutage> taken =
-      plan_.take_outage(key.empty() ? entry.path : key, true, now, seed_);
-  if (taken) entry.planned = taken->source;
-  const std::optional<Outage> outage = taken ? std::optional<Outage>(taken->outage) : std::nullopt;
-  if (outage && !outage->slowdown) return outage_answer(*outage, entry);
-  if (outage) {  // slowed: the plan is not asked, and the answer is the store's, later
+  const CreateAdmission outage =
+      front_.ask_outage(key.empty() ? std::string_view(entry.path) : key, true, entry, now);
+  if (outage.answer) return *outage.answer;
+  if (outage.slowdown) {  // slowed: the plan is not asked, and the answer is the store's, later
     Decision answer = find_job(key, route, entry, now);
-    answer.delay += *outage->slowdown;
+    answer.delay += *outage.slowdown;
     return answer;
   }
   PlannedFault planned = plan_.take_for_lookup(key, nth_attempt(lookups_by_key_, key, true));
@@ -448,7 +407,7 @@ Decision ProviderCore::lookup_job(const std::string& key, const Lookup& route, J
     entry.outcome = Outcome::lookup_failed;
     entry.fault = fault;
     log("[provider] key=" + quoted_text(key) + " LOOKUP failed (" + std::string(row.name) + ")");
-    return answer_of(row, fault, {});
+    return fault_answer(fault, nullptr, ErrorStyle{.shape = &config_.api, .format = errors_});
   }
   return find_job(key, route, entry, now);
 }
@@ -473,13 +432,9 @@ Decision ProviderCore::find_job(const std::string& key, const Lookup& route, Jou
 Decision ProviderCore::search(const std::string& value,
                               const std::optional<std::string>& list_field, JournalEntry& entry) {
   // A search answers every job the value names, oldest first, however long ago it was
-  // made: it reads the objects, which outlive the idempotency index's keys. It reads the
-  // held jobs one by one: a search is a reconciliation, not a hot path.
-  std::vector<StoredJob> found;
-  for (std::size_t i = 0; i < store_.size() && !value.empty(); ++i) {
-    StoredJob job = store_.at(i);
-    if (job.key == value) found.push_back(std::move(job));
-  }
+  // made: it reads the objects, which outlive the idempotency index's keys.
+  const std::vector<StoredJob> found =
+      value.empty() ? std::vector<StoredJob>{} : store_.jobs_named(value);
   entry.outcome = found.empty() ? Outcome::lookup_miss : Outcome::lookup_hit;
   if (!found.empty()) entry.job_id = found.front().id;
   log("[provider] key=" + quoted_text(value) + " LOOKUP " +
@@ -529,14 +484,13 @@ bool ProviderCore::wait_until(const std::function<bool(const Progress&)>& reache
   });
 }
 
-bool ProviderCore::wait_for_jobs(std::size_t count,
-                                 std::chrono::steady_clock::time_point deadline) const {
-  return wait_until([count](const Progress& progress) { return progress.jobs >= count; }, deadline);
-}
-
 std::vector<JournalEntry> ProviderCore::journal() const {
-  std::lock_guard lock(mutex_);
-  return journal_.read(0);
+  JournalSlice slice;
+  {
+    std::lock_guard lock(mutex_);
+    slice = journal_.slice(0, 0);
+  }
+  return slice.entries();  // the spilled ones read and parsed after the lock
 }
 
 ProviderCore::Retention ProviderCore::retention() const {
@@ -553,8 +507,18 @@ std::vector<PlanUse> ProviderCore::plan_uses() const {
 }
 
 std::vector<JobRecord> ProviderCore::jobs() const {
-  std::lock_guard lock(mutex_);
-  return jobs_locked();
+  std::vector<StoredJob> held;
+  {
+    std::lock_guard lock(mutex_);
+    held.reserve(store_.size());
+    for (std::size_t i = 0; i < store_.size(); ++i)
+      held.push_back(store_.at(i));
+  }
+  std::vector<JobRecord> records;
+  records.reserve(held.size());
+  for (const StoredJob& job : held)
+    records.push_back({job.id, job.key, nlohmann::json::parse(job.body)});
+  return records;
 }
 
 std::size_t ProviderCore::journal_size() const {
@@ -563,36 +527,50 @@ std::size_t ProviderCore::journal_size() const {
 }
 
 nlohmann::json ProviderCore::journal_json() const {
-  std::lock_guard lock(mutex_);
-  return journal_json_locked();
+  return journal_document(*this);
 }
 
 nlohmann::json ProviderCore::jobs_json() const {
+  return jobs_document(*this);
+}
+
+ControlContext ProviderCore::control_context() const {
   std::lock_guard lock(mutex_);
-  return jobs_json_locked();
+  return {.server = "provider",
+          .seed = seed_,
+          .operation_field = config_.operation_field,
+          .api = &config_.api};
 }
 
-std::vector<JobRecord> ProviderCore::jobs_locked() const {
-  std::vector<JobRecord> records;
-  records.reserve(store_.size());
-  for (std::size_t i = 0; i < store_.size(); ++i) {
-    const StoredJob stored = store_.at(i);
-    records.push_back({stored.id, stored.key, nlohmann::json::parse(stored.body)});
-  }
-  return records;
+void ProviderCore::inspect(const std::function<void(const ControlledState&)>& read) const {
+  std::lock_guard lock(mutex_);
+  read(ControlledState{journal_, store_, resets_});
 }
 
-nlohmann::json ProviderCore::journal_json_locked() const {
-  nlohmann::json body = {{"count", journal_.count()}, {"entries", journal_.read(0)}};
-  if (journal_.dropped() > 0) body["dropped"] = journal_.dropped();
-  return body;
+nlohmann::json ProviderCore::fault_plan() const {
+  std::lock_guard lock(mutex_);
+  return plan_.shown_json();  // the plan in force, and how often each entry fired
 }
 
-nlohmann::json ProviderCore::jobs_json_locked() const {
-  // "freed" only once a job was freed: until then the body is what it always was.
-  nlohmann::json body = {{"count", store_.size()}, {"jobs", jobs_locked()}};
-  if (store_.freed_jobs() > 0) body["freed"] = store_.freed_jobs();
-  return body;
+nlohmann::json ProviderCore::install_plan(const nlohmann::json& body, Millis now) {
+  std::lock_guard lock(mutex_);
+  plan_ = FaultPlan::from_body(body, plan_, now + clock_offset_);
+  return plan_.to_json();
+}
+
+std::uint64_t ProviderCore::reset(std::optional<std::uint64_t> seed) {
+  std::lock_guard lock(mutex_);
+  seed_ = seed.value_or(seed_);
+  store_.clear();
+  plan_ = FaultPlan{};
+  job_ids_ = JobIdGenerator(seed_);
+  journal_.clear();
+  ++resets_;
+  in_flight_.clear();
+  front_.clear();
+  creates_by_key_.clear();
+  lookups_by_key_.clear();
+  return seed_;
 }
 
 void ProviderCore::log(const std::string& line) const {

@@ -22,8 +22,10 @@
 
 #include "provider/api_shape.hpp"
 #include "provider/attempt_counts.hpp"
+#include "provider/control_plane.hpp"
 #include "provider/fault_plan.hpp"
 #include "provider/http_types.hpp"
+#include "provider/idempotency_front_end.hpp"
 #include "provider/idempotency_store.hpp"
 #include "provider/job_ids.hpp"
 #include "provider/job_record.hpp"
@@ -33,50 +35,6 @@
 #include "provider/responses.hpp"
 
 namespace retryproof::provider {
-
-struct ProviderConfig;
-
-// A /_test/ endpoint answered by a layer above the core, which the core does not link:
-// GET /_test/verdicts judges the journal with the verdict checkers (scenarios/judge/). It is
-// answered under the core's lock, so it sees one consistent journal, and must not call back
-// into the core. A std::invalid_argument it throws is a 400 with `error_code` and its text.
-struct ControlAnswer {
-  std::string body;
-  std::string content_type = "application/json";
-  Headers headers = {};  // beside Content-Type: a page's Content-Security-Policy
-};
-// Who answers the endpoint: the provider, or a proxy that serves the same control plane.
-struct ControlContext {
-  std::string_view server = "provider";  // "provider", "proxy": for the answer's words
-  std::uint64_t seed = 0;
-  std::optional<std::string> operation_field;  // what the journal records, if anything
-  const ApiShape* api = nullptr;               // the API it speaks (jobs when null)
-};
-struct ControlEndpoint {
-  std::string path;        // "/_test/verdicts"; GET (and HEAD) only
-  std::string error_code;  // "invalid_verdicts_query"
-  std::function<ControlAnswer(const std::string& query, const std::vector<JournalEntry>& journal,
-                              const ControlContext& context)>
-      answer;
-  // False for a static asset that holds no data (the live page's HTML, script and style): a
-  // browser cannot send a bearer token when it opens a page, and the page asks for the token
-  // itself, for its data calls. The Host and Origin guard applies to it as to every call.
-  bool needs_token = true;
-  // False when `answer` never reads the journal: it is then given an empty one, so that
-  // serving it copies nothing however long the journal is.
-  bool reads_journal = true;
-};
-
-// The endpoint of `endpoints` served at `path`, or null.
-const ControlEndpoint* control_endpoint_at(const std::vector<ControlEndpoint>& endpoints,
-                                           std::string_view path);
-
-// What `endpoint` answers to `query`: a 200 with its body, or, when it throws
-// std::invalid_argument, a 400 with its error code and the reason, written in `errors`. Both
-// control planes, the provider's and the proxy's, answer their endpoints through it.
-Decision answer_control_endpoint(const ControlEndpoint& endpoint, const std::string& query,
-                                 const std::vector<JournalEntry>& journal,
-                                 const ControlContext& context, const ErrorStyle& errors);
 
 struct ProviderConfig {
   std::uint64_t seed = 0;
@@ -104,9 +62,11 @@ struct ProviderConfig {
   std::function<void(const std::string&)> log;
 };
 
-class ProviderCore {
+class ProviderCore final : public ControlTarget {
  public:
   explicit ProviderCore(ProviderConfig config);
+  ProviderCore(const ProviderCore&) = delete;
+  ProviderCore& operator=(const ProviderCore&) = delete;
 
   // `now` is the time since the provider started; /_test/clock moves it forward.
   Decision handle(const HttpRequest& request, Millis now);
@@ -127,9 +87,6 @@ class ProviderCore {
   // Journals a request the server refused before the core saw it: in a storm, load too.
   void record_refused(const RefusedRequest& request, Millis now);
 
-  // Moves the provider's clock forward, as POST /_test/clock does.
-  void advance_clock(Millis by);
-
   std::size_t job_count() const;
   // How far the provider has come: what a waiter watches.
   struct Progress {
@@ -140,14 +97,15 @@ class ProviderCore {
   // job stored; false if `deadline` passes first.
   bool wait_until(const std::function<bool(const Progress&)>& reached,
                   std::chrono::steady_clock::time_point deadline) const;
-  // Waits until the provider holds at least `count` jobs; false if `deadline` passes first.
-  bool wait_for_jobs(std::size_t count, std::chrono::steady_clock::time_point deadline) const;
   std::vector<JournalEntry> journal() const;  // every entry kept (spilled ones too), by seq
   std::vector<JobRecord> jobs() const;        // in creation order
-  std::vector<PlanUse> plan_uses() const;     // how each planned source fared so far
-  nlohmann::json jobs_json() const;           // the body of GET /_test/jobs
-  nlohmann::json journal_json() const;        // the body of GET /_test/journal
-  std::size_t journal_size() const;           // its entries, without building the JSON
+  // What GET /_test/jobs and a page of GET /_test/journal with every entry list, built whole
+  // ({"count","jobs"}, {"count","entries"} and the loss fields): for tests and the demo,
+  // which read a small journal in process. The control plane streams them instead.
+  nlohmann::json jobs_json() const;
+  nlohmann::json journal_json() const;
+  std::size_t journal_size() const;        // its entries, without building the JSON
+  std::vector<PlanUse> plan_uses() const;  // how each planned source fared so far
   // What the provider holds per key, and what the limits have done since the last reset:
   // jobs of expired keys freed for room, journal entries spilled to the file or dropped.
   struct Retention {
@@ -164,6 +122,17 @@ class ProviderCore {
   };
   Retention retention() const;
   const ProviderConfig& config() const { return config_; }
+  // The /_test/ endpoints; the server guards them from web pages once it knows its port.
+  ControlPlane& control_plane() { return control_; }
+
+  // What the control plane reads and changes (ControlTarget).
+  ControlContext control_context() const override;
+  void inspect(const std::function<void(const ControlledState&)>& read) const override;
+  nlohmann::json fault_plan() const override;
+  nlohmann::json install_plan(const nlohmann::json& body, Millis now) override;
+  std::uint64_t reset(std::optional<std::uint64_t> seed) override;
+  // Moves the provider's clock forward, as POST /_test/clock does; how far it has moved.
+  Millis advance_clock(Millis by) override;
 
  private:
   // A request held by delay-before-commit: the job it will store, and its journal entry.
@@ -202,22 +171,22 @@ class ProviderCore {
     const HttpRequest& request_;
     mutable std::optional<nlohmann::json> decoded_;
   };
-  // A create once read and let through by the outages: what the store and the plan know it by.
-  struct Creating {
-    const std::string& key;
-    const Payload& payload;
-    bool keyless;       // an API without keys: `key` is the operation field's value
-    bool deduplicates;  // a repeated key replays (or is refused)
-  };
-  // Replays, refuses or stores it; in a slowdown, a new operation is held that long first.
-  Decision store_create(const Creating& create, JournalEntry& entry, Millis now,
-                        std::optional<Millis> slowdown);
-  // A request an outage takes: journaled with its fault, answered as the fault's row says.
-  Decision outage_answer(const Outage& outage, JournalEntry& entry) const;
+  // Why a create is refused before the store is read (400, 413), or nothing: reads its key
+  // (in an API without keys, its operation's value) into `key`, and into the entry.
+  std::optional<Decision> read_create(const HttpRequest& request, Prepared& prepared,
+                                      const Payload& payload, JournalEntry& entry,
+                                      std::string& key) const;
+  std::optional<Decision> read_body(const HttpRequest& request, const Prepared& prepared,
+                                    const Payload& payload, const JournalEntry& entry) const;
+  Decision missing_key(JournalEntry& entry) const;
+  Decision invalid_key(const std::string& problem) const;
+  // Asks the idempotency front end (outages, in flight, replays, capacity), then executes a
+  // new operation: its fault drawn, its job stored (or held, in a slowdown).
+  Decision store_create(const std::string& key, const Payload& payload, const HttpRequest& request,
+                        JournalEntry& entry, Millis now);
+  Decision execute_create(const CreateAttempt& create, const Payload& payload, JournalEntry& entry,
+                          Millis now, std::optional<Millis> slowdown);
   Decision apply_fault(const Fault& fault, StoredJob job, JournalEntry& entry);
-  // The answer a fault's row prescribes (the job, for a 201).
-  Decision answer_of(const FaultRow& row, const Fault& fault, const std::string& job) const;
-  Decision replay(const JobView& stored) const;
   Decision lookup_job(const std::string& key, const Lookup& route, JournalEntry& entry, Millis now);
   // What the store holds for a lookup, with no fault.
   Decision find_job(const std::string& key, const Lookup& route, JournalEntry& entry, Millis now);
@@ -226,17 +195,8 @@ class ProviderCore {
   Decision search(const std::string& value, const std::optional<std::string>& list_field,
                   JournalEntry& entry);
   void record_looked_up(JournalEntry& entry, const std::string& value) const;
-  Decision control(const HttpRequest& request, Millis now);
-  Decision read_journal(std::string_view query);
-  Decision read_jobs();
-  Decision install_plan(const std::string& body, Millis now);
-  Decision reset(const std::string& body);
-  Decision advance_clock(const std::string& body);
 
   Decision error(int status, std::string_view code, std::string_view detail = {}) const;
-  std::vector<JobRecord> jobs_locked() const;
-  nlohmann::json jobs_json_locked() const;
-  nlohmann::json journal_json_locked() const;
   void log(const std::string& line) const;
 
   const ProviderConfig config_;
@@ -254,7 +214,6 @@ class ProviderCore {
   JournalStore journal_;
   std::uint64_t resets_ = 0;  // a streamed read stops at a reset rather than mix two journals
   std::map<std::uint64_t, InFlight> in_flight_;  // by hold, its Decision::pending_commit
-  bool in_flight(const std::string& key) const;
   // Never restarts, not even on reset: a hold from before a reset must not match one after.
   std::uint64_t next_hold_ = 1;
   // For chaos, the n-th create and lookup of a key, counted only while the plan draws chaos
@@ -263,6 +222,8 @@ class ProviderCore {
   std::uint64_t nth_attempt(AttemptCounts& counts, const std::string& key, bool for_lookup);
   AttemptCounts creates_by_key_;
   AttemptCounts lookups_by_key_;
+  IdempotencyFrontEnd front_;  // over store_ and plan_, so after them
+  ControlPlane control_;
 };
 
 }  // namespace retryproof::provider

@@ -3,8 +3,8 @@
 #include <nlohmann/json.hpp>
 
 #include "common/json_text.hpp"
+#include "provider/background_worker.hpp"
 #include "provider/control_plane_guard.hpp"
-#include "provider/health.hpp"
 #include "provider/http_server.hpp"
 #include "provider/responses.hpp"
 
@@ -26,32 +26,34 @@ Decision with_detail(Decision error, std::string_view detail) {
 
 }  // namespace
 
-// Translates between the HTTP server and the core, and guards the control plane.
+// Translates between the HTTP server and the core.
 struct ProviderServer::Impl final : RequestHandler {
   Impl(ProviderServer& server_of, const ServerOptions& options)
       : owner(server_of),
         server(*this, {.options = options,
                        .max_body_bytes = server_of.core_.config().max_body_bytes,
-                       .control_prefix = std::string(kControlPrefix)}),
-        guard(options.host, server.port(),
-              options.tls ? ServedScheme::https
-                          : ServedScheme::http) {  // with port 0, the port is known once bound
+                       .control_prefix = std::string(kControlPrefix)}) {
+    // With port 0 the port is known once bound: the control plane's guard from web pages
+    // needs it, before the first request.
+    server_of.core_.control_plane().guard_with(ControlPlaneGuard(
+        options.host, server.port(), options.tls ? ServedScheme::https : ServedScheme::http));
     server.start();
   }
-  ~Impl() override { server.stop(); }  // no handler call may outlive the guard
+  ~Impl() override { server.stop(); }
 
   Impl(const Impl&) = delete;
   Impl& operator=(const Impl&) = delete;
 
   Decision handle(const HttpRequest& request) override {
-    if (request.path.starts_with(kControlPrefix)) {
-      if (const auto refusal = guard.check(request.headers)) {
-        return server_error(refusal->status, refusal->code, refusal->detail);
-      }
-      // Past the guard, before the core's token check: a readiness probe has no token.
-      if (auto health = answer_health(request)) return *health;
-    }
     return in_real_time(owner.core_.handle(request, owner.arrival()));
+  }
+
+  // A control call that judges the journal is answered from the background worker.
+  void handle_async(const HttpRequest& request, Answer answer) override {
+    if (!request.path.starts_with(kControlPrefix)) return answer(handle(request));
+    owner.core_.control_plane().handle_async(
+        request, owner.arrival(), answer,
+        [this](std::function<void()> task) { judging.post(std::move(task)); });
   }
 
   Decision complete(std::uint64_t pending_commit) override {
@@ -82,7 +84,9 @@ struct ProviderServer::Impl final : RequestHandler {
 
   ProviderServer& owner;
   HttpServer server;
-  const ControlPlaneGuard guard;
+  // After the server: destroyed before it, once server.stop() has ended every connection, so
+  // that no answer of a task under way outlives the server it answers through.
+  BackgroundWorker judging;
 };
 
 ProviderServer::ProviderServer(ProviderConfig config, const ServerOptions& options)

@@ -64,7 +64,22 @@ ProxyCore::ProxyCore(ProxyConfig config)
       jobs_(config_.key_ttl, config_.max_keys, tables_, config_.api.created.id_prefix),
       job_ids_(config_.max_keys),
       creates_by_key_(config_.max_keys),
-      lookups_by_key_(config_.max_keys) {
+      lookups_by_key_(config_.max_keys),
+      front_({.server = "proxy",
+              .max_keys = config_.max_keys,
+              .replay_header = config_.api.replay_header,
+              .errors = errors_,
+              .log = config_.log,
+              // A freed job's key takes its attempt counts along: nothing per key outlives its job.
+              .freeing =
+                  [this](const std::string& freed) {
+                    creates_by_key_.forget(freed);
+                    lookups_by_key_.forget(freed);
+                  }},
+             jobs_, plan_, seed_),
+      control_(*this, {.token = config_.control_token,
+                       .endpoints = config_.control_endpoints,
+                       .errors = errors_}) {
   journal_.set_extra_fields([this](std::uint64_t seq, nlohmann::json& entry) {
     add_upstream_fields(entry, upstream_of(seq));
   });
@@ -87,13 +102,11 @@ Decision ProxyCore::error(int status, std::string_view code, std::string_view de
 }
 
 Step ProxyCore::begin(const HttpRequest& request, Millis now) {
+  // Without the lock: the control plane takes it for each piece it reads or changes.
+  if (request.path.starts_with(kControlPrefix)) return control_.handle(request, now);
+  // The body decoded and fingerprinted before the lock: the I/O threads do this side by side.
+  const RequestClass seen = classify(config_.api, request);
   std::lock_guard lock(mutex_);
-  if (request.path.starts_with(kControlPrefix)) {
-    if (!request.malformed.empty()) {
-      return provider::error_response(400, "bad_request", request.malformed);
-    }
-    return control(request, now);
-  }
   now += clock_offset_;
   JournalEntry entry;
   entry.seq = journal_.next_seq();
@@ -101,7 +114,7 @@ Step ProxyCore::begin(const HttpRequest& request, Millis now) {
   entry.method = request.method;
   entry.path = request.path;
   if (request.tls) entry.close_notify = false;  // until the server says it sent one
-  Step step = route(request, entry, now);
+  Step step = route(request, seen, entry, now);
   if (auto* answer = std::get_if<Decision>(&step)) {
     answer->journal_seq = entry.seq;
     // A held request is answered when its forward is; an answer from here ends now.
@@ -111,8 +124,8 @@ Step ProxyCore::begin(const HttpRequest& request, Millis now) {
   return step;
 }
 
-Step ProxyCore::route(const HttpRequest& request, JournalEntry& entry, Millis now) {
-  const RequestClass seen = classify(config_.api, request);
+Step ProxyCore::route(const HttpRequest& request, const RequestClass& seen, JournalEntry& entry,
+                      Millis now) {
   entry.kind = seen.kind;
   if (!request.malformed.empty()) {  // journaled as the server read it, refused, not forwarded
     if (seen.kind == RequestKind::lookup) entry.key = seen.key;
@@ -121,24 +134,31 @@ Step ProxyCore::route(const HttpRequest& request, JournalEntry& entry, Millis no
         "REJECTED (malformed request line)");
     return provider::error_response(400, "bad_request", request.malformed);
   }
-  if (auto down = outage_step(request, seen, entry, now)) return std::move(*down);
   if (seen.kind == RequestKind::create) return route_create(request, seen, entry, now);
-  if (seen.kind == RequestKind::lookup) {
-    // Without idempotency keys a lookup asks by the business field's value.
-    (config_.api.key.exists() ? entry.key : entry.operation) = seen.key;
-    provider::PlannedFault planned =
-        plan_.take_for_lookup(seen.key, nth_attempt(lookups_by_key_, seen.key, true));
-    const Fault fault = planned.fault;
-    if (fault.kind != FaultKind::none) {  // lookup-unavailable, answered here
-      entry.outcome = Outcome::lookup_failed;
-      entry.fault = fault;
-      entry.planned = std::move(planned.source);
-      log("[proxy] key=" + quoted_text(seen.key) + " LOOKUP failed (" + provider::to_string(fault) +
-          ")");
-      return fault_answer(fault, nullptr, errors_);
-    }
-  }
+  if (seen.kind == RequestKind::lookup) return route_lookup(request, seen, entry, now);
   return forward(request, entry, std::nullopt);
+}
+
+Step ProxyCore::route_lookup(const HttpRequest& request, const RequestClass& seen,
+                             JournalEntry& entry, Millis now) {
+  // Without idempotency keys a lookup asks by the business field's value.
+  (config_.api.key.exists() ? entry.key : entry.operation) = seen.key;
+  // As at the provider: asked before anything else, by key (else path), and drawn from the
+  // seed, so a brownout draws the same requests whatever order keys arrive in.
+  const std::string_view subject = seen.key.empty() ? std::string_view(request.path) : seen.key;
+  const provider::CreateAdmission outage = front_.ask_outage(subject, true, entry, now);
+  if (outage.answer) return *outage.answer;
+  if (outage.slowdown) return hold(request, entry, std::nullopt, *outage.slowdown, {}, false);
+  provider::PlannedFault planned =
+      plan_.take_for_lookup(seen.key, nth_attempt(lookups_by_key_, seen.key, true));
+  const Fault fault = planned.fault;
+  if (fault.kind == FaultKind::none) return forward(request, entry, std::nullopt);
+  entry.outcome = Outcome::lookup_failed;  // lookup-unavailable, answered here
+  entry.fault = fault;
+  entry.planned = std::move(planned.source);
+  log("[proxy] key=" + quoted_text(seen.key) + " LOOKUP failed (" + provider::to_string(fault) +
+      ")");
+  return fault_answer(fault, nullptr, errors_);
 }
 
 Step ProxyCore::route_create(const HttpRequest& request, const RequestClass& seen,
@@ -149,61 +169,61 @@ Step ProxyCore::route_create(const HttpRequest& request, const RequestClass& see
     entry.operation = provider::operation_value(*seen.payload, *config_.operation_field);
   }
   // Without idempotency keys, faults are planned by the business field's value, and a
-  // repeat is a new object upstream, never a replay.
+  // repeat is a new object upstream, never a replay. Without --enforce-keys a repeat of a
+  // key the upstream committed is the upstream's to answer.
   const bool keyless = !config_.api.key.exists();
   const std::string key = keyless ? entry.operation.value_or("") : seen.key;
-  // Without a key or a JSON object there is no operation to fail: the upstream says
-  // what is wrong with the request.
-  if (key.empty() || !seen.payload) return forward(request, entry, std::nullopt);
-  if (!keyless && config_.enforce_keys) {
-    if (auto answer = enforce_key(entry, now)) return std::move(*answer);
-  } else if (!keyless && jobs_.find(key, now)) {
-    // The upstream committed this key: a repeat is its replay (or its refusal), not a new
-    // operation, and takes no fault.
-    return forward(request, entry, std::nullopt);
+  using provider::Repeats;
+  const provider::CreateAttempt create{
+      .key = key,
+      .subject = key.empty() ? std::string_view(request.path) : std::string_view(key),
+      .fingerprint = provider::Digest::from_hex(seen.fingerprint.value_or("")),
+      .repeats = keyless                ? Repeats::new_each_time
+                 : config_.enforce_keys ? Repeats::answered
+                                        : Repeats::passed_on,
+      .keyless = keyless,
+      // Without a key or a JSON object there is no operation to fail: the upstream says
+      // what is wrong with the request.
+      .names_operation = !key.empty() && seen.payload.has_value()};
+  provider::CreateAdmission admission = front_.admit(create, entry, now);
+  if (admission.answer) {
+    if (admission.slowdown) admission.answer->delay += *admission.slowdown;
+    return std::move(*admission.answer);
   }
+  if (admission.passed_on) {
+    if (admission.slowdown)
+      return hold(request, entry, std::nullopt, *admission.slowdown, key, false);
+    return forward(request, entry, std::nullopt, key);
+  }
+  return new_operation(request, create, *seen.payload, entry, admission.slowdown);
+}
 
-  // Refused before a fault is drawn, as at the provider: a refusal takes nothing from the plan,
-  // and the upstream is not asked.
-  if (!has_room(now)) {
-    entry.outcome = Outcome::capacity_exhausted;
-    log("[proxy] key=" + quoted_text(key) + " REFUSED (capacity exhausted)");
-    return error(507, "capacity_exhausted",
-                 "the proxy holds " + std::to_string(*config_.max_keys) +
-                     " keys, its --max-keys; replays and lookups still work");
-  }
+Step ProxyCore::new_operation(const HttpRequest& request, const provider::CreateAttempt& create,
+                              const nlohmann::json& payload, JournalEntry& entry,
+                              std::optional<Millis> slowdown) {
+  // In a slowdown the plan is not asked: the hold is the fault, and the upstream is asked after it.
   provider::PlannedFault planned =
-      plan_.take_for_create(key, *seen.payload, nth_attempt(creates_by_key_, key, false));
+      slowdown ? provider::PlannedFault{Fault{.kind = FaultKind::delay_before_commit,
+                                              .duration = *slowdown},
+                                        entry.planned.value_or("")}
+               : plan_.take_for_create(create.key, payload,
+                                       nth_attempt(creates_by_key_, create.key, false));
   const Fault fault = planned.fault;
   entry.fault = fault;
   if (!planned.source.empty()) entry.planned = std::move(planned.source);
   entry.outcome = Outcome::new_operation;
-  log("[proxy] " + std::string(keyless ? "operation=" : "key=") + quoted_text(key) +
+  log("[proxy] " + std::string(create.keyless ? "operation=" : "key=") + quoted_text(create.key) +
       " NEW fault=" + provider::to_string(fault));
   switch (proxy_row_of(fault.kind).action) {
     case ProxyAction::answer_here:
       return fault_answer(fault, nullptr, errors_);
-    case ProxyAction::hold_then_forward: {
-      const std::uint64_t ticket = next_ticket_++;
-      pending_.emplace(ticket, Pending{entry.seq, key, fault, request, true});
-      return Decision{.delay = fault.duration, .pending_commit = ticket};
-    }
+    case ProxyAction::hold_then_forward:
+      return hold(request, entry, fault, fault.duration, create.key, true);
     case ProxyAction::forward:
     case ProxyAction::forward_then_replace:
       break;
   }
-  return forward(request, entry, fault, true);
-}
-
-bool ProxyCore::has_room(Millis now) {
-  const auto reserved = static_cast<std::size_t>(
-      std::count_if(pending_.begin(), pending_.end(),
-                    [](const auto& pending) { return pending.second.reserved; }));
-  // A freed job's key takes its attempt counts along: nothing per key outlives its job.
-  return jobs_.has_room(reserved, now, [this](const std::string& freed) {
-    creates_by_key_.forget(freed);
-    lookups_by_key_.forget(freed);
-  });
+  return forward(request, entry, fault, create.key, true);
 }
 
 std::uint64_t ProxyCore::nth_attempt(provider::AttemptCounts& counts, const std::string& key,
@@ -211,81 +231,21 @@ std::uint64_t ProxyCore::nth_attempt(provider::AttemptCounts& counts, const std:
   return plan_.draws_chaos(for_lookup) ? counts.next(key) : 0;
 }
 
-std::optional<Step> ProxyCore::outage_step(const HttpRequest& request, const RequestClass& seen,
-                                           JournalEntry& entry, Millis now) {
-  if (seen.kind != RequestKind::create && seen.kind != RequestKind::lookup) return std::nullopt;
-  const bool lookup = seen.kind == RequestKind::lookup;
-  // As at the provider: asked before anything else, by key (else path), and drawn from the
-  // seed, so a brownout draws the same requests whatever order keys arrive in.
-  const std::optional<provider::PlannedOutage> taken =
-      plan_.take_outage(seen.key.empty() ? request.path : seen.key, lookup, now, seed_);
-  if (!taken) return std::nullopt;
-  const std::optional<Outage> outage = taken->outage;
-  entry.planned = taken->source;
-  if (!seen.key.empty()) (config_.api.key.exists() ? entry.key : entry.operation) = seen.key;
-  if (!lookup) entry.fingerprint = seen.fingerprint;
-  // As route_create records it, and as the provider does in an outage: the failures count
-  // against their business operation (the judge, the live page), whatever keys carried them.
-  if (!lookup && config_.operation_field && seen.payload && config_.api.key.exists())
-    entry.operation = provider::operation_value(*seen.payload, *config_.operation_field);
-  if (outage->slowdown) {
-    // Held here, then forwarded: the upstream sees the request only after the hold. A create
-    // is journaled as the provider journals it, a delay-before-commit of the hold.
-    std::optional<Fault> held;
-    if (!lookup) {
-      held = Fault{.kind = FaultKind::delay_before_commit, .duration = *outage->slowdown};
-      entry.fault = held;
-      entry.outcome = Outcome::new_operation;
-    }
-    const std::uint64_t ticket = next_ticket_++;
-    pending_.emplace(ticket, Pending{entry.seq, lookup ? "" : seen.key, held, request});
-    log("[proxy] " + quoted_text(seen.key.empty() ? request.path : seen.key) + " OUTAGE (" +
-        outage->fault_name() + ")");
-    return Decision{.delay = *outage->slowdown, .pending_commit = ticket};
-  }
-  entry.outcome = Outcome::outage;
-  entry.fault = outage->fault;
-  log("[proxy] " + quoted_text(seen.key.empty() ? request.path : seen.key) + " OUTAGE (" +
-      outage->fault_name() + ")");
-  return fault_answer(outage->fault, nullptr, errors_);
-}
-
-std::optional<Decision> ProxyCore::enforce_key(JournalEntry& entry, Millis now) {
-  const std::string& key = *entry.key;
-  const std::string shown = quoted_text(key);
-  const bool in_flight = std::any_of(pending_.begin(), pending_.end(), [&](const auto& pending) {
-    return pending.second.key == key;
-  });
-  if (in_flight) {
-    entry.outcome = Outcome::conflict;
-    log("[proxy] key=" + shown + " CONFLICT (in flight)");
-    return error(409, "idempotency_key_in_flight",
-                 "the first request with this key is still being processed; retry later");
-  }
-  const std::optional<provider::StoredJob> stored = jobs_.find(key, now);
-  if (!stored) return std::nullopt;
-  entry.job_id = stored->id;
-  if (stored->fingerprint != provider::Digest::from_hex(*entry.fingerprint)) {
-    entry.outcome = Outcome::rejected;
-    log("[proxy] key=" + shown + " REJECTED (payload changed)");
-    return error(422, "idempotency_key_reused_with_different_payload",
-                 "this key created " + stored->id +
-                     " with a different payload; a changed request needs a new key");
-  }
-  entry.outcome = Outcome::replay;
-  log("[proxy] key=" + shown + " REPLAY job=" + escape_text(stored->id));
-  Decision replayed{.status = 200, .body = stored->first_response()};
-  replayed.headers.emplace(config_.api.replay_header, "true");
-  return replayed;
-}
-
 Step ProxyCore::forward(const HttpRequest& request, const JournalEntry& entry,
-                        std::optional<Fault> fault, bool reserved) {
+                        std::optional<Fault> fault, const std::string& key, bool reserved) {
   const std::uint64_t ticket = next_ticket_++;
-  const bool create = entry.kind == RequestKind::create;
-  pending_.emplace(ticket,
-                   Pending{entry.seq, create ? entry.key.value_or("") : "", fault, {}, reserved});
+  pending_.emplace(ticket, Pending{entry.seq, key, fault, {}, reserved});
+  front_.begin(key, reserved);
   return Forward{ticket, request};
+}
+
+Decision ProxyCore::hold(const HttpRequest& request, const JournalEntry& entry,
+                         std::optional<Fault> fault, Millis duration, const std::string& key,
+                         bool reserved) {
+  const std::uint64_t ticket = next_ticket_++;
+  pending_.emplace(ticket, Pending{entry.seq, key, fault, request, reserved});
+  front_.begin(key, reserved);
+  return Decision{.delay = duration, .pending_commit = ticket};
 }
 
 Step ProxyCore::release(std::uint64_t pending_commit, Millis /*now*/) {
@@ -309,6 +269,7 @@ Decision ProxyCore::finish(std::uint64_t ticket, const UpstreamAnswer& answer, M
   }
   const Pending pending = std::move(found->second);
   pending_.erase(found);
+  front_.end(pending.key, pending.reserved);
   // An unanswered entry stays in memory, whatever the journal's limit.
   std::optional<Decision> decision;
   journal_.amend(pending.seq,
@@ -381,7 +342,7 @@ void ProxyCore::read_answer(JournalEntry& entry, const Pending& pending,
   if (!entry.job_id || known) return;
   // A create with no place reserved (no key, no JSON object, a slowdown's) that the upstream
   // made a job of anyway: held only if it fits, so that max_keys holds whatever it sends.
-  if (!pending.reserved && !has_room(now)) {
+  if (!pending.reserved && !front_.has_room(now)) {
     log("[proxy] job=" + escape_text(*entry.job_id) + " not held: the proxy holds its --max-keys");
     return;
   }
@@ -406,8 +367,12 @@ void ProxyCore::record_refused(const provider::RefusedRequest& request, Millis n
 }
 
 std::vector<JournalEntry> ProxyCore::journal() const {
-  std::lock_guard lock(mutex_);
-  return journal_.read(0);
+  provider::JournalSlice slice;
+  {
+    std::lock_guard lock(mutex_);
+    slice = journal_.slice(0, 0);
+  }
+  return slice.entries();  // the spilled ones read and parsed after the lock
 }
 
 ProxyCore::Retention ProxyCore::retention() const {
@@ -423,34 +388,59 @@ ProxyCore::Retention ProxyCore::retention() const {
 }
 
 nlohmann::json ProxyCore::journal_json() const {
-  std::lock_guard lock(mutex_);
-  return journal_json_locked();
+  return provider::journal_document(*this);
 }
 
 nlohmann::json ProxyCore::jobs_json() const {
+  return provider::jobs_document(*this);
+}
+
+provider::ControlContext ProxyCore::control_context() const {
   std::lock_guard lock(mutex_);
-  return jobs_json_locked();
+  return {.server = "proxy",
+          .seed = seed_,
+          .operation_field = config_.operation_field,
+          .api = &config_.api};
 }
 
-nlohmann::json ProxyCore::journal_json_locked() const {
-  // The store's text of each entry, the upstream's fields included (spilled ones from the
-  // file), as the provider's journal reads.
-  const std::size_t count = journal_.count();
-  nlohmann::json body = {{"count", count},
-                         {"entries", nlohmann::json::parse("[" + journal_.text(0, count) + "]")}};
-  if (journal_.dropped() > 0) body["dropped"] = journal_.dropped();
-  return body;
+void ProxyCore::inspect(const std::function<void(const provider::ControlledState&)>& read) const {
+  std::lock_guard lock(mutex_);
+  read(provider::ControlledState{journal_, jobs_, resets_});
 }
 
-nlohmann::json ProxyCore::jobs_json_locked() const {
-  nlohmann::json jobs = nlohmann::json::array();
-  for (std::size_t i = 0; i < jobs_.size(); ++i) {
-    const provider::StoredJob stored = jobs_.at(i);
-    nlohmann::json job = provider::parse_object_body(stored.body);
-    job["key"] = stored.key;
-    jobs.push_back(std::move(job));
-  }
-  return {{"count", jobs.size()}, {"jobs", std::move(jobs)}};
+nlohmann::json ProxyCore::fault_plan() const {
+  std::lock_guard lock(mutex_);
+  return plan_.shown_json();  // the plan in force, and how often each entry fired
+}
+
+nlohmann::json ProxyCore::install_plan(const nlohmann::json& body, Millis now) {
+  std::lock_guard lock(mutex_);
+  plan_ = provider::FaultPlan::from_body(body, plan_, now + clock_offset_);
+  return plan_.to_json();
+}
+
+std::uint64_t ProxyCore::reset(std::optional<std::uint64_t> seed) {
+  std::lock_guard lock(mutex_);
+  // The ids are the upstream's: a seed reseeds the brownouts' draw alone. The upstream is not
+  // reset.
+  seed_ = seed.value_or(seed_);
+  plan_ = provider::FaultPlan{};
+  journal_.clear();
+  upstream_.clear();
+  jobs_.clear();
+  job_ids_.clear();
+  pending_.clear();
+  front_.clear();
+  creates_by_key_.clear();
+  lookups_by_key_.clear();
+  ++resets_;
+  return seed_;
+}
+
+Millis ProxyCore::advance_clock(Millis by) {
+  std::lock_guard lock(mutex_);
+  clock_offset_ += by;
+  return clock_offset_;
 }
 
 void ProxyCore::log(const std::string& line) const {

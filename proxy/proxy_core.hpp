@@ -23,8 +23,10 @@
 
 #include "provider/api_shape.hpp"
 #include "provider/attempt_counts.hpp"
+#include "provider/control_plane.hpp"
 #include "provider/fault_plan.hpp"
 #include "provider/http_types.hpp"
+#include "provider/idempotency_front_end.hpp"
 #include "provider/idempotency_store.hpp"
 #include "provider/intern_table.hpp"
 #include "provider/journal_store.hpp"
@@ -71,9 +73,11 @@ struct Forward {
 // What to do with a request now.
 using Step = std::variant<provider::Decision, Forward>;
 
-class ProxyCore {
+class ProxyCore final : public provider::ControlTarget {
  public:
   explicit ProxyCore(ProxyConfig config);
+  ProxyCore(const ProxyCore&) = delete;
+  ProxyCore& operator=(const ProxyCore&) = delete;
 
   // `now` is the time since the proxy started; /_test/clock moves it forward. A decision
   // with pending_commit is a hold: at its end, release().
@@ -90,9 +94,21 @@ class ProxyCore {
 
   // The provider's fields of every entry kept (spilled ones too), by seq.
   std::vector<provider::JournalEntry> journal() const;
-  nlohmann::json journal_json() const;  // the body of GET /_test/journal
-  nlohmann::json jobs_json() const;     // the body of GET /_test/jobs
+  // GET /_test/journal's and /_test/jobs' listings built whole, for tests (the control plane
+  // streams them).
+  nlohmann::json journal_json() const;
+  nlohmann::json jobs_json() const;
   const ProxyConfig& config() const { return config_; }
+  // The /_test/ endpoints; the server guards them from web pages once it knows its port.
+  provider::ControlPlane& control_plane() { return control_; }
+
+  // What the control plane reads and changes (provider::ControlTarget), as at the provider.
+  provider::ControlContext control_context() const override;
+  void inspect(const std::function<void(const provider::ControlledState&)>& read) const override;
+  nlohmann::json fault_plan() const override;
+  nlohmann::json install_plan(const nlohmann::json& body, Millis now) override;
+  std::uint64_t reset(std::optional<std::uint64_t> seed) override;
+  Millis advance_clock(Millis by) override;
   // What the proxy holds, for the tests of its bounds.
   struct Retention {
     std::size_t held_jobs = 0;
@@ -119,21 +135,28 @@ class ProxyCore {
     bool reserved = false;  // a new operation given a place under max_keys for its job
   };
 
-  Step route(const provider::HttpRequest& request, provider::JournalEntry& entry, Millis now);
+  Step route(const provider::HttpRequest& request, const RequestClass& seen,
+             provider::JournalEntry& entry, Millis now);
+  // Through the idempotency front end (outages, in flight, replays, capacity), as at the
+  // provider; a new operation takes its fault here.
   Step route_create(const provider::HttpRequest& request, const RequestClass& seen,
                     provider::JournalEntry& entry, Millis now);
-  std::optional<provider::Decision> enforce_key(provider::JournalEntry& entry, Millis now);
-  // Whether the job of one more new operation fits under max_keys (the jobs of expired keys
-  // freed first), beside those the creates at the upstream may commit.
-  bool has_room(Millis now);
+  Step new_operation(const provider::HttpRequest& request, const provider::CreateAttempt& create,
+                     const nlohmann::json& payload, provider::JournalEntry& entry,
+                     std::optional<Millis> slowdown);
+  // An outage first (answered here, or a slowdown held then forwarded), then lookup-unavailable.
+  Step route_lookup(const provider::HttpRequest& request, const RequestClass& seen,
+                    provider::JournalEntry& entry, Millis now);
   std::uint64_t nth_attempt(provider::AttemptCounts& counts, const std::string& key,
                             bool for_lookup);
-  // The plan's outage, when one takes the request: answered here (the service is down, the
-  // upstream is not asked), or for a slowdown held, then forwarded.
-  std::optional<Step> outage_step(const provider::HttpRequest& request, const RequestClass& seen,
-                                  provider::JournalEntry& entry, Millis now);
+  // Sent to the upstream now, or after a hold: a request on its way, its create's `key` in
+  // flight and, for a new operation, its job's place reserved under max_keys.
   Step forward(const provider::HttpRequest& request, const provider::JournalEntry& entry,
-               std::optional<provider::Fault> fault, bool reserved = false);
+               std::optional<provider::Fault> fault, const std::string& key = {},
+               bool reserved = false);
+  provider::Decision hold(const provider::HttpRequest& request, const provider::JournalEntry& entry,
+                          std::optional<provider::Fault> fault, Millis duration,
+                          const std::string& key, bool reserved);
   // What the client of a forwarded request gets, written into its journal entry.
   provider::Decision settle(provider::JournalEntry& entry, const Pending& pending,
                             const UpstreamAnswer& answer, Millis now);
@@ -142,12 +165,6 @@ class ProxyCore {
                    const UpstreamAnswer& answer, Millis now);
   void append(const provider::JournalEntry& entry);
   UpstreamFields& upstream_of(std::uint64_t seq);  // of an entry in memory
-  provider::Decision control(const provider::HttpRequest& request, Millis now);
-  provider::Decision read_journal(std::string_view query) const;
-  provider::Decision reset(const std::string& body);
-  provider::Decision advance_clock(const std::string& body);
-  nlohmann::json journal_json_locked() const;
-  nlohmann::json jobs_json_locked() const;
   void log(const std::string& line) const;
 
   const ProxyConfig config_;
@@ -168,6 +185,7 @@ class ProxyCore {
   // oldest forgotten first (the counts are unused).
   provider::AttemptCounts job_ids_;
   std::map<std::uint64_t, Pending> pending_;  // by ticket
+  std::uint64_t resets_ = 0;                  // a listing stops at a reset
   // Never restarts, not even on reset: an answer from before a reset must not match one after.
   std::uint64_t next_ticket_ = 1;
   // For chaos, the n-th create and lookup of a key, counted only while the plan draws chaos
@@ -175,6 +193,8 @@ class ProxyCore {
   // attempt then draws as a first one), as at the provider.
   provider::AttemptCounts creates_by_key_;
   provider::AttemptCounts lookups_by_key_;
+  provider::IdempotencyFrontEnd front_;  // over jobs_ and plan_, so after them
+  provider::ControlPlane control_;
 };
 
 }  // namespace retryproof::proxy

@@ -45,22 +45,4 @@ const ProxyFaultRow& proxy_row_of(FaultKind kind) {
   return *row;
 }
 
-provider::Decision fault_answer(const provider::Fault& fault, const provider::Decision* upstream,
-                                const provider::ErrorStyle& errors) {
-  const provider::FaultRow& row = provider::row_of(fault.kind);
-  provider::Decision answer;
-  if (row.status == 201) {
-    if (upstream == nullptr) throw std::logic_error("a fault that sends the job, without one");
-    answer = *upstream;
-  } else if (row.status != 0) {
-    answer = errors.error(row.status, row.error_code, row.error_detail);
-  }
-  answer.delivery = row.delivery;
-  if (row.parameter == provider::FaultParameter::hold) answer.delay = fault.duration;
-  if (row.parameter == provider::FaultParameter::retry_after) {
-    answer.headers.emplace("Retry-After", std::to_string(fault.retry_after_seconds));
-  }
-  return answer;
-}
-
 }  // namespace retryproof::proxy

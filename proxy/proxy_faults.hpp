@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "provider/fault.hpp"
+#include "provider/fault_answer.hpp"
 #include "provider/http_types.hpp"
 #include "provider/responses.hpp"
 
@@ -31,11 +32,8 @@ struct ProxyFaultRow {
 const std::vector<ProxyFaultRow>& proxy_fault_table();
 const ProxyFaultRow& proxy_row_of(provider::FaultKind kind);
 
-// What the client is sent for `fault`: the catalogue row's answer (its status and error
-// code, its delivery, its hold, its Retry-After), where a row whose status is 201 (the
-// created job) means the upstream's own answer, `upstream` (required for those rows). Its
-// error, if any, is written in `errors` (the API shape's format).
-provider::Decision fault_answer(const provider::Fault& fault, const provider::Decision* upstream,
-                                const provider::ErrorStyle& errors = {});
+// What the client is sent for `fault` (provider/fault_answer.hpp): a row whose answer is the
+// created job means the upstream's own answer.
+using provider::fault_answer;
 
 }  // namespace retryproof::proxy

@@ -2,8 +2,8 @@
 
 #include <stdexcept>
 
+#include "provider/background_worker.hpp"
 #include "provider/control_plane_guard.hpp"
-#include "provider/health.hpp"
 #include "provider/http_server.hpp"
 #include "provider/responses.hpp"
 
@@ -24,9 +24,12 @@ struct ProxyServer::Impl final : provider::RequestHandler {
         server(*this, {.options = options,
                        .max_body_bytes = max_body_bytes,
                        .control_prefix = std::string(kControlPrefix)}),
-        guard(options.host, server.port(),
-              options.tls ? provider::ServedScheme::https : provider::ServedScheme::http),
         upstream(std::move(url), limits, std::move(trust)) {
+    // With port 0 the port is known once bound: the control plane's guard from web pages
+    // needs it, before the first request.
+    server_of.core_.control_plane().guard_with(provider::ControlPlaneGuard(
+        options.host, server.port(),
+        options.tls ? provider::ServedScheme::https : provider::ServedScheme::http));
     server.start();
   }
   // The upstream first: its last answers reach connections that are still served. It is
@@ -42,12 +45,11 @@ struct ProxyServer::Impl final : provider::RequestHandler {
   }
 
   void handle_async(const provider::HttpRequest& request, Answer answer) override {
-    if (request.path.starts_with(kControlPrefix)) {
-      if (const auto refusal = guard.check(request.headers)) {
-        return answer(server_error(refusal->status, refusal->code, refusal->detail));
-      }
-      // Past the guard, before the core's token check: a readiness probe has no token.
-      if (auto health = provider::answer_health(request)) return answer(std::move(*health));
+    if (request.path.starts_with(kControlPrefix)) {  // never forwarded
+      // A control call that judges the journal is answered from the background worker.
+      return owner.core_.control_plane().handle_async(
+          request, owner.now(), answer,
+          [this](std::function<void()> task) { judging.post(std::move(task)); });
     }
     settle(owner.core_.begin(request, owner.now()), std::move(answer));
   }
@@ -98,8 +100,10 @@ struct ProxyServer::Impl final : provider::RequestHandler {
 
   ProxyServer& owner;
   provider::HttpServer server;
-  const provider::ControlPlaneGuard guard;
   UpstreamClient upstream;
+  // After the server: destroyed before it, once stop() has ended every connection, so that
+  // no answer of a task under way outlives the server it answers through.
+  provider::BackgroundWorker judging;
 };
 
 ProxyServer::ProxyServer(ProxyConfig config, const provider::ServerOptions& options,

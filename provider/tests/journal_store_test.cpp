@@ -3,8 +3,10 @@
 #include "provider/journal_store.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <fstream>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -51,6 +53,7 @@ TEST(JournalStore, PastTheLimitTheOldestHalfSpillsAndEveryEntryReadsBack) {
 
   EXPECT_EQ(journal.spilled(), 3U);  // 5 entries, 2 (half the limit) stay
   EXPECT_EQ(journal.in_memory(), 2U);
+  journal.wait_spilled();
   EXPECT_EQ(lines_in(file), 3U);
   EXPECT_EQ(journal.count(), 5U);
   EXPECT_EQ(journal.read(0), appended);
@@ -108,10 +111,12 @@ TEST(JournalStore, ClearEmptiesTheFileAndStartsFromSeqOne) {
   JournalStore journal({.in_memory = 2, .spill_file = file.string()});
   append(journal, 6);
   journal.clear();
+  journal.wait_spilled();
   EXPECT_EQ(lines_in(file), 0U);
   EXPECT_EQ(journal.next_seq(), 1U);
   append(journal, 3);
   EXPECT_EQ(journal.read(0).front().seq, 1U);
+  journal.wait_spilled();
   EXPECT_EQ(lines_in(file), 2U);
 }
 
@@ -121,6 +126,76 @@ TEST(JournalStore, AnEntryOutOfSeqIsAnInternalErrorInEveryBuild) {
   EXPECT_THROW(journal.append(answered(5)), InternalError);  // seq 3 would be missing
   EXPECT_THROW(journal.append(answered(2)), InternalError);  // seq 2 twice
   EXPECT_EQ(journal.next_seq(), 3U) << "nothing was appended";
+}
+
+// A write to the spill file that fails (a full disk: /dev/full fails every write with ENOSPC)
+// loses the entries it carried, and says so: counted, named by seq, left out of a read, and
+// the journal goes on taking entries.
+TEST(JournalStore, AFailedSpillWriteIsCountedAndNamedAsLoss) {
+  JournalStore journal({.in_memory = 4, .spill_file = "/dev/full"});
+  const std::vector<JournalEntry> appended = append(journal, 10);  // 6 move out, in two batches
+  journal.wait_spilled();
+  EXPECT_EQ(journal.lost(), 6U);
+  const JournalExtent extent = journal.extent();
+  EXPECT_EQ(extent.lost_seqs, (std::vector<SeqRange>{{1, 6}}));  // adjacent batches, one range
+  EXPECT_EQ(extent.count, 4U);
+  EXPECT_EQ(journal.count(), 4U);
+  EXPECT_EQ(journal.read(0), std::vector<JournalEntry>(appended.begin() + 6, appended.end()));
+}
+
+// A disk that fills and empties again: the batch whose write failed is lost, the file is cut
+// back to its last whole line, and the batches before and after it read back whole.
+TEST(JournalStore, OnlyTheBatchWhoseWriteFailedIsLost) {
+  const TempDir dir;
+  const auto file = dir.path() / "j.jsonl";
+  int writes = 0;
+  const SpillFile::Writer second_write_fails = [&writes](int fd, std::string_view bytes,
+                                                         std::uint64_t offset) {
+    if (++writes == 2) {  // half of it reaches the disk, then the disk is full
+      (void)::pwrite(fd, bytes.data(), bytes.size() / 2, static_cast<off_t>(offset));
+      return false;
+    }
+    return ::pwrite(fd, bytes.data(), bytes.size(), static_cast<off_t>(offset)) ==
+           static_cast<ssize_t>(bytes.size());
+  };
+  JournalStore journal(
+      {.in_memory = 4, .spill_file = file.string(), .spill_writer = second_write_fails});
+  std::vector<JournalEntry> appended;
+  for (int batch = 0; batch < 3;
+       ++batch) {  // one batch of 3 entries per 3 appended, past the first 2
+    const std::vector<JournalEntry> more = append(journal, batch == 0 ? 5 : 3);
+    appended.insert(appended.end(), more.begin(), more.end());
+    journal.wait_spilled();  // each batch written before the next is queued
+  }
+  EXPECT_EQ(journal.extent().lost_seqs, (std::vector<SeqRange>{{4, 6}}));
+  std::vector<JournalEntry> expected(appended.begin(), appended.begin() + 3);
+  expected.insert(expected.end(), appended.begin() + 6, appended.end());
+  EXPECT_EQ(journal.read(0), expected);
+  EXPECT_EQ(lines_in(file), 6U) << "the half-written line was cut off";
+}
+
+// Entries queued for the writer read back before they are written: a reader never waits for
+// the disk, and never misses an entry that moved out.
+TEST(JournalStore, EntriesOnTheirWayToTheFileReadBackFromMemory) {
+  const TempDir dir;
+  std::mutex disk;
+  disk.lock();  // the writer waits here until the test lets it write
+  const SpillFile::Writer held_writer = [&disk](int fd, std::string_view bytes,
+                                                std::uint64_t offset) {
+    const std::lock_guard released(disk);
+    return ::pwrite(fd, bytes.data(), bytes.size(), static_cast<off_t>(offset)) ==
+           static_cast<ssize_t>(bytes.size());
+  };
+  JournalStore journal({.in_memory = 4,
+                        .spill_file = (dir.path() / "j.jsonl").string(),
+                        .spill_writer = held_writer});
+  const std::vector<JournalEntry> appended = append(journal, 10);
+  EXPECT_EQ(journal.read(0), appended);
+  EXPECT_EQ(journal.read(2, 3),
+            std::vector<JournalEntry>(appended.begin() + 2, appended.begin() + 5));
+  disk.unlock();
+  journal.wait_spilled();
+  EXPECT_EQ(journal.read(0), appended);
 }
 
 }  // namespace

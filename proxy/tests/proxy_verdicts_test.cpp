@@ -175,5 +175,32 @@ TEST(ProxyVerdictsWithoutAField, AreGuardedByTheControlToken) {
   EXPECT_EQ(client.Get("/_test/verdicts", {{"Authorization", "Bearer T"}})->status, 200);
 }
 
+// The verdicts judge the entries in memory and say how many of those journaled they were:
+// "judged N of M entries" in every format, "judged" and "of" in JSON. The provider and the
+// proxy alike, past a --journal-limit that dropped the oldest.
+TEST(VerdictsShare, SayHowManyOfTheJournaledEntriesWereJudged) {
+  provider::ProviderServer provider(
+      {.journal = {.in_memory = 4}, .control_endpoints = {scenarios::verdicts_endpoint()}},
+      {.port = 0});
+  ProxyConfig config = judging("orderId");
+  config.journal = {.in_memory = 4};
+  ProxyServer proxy(config, {.port = 0}, parse_upstream_url(provider.base_url()));
+  for (const std::string& url : {provider.base_url(), proxy.base_url()}) {
+    SCOPED_TRACE(url);
+    for (int i = 0; i < 10; ++i)  // new keys at the upstream too, which the first loop filled
+      ASSERT_EQ(post_job(url, url + "-" + std::to_string(i))->status, 201);
+    const json report = json::parse(get(url, "/_test/verdicts")->body);
+    EXPECT_EQ(report["judged"], 4);
+    EXPECT_EQ(report["of"], 10);
+    EXPECT_NE(get(url, "/_test/verdicts?format=text")->body.find("judged 4 of 10 entries"),
+              std::string::npos);
+    EXPECT_NE(get(url, "/_test/verdicts?format=markdown")->body.find("judged 4 of 10 entries"),
+              std::string::npos);
+    EXPECT_NE(get(url, "/_test/verdicts?format=junit")
+                  ->body.find(R"(<property name="judged" value="4 of 10 entries"/>)"),
+              std::string::npos);
+  }
+}
+
 }  // namespace
 }  // namespace retryproof::proxy

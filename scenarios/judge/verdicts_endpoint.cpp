@@ -83,12 +83,27 @@ provider::ControlEndpoint verdicts_endpoint() {
             VerdictsQuery asked =
                 verdicts_query(query, context.operation_field.value_or(""), context.server);
             if (context.api != nullptr) asked.traffic.api = *context.api;
+            // The entries in memory, of every entry journaled: fewer once --journal-limit moved
+            // some out (a saved journal, judged by `retryproof judge`, has them all).
+            const JournalShare share{
+                .judged = journal.size(),
+                .of = std::max<std::uint64_t>(context.journaled, journal.size())};
+            // What it does not hold, each verdict that could change is inconclusive: the
+            // judgement is of what was read, and says so.
+            for (provider::MissingEntries& missing : provider::gaps_in(
+                     journal, 1,
+                     "not in memory, so not judged live: judge a saved copy of "
+                     "GET /_test/journal, which reads the --journal-file too"))
+              asked.traffic.gaps.push_back({1, std::move(missing)});
             const RunSummary summary{
                 .seed = context.seed,
                 .client = "traffic",
                 .results = {judge_traffic(journal, asked.traffic)},
-                .subject = "verdicts: the " + std::string(context.server) + "'s journal, live",
-                .replay = "GET /_test/verdicts" + (query.empty() ? "" : "?" + query)};
+                .subject = "verdicts: the " + std::string(context.server) +
+                           "'s journal, live, judged " + std::to_string(share.judged) + " of " +
+                           std::to_string(share.of) + " entries",
+                .replay = "GET /_test/verdicts" + (query.empty() ? "" : "?" + query),
+                .journal_share = share};
             std::ostringstream report;
             if (asked.format == kText) {
               write_terminal_report(report, summary, Colour::off);

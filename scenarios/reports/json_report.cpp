@@ -176,22 +176,27 @@ json to_json(const RunSummary& run) {
     scenarios.push_back(scenario_json(result));
   const std::size_t met = count_met(run);
   const std::size_t undecided = count_inconclusive(run);
-  return {{"version", RETRYPROOF_VERSION},  // of retryproof: the format may grow with it
-          {"seed", run.seed},
-          {"client", valid_utf8(run.client)},
-          {"timeScale", time_scale_json(run)},
-          {"summary",
-           {{"scenarios", run.results.size()},
-            {"met", met},
-            {"notMet", run.results.size() - met},  // failed or inconclusive
-            {"failed", run.results.size() - met - undecided},
-            {"inconclusive", undecided},
-            {"inconclusiveAs", to_string(run.inconclusive_as)},
-            {"withHarm", std::count_if(run.results.begin(), run.results.end(),
-                                       [](const ScenarioResult& result) {
-                                         return worst_miss(result) == Severity::harm;
-                                       })}}},
-          {"scenarios", std::move(scenarios)}};
+  json report = {{"version", RETRYPROOF_VERSION},  // of retryproof: the format may grow with it
+                 {"seed", run.seed},
+                 {"client", valid_utf8(run.client)},
+                 {"timeScale", time_scale_json(run)},
+                 {"summary",
+                  {{"scenarios", run.results.size()},
+                   {"met", met},
+                   {"notMet", run.results.size() - met},  // failed or inconclusive
+                   {"failed", run.results.size() - met - undecided},
+                   {"inconclusive", undecided},
+                   {"inconclusiveAs", to_string(run.inconclusive_as)},
+                   {"withHarm", std::count_if(run.results.begin(), run.results.end(),
+                                              [](const ScenarioResult& result) {
+                                                return worst_miss(result) == Severity::harm;
+                                              })}}},
+                 {"scenarios", std::move(scenarios)}};
+  if (run.journal_share) {
+    report["judged"] = run.journal_share->judged;
+    report["of"] = run.journal_share->of;
+  }
+  return report;
 }
 
 }  // namespace retryproof::scenarios

@@ -251,6 +251,10 @@ void write_junit(std::ostream& out, const RunSummary& run) {
     const auto lowered = ran_below_scale(run);
     if (!lowered.empty()) property("time-scale-lowered", join(lowered, ", "));
   }
+  if (run.journal_share) {
+    property("judged", std::to_string(run.journal_share->judged) + " of " +
+                           std::to_string(run.journal_share->of) + " entries");
+  }
   // The operator's numbers of each fleet (and of judge), which a verdict does not carry.
   for (const auto& result : run.results) {
     if (result.numbers) property("operations: " + result.name, numbers_text(*result.numbers));

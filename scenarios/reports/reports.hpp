@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <iosfwd>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,6 +34,13 @@ struct RunTimeScale {
   bool scaled() const { return asked > 1; }
 };
 
+// How much of a journal a judgement of it read (GET /_test/verdicts: the entries in memory of
+// those journaled; "judged N of M entries").
+struct JournalShare {
+  std::uint64_t judged = 0;
+  std::uint64_t of = 0;
+};
+
 struct RunSummary {
   std::uint64_t seed;
   std::string client;  // as --client spells it
@@ -50,6 +58,9 @@ struct RunSummary {
   // --inconclusive: how a scenario the run could not judge counts, which JUnit shows (an
   // error when not met, a failure when counted failed, skipped when counted passed).
   InconclusiveAs inconclusive_as = InconclusiveAs::not_met;
+  // Set by a judgement of a live journal: JSON's "judged" and "of", JUnit's property
+  // "judged", and the subject's words in the other formats.
+  std::optional<JournalShare> journal_share = {};
 };
 
 // A block per scenario (mark, jobs, POSTs, outcomes, verdicts; for a scenario that missed
