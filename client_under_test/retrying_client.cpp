@@ -244,9 +244,7 @@ TransportResponse RetryingClient::send_create(Run& run, Step& step) {
 RetryingClient::Next RetryingClient::retry_same_key(Run& run, Step& step,
                                                     const TransportResponse& response) {
   const int status = response.ok() ? response.status : 0;
-  step.classification = status == 429   ? "rate-limited"
-                        : status == 409 ? "in-flight"
-                                        : "retryable";
+  step.classification = status == 429 ? "rate-limited" : status == 409 ? "in-flight" : "retryable";
   run.may_still_commit |= status == 409;
   run.wait = backoff(run.intent.attempts);
   if (status == 429 && behaviour_.honours_retry_after) {
@@ -336,7 +334,8 @@ RetryingClient::Next RetryingClient::reconcile(Run& run) {
   return give_up(run, ClientOutcome::unknown, "lookup failed: " + step.result);
 }
 
-RetryingClient::Next RetryingClient::give_up(Run& run, ClientOutcome outcome, const std::string& reason) {
+RetryingClient::Next RetryingClient::give_up(Run& run, ClientOutcome outcome,
+                                             const std::string& reason) {
   if (run.round < behaviour_.rounds) {
     // The bug: an outer loop that treats the inner loop's failure as final for the key,
     // and starts over under a new one.
@@ -350,7 +349,8 @@ RetryingClient::Next RetryingClient::give_up(Run& run, ClientOutcome outcome, co
     ledger().save(run.intent);
     return Next::attempt;
   }
-  run.intent.status = outcome == ClientOutcome::failed ? IntentStatus::failed : IntentStatus::unknown;
+  run.intent.status =
+      outcome == ClientOutcome::failed ? IntentStatus::failed : IntentStatus::unknown;
   run.intent.reason = reason;
   ledger().save(run.intent);
   run.result.outcome = outcome;

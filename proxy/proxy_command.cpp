@@ -127,6 +127,36 @@ std::string fault_footer() {
   return footer;
 }
 
+// Where the upstream is, how it is trusted, what API it speaks and how long it may take.
+void add_upstream_options(CLI::App& command, ProxyOptions& options) {
+  command
+      .add_option("--upstream", options.upstream,
+                  "The API to forward the data plane to: http[s]://HOST[:PORT][/BASE-PATH]. An "
+                  "https upstream's certificate and host name are verified (against the "
+                  "system's CAs, or --upstream-ca); one that does not verify is a 502 "
+                  "upstream_tls_error naming the reason")
+      ->required();
+  command.add_option(
+      "--upstream-ca", options.upstream_ca,
+      "Verify an https --upstream against the CA certificates in this PEM file alone, instead "
+      "of the system's (a sandbox with a private CA, a `provider --tls`'s CA file)");
+  command
+      .add_option("--api", options.api,
+                  "The upstream's API: a built-in shape (" + provider::api_shape_names() +
+                      ") or a shape file (see docs/provider.md): which requests are creates "
+                      "and lookups, where the key travels, how bodies are encoded")
+      ->capture_default_str();
+  command
+      .add_option("--connect-timeout", options.connect_timeout,
+                  "A connection to the upstream not made within this is a 504 upstream_timeout")
+      ->capture_default_str();
+  command
+      .add_option("--upstream-timeout", options.upstream_timeout,
+                  "An upstream answer not complete this long after the connection is a 504 "
+                  "upstream_timeout")
+      ->capture_default_str();
+}
+
 }  // namespace
 
 void add_proxy_command(CLI::App& app, int& exit_code,
@@ -139,23 +169,7 @@ void add_proxy_command(CLI::App& app, int& exit_code,
       "chaos, control plane and journal, with faults placed relative to the upstream's commit "
       "(commit-then-drop forwards the create, reads the upstream's answer, and sends the client "
       "nothing). Prints its URL on the first line; stops cleanly on SIGINT or SIGTERM.");
-  command
-      ->add_option("--upstream", options->upstream,
-                   "The API to forward the data plane to: http[s]://HOST[:PORT][/BASE-PATH]. An "
-                   "https upstream's certificate and host name are verified (against the "
-                   "system's CAs, or --upstream-ca); one that does not verify is a 502 "
-                   "upstream_tls_error naming the reason")
-      ->required();
-  command->add_option(
-      "--upstream-ca", options->upstream_ca,
-      "Verify an https --upstream against the CA certificates in this PEM file alone, instead "
-      "of the system's (a sandbox with a private CA, a `provider --tls`'s CA file)");
-  command
-      ->add_option("--api", options->api,
-                   "The upstream's API: a built-in shape (" + provider::api_shape_names() +
-                       ") or a shape file (see docs/provider.md): which requests are creates "
-                       "and lookups, where the key travels, how bodies are encoded")
-      ->capture_default_str();
+  add_upstream_options(*command, *options);
   provider::add_listen_options(*command, options->server);
   provider::add_tls_options(*command, options->tls);
   command->add_flag("--enforce-keys", options->core.enforce_keys,
@@ -175,15 +189,6 @@ void add_proxy_command(CLI::App& app, int& exit_code,
   provider::add_memory_options(*command, options->memory);
   provider::add_control_token_options(*command, options->control_tokens);
   provider::add_operation_field_option(*command, options->operation_field);
-  command
-      ->add_option("--connect-timeout", options->connect_timeout,
-                   "A connection to the upstream not made within this is a 504 upstream_timeout")
-      ->capture_default_str();
-  command
-      ->add_option("--upstream-timeout", options->upstream_timeout,
-                   "An upstream answer not complete this long after the connection is a 504 "
-                   "upstream_timeout")
-      ->capture_default_str();
   command
       ->add_option("--max-body", options->max_body_bytes,
                    "Largest accepted request body in bytes; larger bodies get 413")

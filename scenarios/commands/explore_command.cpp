@@ -94,8 +94,7 @@ Exploration settle(const ExploreOptions& options) {
                          .declared = declared,
                          .time_scale = TimeScale(options.time_scale)};
   // A client is judged only by settings it says it follows: the others get the defaults.
-  settled.follows =
-      declared.over(implicit_policy(settled.client)).follows_settings.value_or(false);
+  settled.follows = declared.over(implicit_policy(settled.client)).follows_settings.value_or(false);
   // The counterexample's reports say how time ran; the probe's and the overhead's
   // sentences are printed here, before the first schedule.
   settled.time_scale = settle_for_run(settled.run_options, shortest_timeout(settled.settings()));
@@ -118,9 +117,10 @@ std::string replay_flags(const ExploreOptions& options, const Exploration& explo
 // The first violation found: printed, shrunk to the smallest schedule that still fails,
 // saved, and the commands that replay it printed. Exit 1.
 int shrink_and_save(const ExploreOptions& options, Exploration& exploration,
-                    ProgressPrinter& progress, const std::string& which,
-                    const Schedule& schedule, std::uint64_t seed, const ScenarioResult& result) {
-  std::cout << "\n" << which << " exposes a violation:\n"
+                    ProgressPrinter& progress, const std::string& which, const Schedule& schedule,
+                    std::uint64_t seed, const ScenarioResult& result) {
+  std::cout << "\n"
+            << which << " exposes a violation:\n"
             << to_scenario_json(schedule, "explored").dump(2) << "\n\n";
   exploration.print_report(result, seed);
 
@@ -152,8 +152,8 @@ int shrink_and_save(const ExploreOptions& options, Exploration& exploration,
   const std::string client = reports::shell_quote(exploration.client.describe());
   const std::string same_flags = replay_flags(options, exploration);
   std::cout << "\nsaved to " << options.save << "; replay it with:\n  retryproof run "
-            << reports::shell_quote(options.save) << " --client " << client << " --seed "
-            << seed << same_flags
+            << reports::shell_quote(options.save) << " --client " << client << " --seed " << seed
+            << same_flags
             << "\nor explore it again from its seed alone:\n  retryproof explore --client "
             << client << " --seed " << seed << " --runs 1"
             << (options.with_delays ? " --with-delays" : "") << same_flags << '\n';
@@ -172,8 +172,8 @@ int explore(const ExploreOptions& options) {
   std::cout << "retryproof explore: client " << exploration.client.describe() << ", seed "
             << options.seed
             << (exploration.shard.count > 1 ? ", shard " + exploration.shard.describe() : "")
-            << ", up to "
-            << reports::count_of(static_cast<std::size_t>(options.runs), "schedule") << ", "
+            << ", up to " << reports::count_of(static_cast<std::size_t>(options.runs), "schedule")
+            << ", "
             << (exploration.follows
                     ? "varying the client's settings (it follows RETRYPROOF_CLIENT)"
                     : "with the default client settings (declare follows-settings to vary them)")
@@ -192,8 +192,8 @@ int explore(const ExploreOptions& options) {
     // Everything about a schedule derives from its seed alone (seed_space.hpp).
     const std::uint64_t seed = exploration.shard.schedule_seed(options.seed, run);
     const Schedule schedule = schedule_of_seed(seed, menu, exploration.settings());
-    const std::string which = "schedule " + std::to_string(run + 1) + " (seed " +
-                              std::to_string(seed) + ")";
+    const std::string which =
+        "schedule " + std::to_string(run + 1) + " (seed " + std::to_string(seed) + ")";
     ScenarioResult result;
     if (!exploration.violates(schedule, seed, &result)) {
       progress.finished("no violation:", which);

@@ -257,17 +257,16 @@ int run(const RunCommandOptions& command) {
       return run_mutant_matrix(prepared.scenarios, prepared.options, command.jobs, matrix,
                                *prepared.reports);
     }
-    const RunSummary summary{
-        .seed = command.seed,
-        .client = prepared.options.client.describe(),
-        .results = run_all(prepared.scenarios, prepared.options, command.jobs),
-        .paths = command.paths,
-        .time_scale = prepared.time_scale,
-        .api = command.api,
-        .client_policy = command.client_policy,
-        .skipped = prepared.skipped,
-        .tls = command.tls,
-        .inconclusive_as = prepared.inconclusive_as};
+    const RunSummary summary{.seed = command.seed,
+                             .client = prepared.options.client.describe(),
+                             .results = run_all(prepared.scenarios, prepared.options, command.jobs),
+                             .paths = command.paths,
+                             .time_scale = prepared.time_scale,
+                             .api = command.api,
+                             .client_policy = command.client_policy,
+                             .skipped = prepared.skipped,
+                             .tls = command.tls,
+                             .inconclusive_as = prepared.inconclusive_as};
     // The clock probe's finding and the scenarios that ran at a lower scale are in the report.
     write_terminal_report(std::cout, summary, terminal_colour());
     prepared.reports->write(summary);
@@ -281,6 +280,28 @@ int run(const RunCommandOptions& command) {
     std::cerr << "retryproof run: " << error.what() << '\n';
     return 2;
   }
+}
+
+// How the client is judged: what it promises, which failures fail the run, and what an
+// inconclusive scenario counts as.
+void add_judgement_options(CLI::App& command, RunCommandOptions& options) {
+  command.add_option("--client-policy", options.client_policy,
+                     "What the client under test promises, judged instead of the scenario's "
+                     "settings: attempts=N (creates per run, counting the first), "
+                     "min-backoff=DURATION, timeout=DURATION, "
+                     "on-ambiguous=lookup-first|same-key-retry, follows-settings (it honours "
+                     "RETRYPROOF_CLIENT), payload=verbatim|mapped (it sends the payload as its "
+                     "body, or maps it to its SDK's wire: the default). Example: "
+                     "attempts=4,min-backoff=0ms");
+  command
+      .add_option("--fail-on", options.fail_on,
+                  "Which failures make the run fail: policy (any, the default) or harm "
+                  "(duplicate effects, untruthful or missing outcomes only)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"harm", "policy"}));
+  command.add_option("--inconclusive", options.inconclusive, inconclusive_option_help())
+      ->capture_default_str()
+      ->check(CLI::IsMember({"not-met", "pass", "fail"}));
 }
 
 }  // namespace
@@ -319,23 +340,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
                           ") or a shape file (docs/sdks.md). The client maps each operation's "
                           "payload to its SDK's call; a scenario that cannot mean the same on "
                           "that API is skipped, and the reason printed");
-  command->add_option("--client-policy", options->client_policy,
-                      "What the client under test promises, judged instead of the scenario's "
-                      "settings: attempts=N (creates per run, counting the first), "
-                      "min-backoff=DURATION, timeout=DURATION, "
-                      "on-ambiguous=lookup-first|same-key-retry, follows-settings (it honours "
-                      "RETRYPROOF_CLIENT), payload=verbatim|mapped (it sends the payload as its "
-                      "body, or maps it to its SDK's wire: the default). Example: "
-                      "attempts=4,min-backoff=0ms");
-  command
-      ->add_option("--fail-on", options->fail_on,
-                   "Which failures make the run fail: policy (any, the default) or harm "
-                   "(duplicate effects, untruthful or missing outcomes only)")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"harm", "policy"}));
-  command->add_option("--inconclusive", options->inconclusive, inconclusive_option_help())
-      ->capture_default_str()
-      ->check(CLI::IsMember({"not-met", "pass", "fail"}));
+  add_judgement_options(*command, *options);
   for (const ReportFormat& format : report_formats()) {
     command->add_option("--" + std::string(format.option),
                         options->reports[std::string(format.option)], std::string(format.help));

@@ -168,8 +168,8 @@ void read_api_and_profile(const Node& root, Scenario& scenario) {
     const std::string name = root.field("api").non_empty_string();
     const bool built_in = name.find('/') == std::string::npos && !name.ends_with(".json");
     try {
-      scenario.api = provider::load_api_shape(
-          built_in ? name : (scenario.file.parent_path() / name).string());
+      scenario.api =
+          provider::load_api_shape(built_in ? name : (scenario.file.parent_path() / name).string());
     } catch (const std::invalid_argument& error) {
       root.field("api").fail(error.what());
     }
