@@ -239,9 +239,11 @@ def check_command(page, words, facts, problems):
 # A code span that names a file or folder of the source tree: a path whose first part is one of
 # the tree's top folders. <placeholders>, NN and {a,b} alternatives stand for any name.
 PATH_SPAN = re.compile(r"^[\w.-]+(?:/[\w.*<>{},+-]+)+/?$")
-# `name` in `path`, `name` (`path`, `name()` (path): a name the page places in a file.
-NAME_IN_FILE = re.compile(
-    r"`(~?[A-Za-z_][\w:~]*)(?:<[^`]*>)?(?:\([^`]*\))?`,? (?:in |\()`?([\w.-]+(?:/[\w.*<>{}+-]+)+)`?")
+# `name` in `path`, `name` (`path`, (`name`, `path`), `name()` (path): a name the page places
+# in a file.
+NAME = r"`(~?[A-Za-z_][\w:~]*)(?:<[^`]*>)?(?:\([^`]*\))?`"
+FILE = r"`?([\w.-]+(?:/[\w.*<>{}+-]+)+)`?"
+NAME_IN_FILE = re.compile(rf"{NAME},? (?:in |\(){FILE}|(?<=\(){NAME}, {FILE}")
 CODE_FILES = (".cpp", ".hpp", ".h", ".py", ".js", ".mjs", ".sh", ".cmake", ".txt", ".json")
 
 
@@ -277,7 +279,8 @@ def check_paths(page, text, facts, problems):
     for span in sorted(set(re.findall(r"`([^`\n]+)`", text))):
         if is_tree_path(span, folders) and not files_matching(facts["source"], span):
             problems.append(f"{page}: `{span}` names a file that is not in the source tree")
-    for name, path in sorted(set(NAME_IN_FILE.findall(text))):
+    placed = {(m[0] or m[2], m[1] or m[3]) for m in NAME_IN_FILE.findall(text)}
+    for name, path in sorted(placed):
         if not is_tree_path(path, folders) or not path.endswith(CODE_FILES + ("*", "/")):
             continue
         files = files_matching(facts["source"], path)
