@@ -18,7 +18,8 @@ is found in it: a "how to add" list or a walk through the code that names a file
 that is not there fails.
 
 Links: a relative Markdown link leads to a file that exists, and its #anchor to a heading there;
-a section cited by name ("docs/provider.md, *Memory*") is a heading of that page.
+a section cited by name ("docs/provider.md, *Memory*") is a heading of that page, in the pages
+and in the source tree's comments alike.
 
 Catalogues: a table preceded by "<!-- doc_facts_test: a row per fault -->" (or verdict, mutant;
 "a column per profile") has exactly one row (column) per entry of the program's catalogue, so
@@ -348,6 +349,35 @@ def check_links(page, text, facts, problems):
                 problems.append(f"{page}: \"{name}, *{cited}*\": {name} has no such heading")
 
 
+DRIFT_PAGE = "tests/doc_facts_drift.md"  # Docs.TheCheckFindsEachKindOfDrift's page
+
+
+def check_cited_in_source(facts, problems):
+    """Sections of docs/ that the code's comments and other files cite by name."""
+    cited = re.compile(r"docs/([\w-]+\.md),? (?:\*([^*\n]+)\*|\"([^\"\n]+)\")")
+    source = facts["source"]
+    for folder in sorted(facts["folders"]):
+        for root, dirs, files in os.walk(os.path.join(source, folder)):
+            dirs[:] = [d for d in dirs if d not in ("node_modules", "build")]
+            for name in files:
+                if not name.endswith(CODE_FILES + (".md",)):
+                    continue
+                path = os.path.join(root, name)
+                if os.path.relpath(path, source) == DRIFT_PAGE:
+                    continue  # wrong on purpose
+                with open(path, encoding="utf-8", errors="replace") as file:
+                    text = file.read()
+                for match in cited.finditer(text):
+                    page = os.path.join(source, "docs", match.group(1))
+                    section = match.group(2) or match.group(3)
+                    known = [h.replace("`", "") for h in headings(page)] if os.path.exists(
+                        page) else []
+                    if not any(h == section or h.startswith(section + " ") for h in known):
+                        shown = os.path.relpath(path, source)
+                        problems.append(f"{shown}: cites docs/{match.group(1)}, *{section}*, "
+                                        f"which is not a heading there")
+
+
 # --- Catalogues -------------------------------------------------------------------------------
 
 TABLE_MARK = re.compile(r"<!-- doc_facts_test: a (row|column) per (fault|verdict|mutant|profile) -->")
@@ -430,6 +460,7 @@ def main():
                     commands += 1
                     check_command(page, words, facts, problems)
     if len(sys.argv) == 3:  # the project's pages: the tables the lists name must be there
+        check_cited_in_source(facts, problems)
         for page, axis, kind in REQUIRED_TABLES:
             if (page, kind) not in tables:
                 problems.append(f"{page}: no table of every {kind} (marked \"<!-- doc_facts_test: "
