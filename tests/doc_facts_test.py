@@ -25,7 +25,9 @@ Catalogues: a table preceded by "<!-- doc_facts_test: a row per fault -->" (or v
 "a column per profile") has exactly one row (column) per entry of the program's catalogue, so
 that an entry added to fault_catalogue(), verdict_table(), mutant_catalogue() or
 profile_catalogue() without its row in the docs fails. The pages the "how to add" lists of
-docs/architecture.md send a contributor to must carry those tables (REQUIRED_TABLES).
+docs/architecture.md send a contributor to must carry those tables (REQUIRED_TABLES), and
+architecture.md's *Data in tables* ("a row per table") names every catalogue the source
+defines (a `const std::vector<...>& name_catalogue()`, `_table()`, `_stages()` or `_formats()`).
 
 A paragraph that reports a past state on purpose (a study of an older catalog) is preceded by
 the line "<!-- doc_facts_test: historical -->": the paragraph is not checked for numbers.
@@ -380,11 +382,26 @@ def check_cited_in_source(facts, problems):
 
 # --- Catalogues -------------------------------------------------------------------------------
 
-TABLE_MARK = re.compile(r"<!-- doc_facts_test: a (row|column) per (fault|verdict|mutant|profile) -->")
+TABLE_MARK = re.compile(
+    r"<!-- doc_facts_test: a (row|column) per (fault|verdict|mutant|profile|table) -->")
+CATALOGUE_DEFINITION = re.compile(
+    r"^const std::vector<[\w:]+>& (\w+(?:_catalogue|_table|_stages|_formats))\(\) \{", re.M)
 # The tables the "how to add" lists of docs/architecture.md send a contributor to.
 REQUIRED_TABLES = [("docs/provider.md", "row", "fault"), ("docs/proxy.md", "row", "fault"),
                    ("docs/scenarios.md", "row", "verdict"), ("docs/scenarios.md", "row", "mutant"),
-                   ("docs/provider.md", "column", "profile")]
+                   ("docs/provider.md", "column", "profile"), ("docs/architecture.md", "row", "table")]
+
+
+def source_catalogues(source, folders):
+    """Every catalogue the source defines: `const std::vector<Row>& fault_catalogue() {`."""
+    found = set()
+    for folder in folders:
+        for path in glob.glob(os.path.join(source, folder, "**", "*.cpp"), recursive=True):
+            if "/tests/" in path or "node_modules" in path:
+                continue
+            with open(path, encoding="utf-8", errors="replace") as file:
+                found |= set(CATALOGUE_DEFINITION.findall(file.read()))
+    return found
 
 
 def catalogue_name(cell):
@@ -408,6 +425,13 @@ def check_catalogue_tables(page, text, facts, problems):
                 table.append([c.strip() for c in row.strip().strip("|").split("|")])
             elif table or row.strip():
                 break
+        if kind == "table":  # every catalogue named somewhere in the table's "where" column
+            named = {n for r in table[2:] for n in re.findall(r"`(\w+)\(\)`", r[1] if len(r) > 1 else "")}
+            missing = sorted(facts["table names"] - named)
+            if missing:
+                problems.append(f"{page}: the table of every table (line {i + 2}) lacks "
+                                f"{', '.join(n + '()' for n in missing)}")
+            continue
         if axis == "row":
             cells = [r[0] for r in table[2:]]
         else:
@@ -430,6 +454,7 @@ def main():
     checked = [os.path.abspath(page) for page in sys.argv[3:]] or pages(source)
     facts = program_facts(retryproof, source)
     facts["folders"] = top_folders(source)
+    facts["table names"] = source_catalogues(source, facts["folders"])
     problems = []
     commands = 0
     tables = set()
