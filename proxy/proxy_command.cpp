@@ -34,49 +34,62 @@ struct ProxyOptions {
   provider::MemoryOptions memory;
 };
 
-int run_proxy(ProxyOptions options) {
+// What the proxy's flags settle before anything starts.
+struct ProxySettings {
   UpstreamUrl upstream;
   UpstreamLimits limits;
   UpstreamTrust trust;
+};
+
+// Reads and checks the flags into `options.core` and the upstream's settings. Throws a
+// usage error naming the flag to fix.
+ProxySettings settle(ProxyOptions& options) {
+  ProxySettings settled;
   try {
-    try {
-      upstream = parse_upstream_url(options.upstream);
-    } catch (const std::invalid_argument& error) {
-      throw std::invalid_argument(std::string("--upstream ") + error.what());
+    settled.upstream = parse_upstream_url(options.upstream);
+  } catch (const std::invalid_argument& error) {
+    throw std::invalid_argument(std::string("--upstream ") + error.what());
+  }
+  options.core.api = provider::load_api_shape(options.api);
+  if (!options.plan_file.empty()) {
+    options.core.initial_plan = provider::read_plan_file(options.plan_file);
+  }
+  if (!options.key_ttl.empty()) {
+    if (!options.core.enforce_keys) {
+      throw std::invalid_argument(
+          "--key-ttl needs --enforce-keys: otherwise keys are the upstream's to forget");
     }
-    options.core.api = provider::load_api_shape(options.api);
-    if (!options.plan_file.empty()) {
-      options.core.initial_plan = provider::read_plan_file(options.plan_file);
+    options.core.key_ttl = parse_duration(options.key_ttl);
+  }
+  options.core.control_token = provider::control_token(options.control_tokens);
+  provider::MemoryLimits memory = provider::read_memory_options(options.memory);
+  options.core.max_keys = memory.max_keys;
+  options.core.journal = std::move(memory.journal);
+  options.core.operation_field = provider::operation_field(options.operation_field);
+  settled.limits.connect_timeout =
+      provider::positive_duration("--connect-timeout", options.connect_timeout);
+  settled.limits.response_timeout =
+      provider::positive_duration("--upstream-timeout", options.upstream_timeout);
+  if (!options.upstream_ca.empty()) {
+    if (!settled.upstream.tls) {
+      throw std::invalid_argument("--upstream-ca needs an https:// --upstream: " +
+                                  settled.upstream.to_string() + " is plain HTTP");
     }
-    if (!options.key_ttl.empty()) {
-      if (!options.core.enforce_keys) {
-        throw std::invalid_argument(
-            "--key-ttl needs --enforce-keys: otherwise keys are the "
-            "upstream's to forget");
-      }
-      options.core.key_ttl = parse_duration(options.key_ttl);
-    }
-    options.core.control_token = provider::control_token(options.control_tokens);
-    provider::MemoryLimits memory = provider::read_memory_options(options.memory);
-    options.core.max_keys = memory.max_keys;
-    options.core.journal = std::move(memory.journal);
-    options.core.operation_field = provider::operation_field(options.operation_field);
-    limits.connect_timeout =
-        provider::positive_duration("--connect-timeout", options.connect_timeout);
-    limits.response_timeout =
-        provider::positive_duration("--upstream-timeout", options.upstream_timeout);
-    if (!options.upstream_ca.empty()) {
-      if (!upstream.tls) {
-        throw std::invalid_argument("--upstream-ca needs an https:// --upstream: " +
-                                    upstream.to_string() + " is plain HTTP");
-      }
-      trust = read_upstream_ca(options.upstream_ca);
-    }
-    provider::load_tls_files(options.tls, options.server);
+    settled.trust = read_upstream_ca(options.upstream_ca);
+  }
+  provider::load_tls_files(options.tls, options.server);
+  return settled;
+}
+
+int run_proxy(ProxyOptions options) {
+  ProxySettings settled;
+  try {
+    settled = settle(options);
   } catch (const std::exception& error) {
     std::cerr << "retryproof proxy: " << error.what() << '\n';
     return 2;
   }
+  const auto& [upstream, limits, trust] = settled;
   provider::warn_if_exposed("proxy", options.server.host, options.core.control_token.has_value());
 
   const sigset_t stop_signals = provider::block_stop_signals();  // before any thread starts
