@@ -44,6 +44,7 @@ async function createOrFind() {
       signal: AbortSignal.timeout(1000),
     });
   } catch (error) {
+    log(`POST: ${error?.name} ${error?.cause?.code ?? ""} ${error?.cause?.message ?? error?.message}`);
     if (neverSent(error)) throw new PreCommit(error.cause?.code ?? error.code);
     inDoubt ||= error?.name === "TimeoutError";
     return find(`${error?.name}: ${error?.cause?.code ?? error?.message}`);
