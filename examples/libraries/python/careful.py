@@ -33,6 +33,15 @@ class LookupFailed(Exception):
     """The lookup after an unseen outcome could not answer: nothing can be proven."""
 
 
+def pool(**options):
+    """A urllib3 PoolManager with a 1 s timeout that trusts the run's CA over HTTPS. Debian's
+    urllib3 1.26 makes /etc/ssl/certs/ca-certificates.crt every pool's default ca_certs, so
+    SSL_CERT_FILE (which `run --tls` sets) is never read: the CA is named, from
+    RETRYPROOF_CA_FILE when the harness gives it (None: the system's store)."""
+    return urllib3.PoolManager(timeout=urllib3.Timeout(total=1.0),
+                               ca_certs=os.environ.get("RETRYPROOF_CA_FILE"), **options)
+
+
 def job_id_in(data):
     try:
         body = json.loads(data)

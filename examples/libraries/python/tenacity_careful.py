@@ -15,11 +15,11 @@ import traceback
 import urllib3
 from tenacity import retry, retry_if_exception_type, stop_after_attempt, wait_fixed, wait_random_exponential
 
-from careful import Definitive, Intent, LookupFailed, PreCommit, classify, lookup
+from careful import Definitive, Intent, LookupFailed, PreCommit, classify, lookup, pool
 from contract import log, operation, report
 
 base_url, key, payload = operation()
-http = urllib3.PoolManager(retries=False, timeout=urllib3.Timeout(total=1.0))
+http = pool(retries=False)
 intent = Intent(os.environ.get("RETRYPROOF_STATE_DIR") or ".intents", key, payload)
 earlier = intent.earlier()
 in_doubt = False  # a request timed out or met one in flight: a 404 later is no proof of none

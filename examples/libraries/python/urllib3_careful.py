@@ -23,7 +23,7 @@ import traceback
 import urllib3
 from urllib3.util.retry import Retry
 
-from careful import Definitive, Intent, LookupFailed, PreCommit, classify, lookup
+from careful import Definitive, Intent, LookupFailed, PreCommit, classify, lookup, pool
 from contract import log, operation, report
 
 ATTEMPTS = 3
@@ -48,7 +48,7 @@ class JitteredRetry(Retry):
 
 
 base_url, key, payload = operation()
-http = urllib3.PoolManager(timeout=urllib3.Timeout(total=1.0))
+http = pool()
 intent = Intent(os.environ.get("RETRYPROOF_STATE_DIR") or ".intents", key, payload)
 earlier = intent.earlier()
 sent = 0          # POSTs so far, every try of every Retry
@@ -83,7 +83,7 @@ def post():
 
 def find(reason):
     """After an outcome the client could not see: the key's job, or PreCommit (not stored)."""
-    job = lookup(urllib3.PoolManager(timeout=urllib3.Timeout(total=1.0)), base_url, key)
+    job = lookup(http, base_url, key)
     if job and earlier == "other-payload":
         raise LookupFailed(f"{job} is stored under this key, which an earlier run sent with another payload")
     if job is None:
