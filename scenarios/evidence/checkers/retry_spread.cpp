@@ -84,13 +84,14 @@ Verdict retry_spread(const Evidence& evidence) {
     }
     if (const auto seconds = ordered_by_retry_after(wave, spread.median);
         seconds && !evidence.policy().jitter_after_retry_after) {
-      synchronised_by_provider =
-          "; the provider synchronised the fleet: its 429s said Retry-After: " +
-          std::to_string(*seconds) + " alike and retries number " + std::to_string(number) +
-          " waited just that (median " + ms(spread.median) + ", the middle 80% within " +
-          ms(spread.middle) +
-          "), as RFC 9110 asks. Jitter on top of Retry-After avoids such a wave; a client "
-          "that declares jitter-after-retry-after is held to it";
+      // Every such wave is named: the first says what the provider did, the others add to it.
+      synchronised_by_provider +=
+          (ordered == 0 ? "; the provider synchronised the fleet: its 429s said Retry-After: "
+                        : "; so did Retry-After: ") +
+          std::to_string(*seconds) +
+          (ordered == 0 ? " alike and retries number " : " for retries number ") +
+          std::to_string(number) + (ordered == 0 ? " waited just that (median " : " (median ") +
+          ms(spread.median) + ", the middle 80% within " + ms(spread.middle) + ")";
       ++ordered;
       continue;
     }
@@ -110,10 +111,15 @@ Verdict retry_spread(const Evidence& evidence) {
   }
   const int own = judged - ordered - told;
   return std::move(violations)
-      .verdict((own > 0 ? "each wave of retries was spread by jitter (" + std::to_string(own) +
-                              " judged)"
-                        : std::string("no wave of retries was the clients' own timing")) +
-               synchronised_by_provider + spread_after_retry_after);
+      .verdict(
+          (own > 0
+               ? "each wave of retries was spread by jitter (" + std::to_string(own) + " judged)"
+               : std::string("no wave of retries was the clients' own timing")) +
+          synchronised_by_provider +
+          (ordered == 0 ? ""
+                        : ", as RFC 9110 asks. Jitter on top of Retry-After avoids such a "
+                          "wave; a client that declares jitter-after-retry-after is held to it") +
+          spread_after_retry_after);
 }
 
 }  // namespace retryproof::scenarios::checkers
