@@ -323,6 +323,10 @@ TEST(RunCommand, AClientProgramThatIsNotThereIsExit2BeforeAnyScenario) {
   EXPECT_EQ(run_to_end(typo).code, 2);
   EXPECT_NE(typo.standard_error().find("\"pyhton3\" is not a program on PATH"), std::string::npos)
       << typo.standard_error();
+  // The interpreter is there; its script is not, and every scenario would be client-error.
+  expect_usage_error({"run", "--client", "cmd:sh ./no-such-client.sh"},
+                     "retryproof run: --client cmd:sh ./no-such-client.sh: ./no-such-client.sh "
+                     "does not exist (the script sh would run)");
 }
 
 TEST(RunCommand, MutantsSaysWhyItRunsFewerScenariosThanTheCatalogHas) {
