@@ -134,6 +134,8 @@ class SandboxTest(unittest.TestCase):
             self.assertEqual(post_order(sandbox.url, "k", ORDER_42), 503)
             self.assertEqual(post_order(sandbox.url, "k", ORDER_42), 201)  # at once
             self.assertEqual(sandbox.verdicts().status("backoff"), "fail")
+            # The advice names the helper's word for a promise, not run's --client-policy.
+            self.assertIn("declare it: policy=min-backoff=DURATION)", str(sandbox.verdicts()))
             self.assertTrue(sandbox.verdicts(policy="min-backoff=0ms").ok)
             self.assertEqual(sandbox.verdicts(policy="attempts=1,min-backoff=0ms")
                              .status("attempt-budget"), "fail")
