@@ -44,10 +44,10 @@ python)
   if "${reader[@]}" touch "$tmp/package/written" 2>/dev/null; then
     rm -f "$tmp/package/written"
     reader=()
-    echo "package install ($kind): could not make a folder read-only here: installing from a writable one"
+    echo "package install ($kind): no read-only folder here: installing from a writable one"
   fi
-  "${reader[@]}" "$tmp/venv/bin/pip" install --quiet --no-index --no-build-isolation "$tmp/package" ||
-    fail "pip install of a read-only embed/python failed"
+  "${reader[@]}" "$tmp/venv/bin/pip" install --quiet --no-index --no-build-isolation \
+    "$tmp/package" || fail "pip install of a read-only embed/python failed"
 
   mkdir "$tmp/project"
   cat >"$tmp/project/test_orders.py" <<'EOF'

@@ -67,7 +67,8 @@ class Verdicts:
         return self.report["summary"]["notMet"] == 0
 
     def status(self, verdict):
-        """"pass", "fail", "n/a" or "inconclusive"; KeyError for a verdict not judged from traffic."""
+        """"pass", "fail", "n/a" or "inconclusive"; KeyError for a verdict not judged from
+        traffic."""
         for judged in self.scenario["verdicts"]:
             if judged["id"] == verdict:
                 return judged["status"]

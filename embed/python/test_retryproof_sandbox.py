@@ -144,8 +144,9 @@ class SandboxTest(unittest.TestCase):
 
     def test_a_typo_in_a_fault_is_refused_in_the_providers_words(self):
         with Sandbox() as sandbox:
-            with self.assertRaisesRegex(SandboxError, r'faults\[0\]: unknown fault "comit-then-drop"'
-                                                      r' \(did you mean "commit-then-drop"\?\)'):
+            with self.assertRaisesRegex(SandboxError,
+                                        r'faults\[0\]: unknown fault "comit-then-drop" '
+                                        r'\(did you mean "commit-then-drop"\?\)'):
                 sandbox.faults("comit-then-drop")
             with self.assertRaisesRegex(SandboxError, r'400: plan: unknown field "fault" '
                                                       r'\(did you mean "faults"\?\)'):
