@@ -32,6 +32,7 @@ json planned_json(const ScenarioResult& result) {
                        {"askedFor", use.asked_for},
                        {"fired", use.fired},
                        {"compared", use.compared},
+                       {"lookupsFired", use.lookups_fired},
                        {"optional", use.optional},
                        {"text", valid_utf8(use.describe())}});
   }
