@@ -119,6 +119,22 @@ InvocationResult ProcessWorld::invoke(const InvocationPlan& plan) {
                           .first_seq = core.journal_size() + 1,
                           .started_at = server_.now()};
   const std::size_t jobs_before = core.job_count();
+  // The answers kept from a client killed before this one go out now, to a dead client: what
+  // it had written and the provider had not read yet is read from here on, in this window,
+  // and charged to it by its connection (scenarios/driver/attribution.hpp).
+  server_.answers().open();
+
+  const KillPoint& kill = plan.invocation.kill;
+  const auto kill_point_reached = [kill, jobs_before, first_seq = result.first_seq](
+                                      const provider::ProviderCore::Progress& progress) {
+    return kill.reached(progress.jobs - jobs_before, progress.journal_entries + 1 - first_seq);
+  };
+  // The answer that reaches the kill point, and every later one, is kept until the client is
+  // dead: it dies not knowing that answer, as the simulated client does.
+  if (kill.armed())
+    server_.answers().close_when([&core, kill_point_reached] {
+      return kill_point_reached(core.progress());
+    });
 
   const std::unique_ptr<ChildProcess> started = start_client(plan, server_.base_url());
   ChildProcess& child = *started;
@@ -126,11 +142,6 @@ InvocationResult ProcessWorld::invoke(const InvocationPlan& plan) {
   const auto deadline = [&] { return limit.at(core.journal_size() >= result.first_seq); };
   constexpr std::chrono::milliseconds kSlice(20);  // how soon a loop notices a change
 
-  const KillPoint& kill = plan.invocation.kill;
-  const auto kill_point_reached = [&](const provider::ProviderCore::Progress& progress) {
-    return kill.reached(progress.jobs - jobs_before,
-                        progress.journal_entries + 1 - result.first_seq);
-  };
   std::optional<ExitStatus> status;
   if (kill.armed()) {
     // Until the provider's records show the point reached, or the client ends first (then
@@ -154,6 +165,8 @@ InvocationResult ProcessWorld::invoke(const InvocationPlan& plan) {
     result.timed_out = true;
   }
   result.last_seq = core.journal_size();
+  // A client that ended before its kill point: nothing to keep its answers from.
+  if (!result.killed) server_.answers().open();
   if (!result.killed && !result.timed_out && kill.armed()) result.client_error = not_reached(kill);
   take_account(result, child, status);
   return result;
