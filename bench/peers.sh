@@ -2,7 +2,7 @@
 # Peers under the same wrk load as the provider, each answering every POST with a fixed 201:
 # nginx with one worker (what HTTP itself costs on this machine), Node's own HTTP server
 # (node:http: the floor under the seeds' JavaScript original, which is not in this
-# repository: docs/spec describes its wire only) and Mountebank (@mbtest/mountebank, the
+# repository: docs/original-spec describes its wire only) and Mountebank (@mbtest/mountebank, the
 # over-the-wire test double people use for this job; bench/peers/package-lock.json pins it,
 # and scripts/bench.sh installs it with npm ci). Each is measured with both of the
 # provider's POST loads, and printed beside the provider's rate with the ratio.

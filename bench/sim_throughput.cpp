@@ -48,7 +48,7 @@ double client_runs_per_second(int iterations) {
     client::RetryingClient retrying({}, {transport, clock, clock, random, ledger});
     const auto result =
         retrying.run({"fulfillment:order-42", {{"orderId", "order-42"}, {"amount", 120}}});
-    succeeded += result.outcome == client::Outcome::succeeded && result.attempts == 3;
+    succeeded += result.outcome == client::ClientOutcome::succeeded && result.attempts == 3;
   }
   if (succeeded != iterations) {
     std::fprintf(stderr, "only %d of %d runs took three attempts and succeeded\n", succeeded,

@@ -47,13 +47,13 @@ std::optional<Millis> retry_after(const TransportResponse& response) {
 
 }  // namespace
 
-std::string to_string(Outcome outcome) {
+std::string to_string(ClientOutcome outcome) {
   switch (outcome) {
-    case Outcome::succeeded:
+    case ClientOutcome::succeeded:
       return "succeeded";
-    case Outcome::failed:
+    case ClientOutcome::failed:
       return "failed";
-    case Outcome::unknown:
+    case ClientOutcome::unknown:
       return "unknown";
   }
   return "unknown";
@@ -61,11 +61,11 @@ std::string to_string(Outcome outcome) {
 
 nlohmann::json ClientResult::outcome_line() const {
   switch (outcome) {
-    case Outcome::succeeded:
+    case ClientOutcome::succeeded:
       return {{"outcome", "succeeded"}, {"jobId", job_id}};
-    case Outcome::failed:
+    case ClientOutcome::failed:
       return {{"outcome", "failed"}, {"reason", reason}};
-    case Outcome::unknown:
+    case ClientOutcome::unknown:
       return {{"outcome", "unknown"}, {"idempotencyKey", idempotency_key}, {"reason", reason}};
   }
   return nullptr;
@@ -139,13 +139,13 @@ RetryingClient::Next RetryingClient::plan(Run& run) {
       case IntentStatus::confirmed:
         note.decision = "confirmed by an earlier run: report it, send nothing";
         record(run, note);
-        run.result.outcome = Outcome::succeeded;
+        run.result.outcome = ClientOutcome::succeeded;
         run.result.job_id = earlier->job_id;
         return Next::done;
       case IntentStatus::failed:
         note.decision = "refused in an earlier run: report it, send nothing";
         record(run, note);
-        run.result.outcome = Outcome::failed;
+        run.result.outcome = ClientOutcome::failed;
         run.result.reason = earlier->reason;
         return Next::done;
       case IntentStatus::planned:
@@ -179,7 +179,37 @@ RetryingClient::Next RetryingClient::attempt(Run& run) {
     run.final_lookup = true;  // a 5xx can come after a commit: never report failed on a guess
     return Next::reconcile;
   }
+  Step step;
+  const TransportResponse response = send_create(run, step);
+  const int status = response.ok() ? response.status : 0;
+  const bool committed = status == 200 || status == 201;
+  if (committed && !job_id_in(response).empty()) {
+    step.classification = "confirmed";
+    step.decision = "done";
+    record(run, step);
+    return confirm(run, job_id_in(response));
+  }
+  const bool retry_4xx = behaviour_.retries_definitive && (status == 400 || status == 422);
+  if (status == 503 || status == 429 || status == 409 || retry_4xx ||
+      response.failure == TransportFailure::not_sent) {
+    return retry_same_key(run, step, response);
+  }
+  if (status >= 400 && status < 500) {
+    step.classification = "definitive";
+    step.decision = "stop: the provider refused the request; no retry";
+    record(run, step);
+    const std::string code = error_code_in(response);
+    return give_up(
+        run, ClientOutcome::failed,
+        std::string(kRejected) + std::to_string(status) + (code.empty() ? "" : " " + code));
+  }
+  // Timeout, closed or reset connection, truncated body, 500: it may have committed.
+  return after_unseen_outcome(run, step, response);
+}
 
+// One more attempt counted, its key (a fresh one for a per-attempt mutant) and intent saved
+// durably before the request leaves, then the create sent; `step` describes it.
+TransportResponse RetryingClient::send_create(Run& run, Step& step) {
   ++run.intent.attempts;
   ++run.result.attempts;
   ++run.budget_used;
@@ -194,11 +224,11 @@ RetryingClient::Next RetryingClient::attempt(Run& run) {
   run.intent.status = IntentStatus::sent;
   ledger().save(run.intent);  // durable before the request leaves
 
-  Step step{.attempt = run.intent.attempts,
-            .at = parts_.clock.now(),
-            .request = "POST /jobs",
-            .key = run.intent.idempotency_key};
-  const TransportResponse response =
+  step = Step{.attempt = run.intent.attempts,
+              .at = parts_.clock.now(),
+              .request = "POST /jobs",
+              .key = run.intent.idempotency_key};
+  TransportResponse response =
       parts_.transport.send({.method = "POST",
                              .path = "/jobs",
                              .headers = {{"Idempotency-Key", run.intent.idempotency_key},
@@ -206,58 +236,43 @@ RetryingClient::Next RetryingClient::attempt(Run& run) {
                              .body = payload.dump(),
                              .timeout = settings_.timeout});
   step.result = describe(response);
+  return response;
+}
 
+// Proven not committed by this try (or, for 409, still being decided by the first): the
+// same key again, after a wait.
+RetryingClient::Next RetryingClient::retry_same_key(Run& run, Step& step,
+                                                    const TransportResponse& response) {
   const int status = response.ok() ? response.status : 0;
-  const bool committed = status == 200 || status == 201;
-  if (committed && !job_id_in(response).empty()) {
-    step.classification = "confirmed";
-    step.decision = "done";
-    record(run, step);
-    return confirm(run, job_id_in(response));
+  step.classification = status == 429 ? "rate-limited" : status == 409 ? "in-flight" : "retryable";
+  run.may_still_commit |= status == 409;
+  run.wait = backoff(run.intent.attempts);
+  if (status == 429 && behaviour_.honours_retry_after) {
+    // Never sooner than Retry-After, and up to a quarter later: a fleet told to come back
+    // in a second would otherwise come back in the same millisecond.
+    const Millis told = retry_after(response).value_or(Millis(0));
+    const auto spread = behaviour_.jitters
+                            ? static_cast<Millis::rep>(parts_.random.uniform() *
+                                                       static_cast<double>(told.count() / 4))
+                            : 0;
+    run.wait = std::max(run.wait, told + Millis(spread));
   }
-  const bool retry_4xx = behaviour_.retries_definitive && (status == 400 || status == 422);
-  if (status == 503 || status == 429 || status == 409 || retry_4xx ||
-      response.failure == TransportFailure::not_sent) {
-    // Proven not committed by this try (or, for 409, still being decided by the first):
-    // the same key again, after a wait.
-    step.classification = status == 429   ? "rate-limited"
-                          : status == 409 ? "in-flight"
-                                          : "retryable";
-    run.may_still_commit |= status == 409;
-    run.wait = backoff(run.intent.attempts);
-    if (status == 429 && behaviour_.honours_retry_after) {
-      // Never sooner than Retry-After, and up to a quarter later: a fleet told to come back
-      // in a second would otherwise come back in the same millisecond.
-      const Millis told = retry_after(response).value_or(Millis(0));
-      const auto spread = behaviour_.jitters
-                              ? static_cast<Millis::rep>(parts_.random.uniform() *
-                                                         static_cast<double>(told.count() / 4))
-                              : 0;
-      run.wait = std::max(run.wait, told + Millis(spread));
-    }
-    step.wait = run.wait;
-    step.decision = budget_left(run) ? "wait, then retry with the same key"
-                                     : "budget spent: look the key up to decide";
-    record(run, step);
-    return Next::attempt;
-  }
-  if (status >= 400 && status < 500) {
-    step.classification = "definitive";
-    step.decision = "stop: the provider refused the request; no retry";
-    record(run, step);
-    const std::string code = error_code_in(response);
-    return give_up(
-        run, Outcome::failed,
-        std::string(kRejected) + std::to_string(status) + (code.empty() ? "" : " " + code));
-  }
+  step.wait = run.wait;
+  step.decision = budget_left(run) ? "wait, then retry with the same key"
+                                   : "budget spent: look the key up to decide";
+  record(run, step);
+  return Next::attempt;
+}
 
-  // Timeout, closed or reset connection, truncated body, 500: it may have committed.
+// No answer that says whether it committed: what the client's behaviour does about it.
+RetryingClient::Next RetryingClient::after_unseen_outcome(Run& run, Step& step,
+                                                          const TransportResponse& response) {
   step.classification = "ambiguous";
   run.may_still_commit |= response.failure == TransportFailure::timeout;
   if (behaviour_.on_hidden == OnHiddenOutcome::report_failed) {
     step.decision = "stop: treat the unseen outcome as a failure";
     record(run, step);
-    return give_up(run, Outcome::failed, "no response: " + step.result);
+    return give_up(run, ClientOutcome::failed, "no response: " + step.result);
   }
   if (behaviour_.on_hidden == OnHiddenOutcome::resend) {
     run.wait = backoff(run.intent.attempts);
@@ -285,7 +300,7 @@ RetryingClient::Next RetryingClient::reconcile(Run& run) {
     if (run.key_used_for_another_payload) {
       step.decision = "stop: fail closed, the job may be the one an earlier payload created";
       record(run, step);
-      return give_up(run, Outcome::unknown,
+      return give_up(run, ClientOutcome::unknown,
                      "the provider holds " + job_id_in(response) +
                          " for this key, which an earlier run sent with another payload");
     }
@@ -305,21 +320,22 @@ RetryingClient::Next RetryingClient::reconcile(Run& run) {
     if (run.may_still_commit) {
       step.decision = "stop: fail closed, a request with this key may still commit";
       record(run, step);
-      return give_up(run, Outcome::unknown,
+      return give_up(run, ClientOutcome::unknown,
                      "a request with this key may still be in flight: the budget ran out first");
     }
     step.decision = "stop: never committed, and the budget is spent";
     record(run, step);
-    return give_up(run, Outcome::failed,
+    return give_up(run, ClientOutcome::failed,
                    "not committed after " + std::to_string(run.intent.attempts) + " attempts");
   }
   step.classification = "lookup-failed";
   step.decision = "stop: fail closed, the outcome cannot be proven";
   record(run, step);
-  return give_up(run, Outcome::unknown, "lookup failed: " + step.result);
+  return give_up(run, ClientOutcome::unknown, "lookup failed: " + step.result);
 }
 
-RetryingClient::Next RetryingClient::give_up(Run& run, Outcome outcome, const std::string& reason) {
+RetryingClient::Next RetryingClient::give_up(Run& run, ClientOutcome outcome,
+                                             const std::string& reason) {
   if (run.round < behaviour_.rounds) {
     // The bug: an outer loop that treats the inner loop's failure as final for the key,
     // and starts over under a new one.
@@ -333,7 +349,8 @@ RetryingClient::Next RetryingClient::give_up(Run& run, Outcome outcome, const st
     ledger().save(run.intent);
     return Next::attempt;
   }
-  run.intent.status = outcome == Outcome::failed ? IntentStatus::failed : IntentStatus::unknown;
+  run.intent.status =
+      outcome == ClientOutcome::failed ? IntentStatus::failed : IntentStatus::unknown;
   run.intent.reason = reason;
   ledger().save(run.intent);
   run.result.outcome = outcome;
@@ -345,7 +362,7 @@ RetryingClient::Next RetryingClient::confirm(Run& run, const std::string& job_id
   run.intent.status = IntentStatus::confirmed;
   run.intent.job_id = job_id;
   ledger().save(run.intent);
-  run.result.outcome = Outcome::succeeded;
+  run.result.outcome = ClientOutcome::succeeded;
   run.result.job_id = job_id;
   return Next::done;
 }

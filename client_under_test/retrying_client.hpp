@@ -32,8 +32,8 @@ struct Operation {
   nlohmann::json payload;    // a JSON object
 };
 
-enum class Outcome { succeeded, failed, unknown };
-std::string to_string(Outcome outcome);
+enum class ClientOutcome { succeeded, failed, unknown };
+std::string to_string(ClientOutcome outcome);
 
 // One line of the attempt history: a request, what came back, and what was decided.
 struct Step {
@@ -49,7 +49,7 @@ struct Step {
 };
 
 struct ClientResult {
-  Outcome outcome = Outcome::unknown;
+  ClientOutcome outcome = ClientOutcome::unknown;
   std::string job_id;           // when succeeded
   std::string reason;           // when failed or unknown
   std::string idempotency_key;  // the (last) key used
@@ -84,8 +84,11 @@ class RetryingClient {
 
   Next plan(Run& run);
   Next attempt(Run& run);
+  TransportResponse send_create(Run& run, Step& step);
+  Next retry_same_key(Run& run, Step& step, const TransportResponse& response);
+  Next after_unseen_outcome(Run& run, Step& step, const TransportResponse& response);
   Next reconcile(Run& run);
-  Next give_up(Run& run, Outcome outcome, const std::string& reason);
+  Next give_up(Run& run, ClientOutcome outcome, const std::string& reason);
   Next confirm(Run& run, const std::string& job_id);
   bool budget_left(const Run& run) const;
   IntentLedger& ledger();

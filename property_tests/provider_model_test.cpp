@@ -1,7 +1,9 @@
 // The provider core against a small model of its contract (rc::state): random sequences
-// of new posts, repeats, changed payloads, lookups, fault scripts of every kind, clock
-// advances past the key TTL and resets. After each command: the status, the stored job,
-// the replay's identity, the job count and the journal's length.
+// of new posts, repeats, changed payloads, lookups, fault scripts drawn from every row of
+// fault_catalogue(), clock advances past the key TTL and resets. After each command: the
+// status, the stored job, the replay's identity, the job count and the journal's length.
+// A fault's answer is judged by its row (commit, status, delivery, parameter), so a fault
+// added to the catalogue is scripted and judged here without an edit.
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 #include <rapidcheck/state.h>
@@ -9,7 +11,10 @@
 #include <deque>
 #include <map>
 #include <optional>
+#include <string>
+#include <vector>
 
+#include "provider/fault.hpp"
 #include "provider/provider_core.hpp"
 
 namespace retryproof::provider {
@@ -20,18 +25,35 @@ using std::chrono::hours;
 
 constexpr Millis kKeyTtl = hours(24);
 const std::vector<std::string> kKeys = {"key-a", "key-b", "key-c", "key-d"};
-const std::vector<std::string> kFaults = {"none",
-                                          "fail-before-commit",
-                                          "commit-then-error",
-                                          "commit-then-drop",
-                                          "commit-then-reset",
-                                          "drop-before-commit",
-                                          "commit-then-truncate",
-                                          "commit-then-500",
-                                          "rate-limited:2",
-                                          "commit-then-delay:3s",
-                                          "delay-before-commit:3s",
-                                          "lookup-unavailable"};
+// How a script writes a catalogue row's fault: its name, with an argument where it takes one.
+std::string scripted(const FaultRow& row) {
+  switch (row.parameter) {
+    case FaultParameter::hold:
+      return std::string(row.name) + ":3s";
+    case FaultParameter::retry_after:
+      return std::string(row.name) + ":2";
+    case FaultParameter::none:
+      break;
+  }
+  return std::string(row.name);
+}
+
+// Every fault of the catalogue, `none` included: a fault added to fault_catalogue() is in the
+// scripts, and judged by its row, without a line here.
+const std::vector<std::string> kFaults = [] {
+  std::vector<std::string> faults;
+  for (const FaultRow& row : fault_catalogue())
+    faults.push_back(scripted(row));
+  return faults;
+}();
+
+const FaultRow& row_of_scripted(const std::string& fault) {
+  return row_of(parse_fault(fault).kind);
+}
+
+bool for_lookup(const std::string& fault) {
+  return row_of_scripted(fault).target == FaultTarget::lookup;
+}
 
 struct Model {
   struct Key {
@@ -48,16 +70,16 @@ struct Model {
     const auto found = keys.find(key);
     return found != keys.end() && now - found->second.created <= kKeyTtl;
   }
-  // The fault the next new operation takes: the first script entry that is not a lookup's.
+  // The fault the next new operation takes: the first script entry that targets a create.
   std::optional<std::size_t> next_create_fault() const {
     for (std::size_t i = 0; i < script.size(); ++i) {
-      if (script[i] != "lookup-unavailable") return i;
+      if (!for_lookup(script[i])) return i;
     }
     return std::nullopt;
   }
   std::optional<std::size_t> next_lookup_fault() const {
     for (std::size_t i = 0; i < script.size(); ++i) {
-      if (script[i] == "lookup-unavailable") return i;
+      if (for_lookup(script[i])) return i;
     }
     return std::nullopt;
   }
@@ -83,8 +105,7 @@ Decision control(Sut& sut, const std::string& path, const json& body) {
 }
 
 bool stores(const std::string& fault) {
-  return fault != "fail-before-commit" && fault != "drop-before-commit" &&
-         !fault.starts_with("rate-limited");
+  return row_of_scripted(fault).commit != Commit::never;
 }
 
 using Command = rc::state::Command<Model, Sut>;
@@ -101,7 +122,8 @@ struct Post : Command {
       fault = model.script[*at];
       model.script.erase(model.script.begin() + static_cast<std::ptrdiff_t>(*at));
     }
-    if (fault.starts_with("delay-before-commit")) ++model.journal;  // run() sends a duplicate
+    // A create held in flight: run() sends a duplicate meanwhile, journaled too.
+    if (row_of_scripted(fault).commit == Commit::after_hold) ++model.journal;
     if (stores(fault)) {
       model.keys[key] = {which, model.now};
       ++model.jobs;
@@ -122,30 +144,21 @@ struct Post : Command {
     } else {
       const std::string fault =
           model.next_create_fault() ? model.script[*model.next_create_fault()] : "none";
+      const FaultRow& row = row_of_scripted(fault);
+      RC_ASSERT(decision.pending_commit.has_value() == (row.commit == Commit::after_hold));
+      const bool holds = row.parameter == FaultParameter::hold;  // the answer, or the commit
+      RC_ASSERT(decision.delay == (holds ? Millis(std::chrono::seconds(3)) : Millis(0)));
       if (decision.pending_commit) {
-        RC_ASSERT(fault.starts_with("delay-before-commit"));
         // A duplicate meanwhile is in flight; then the wait ends.
         RC_ASSERT(post(sut, key, which).status == 409);
         decision = sut.core.complete(*decision.pending_commit, Millis(0));
-      }
-      const std::map<std::string, int> status = {{"none", 201},
-                                                 {"fail-before-commit", 503},
-                                                 {"commit-then-error", 503},
-                                                 {"commit-then-500", 500},
-                                                 {"rate-limited:2", 429},
-                                                 {"commit-then-delay:3s", 201},
-                                                 {"delay-before-commit:3s", 201},
-                                                 {"commit-then-truncate", 201}};
-      if (fault == "commit-then-drop" || fault == "drop-before-commit") {
-        RC_ASSERT(decision.delivery == Delivery::drop);
-      } else if (fault == "commit-then-reset") {
-        RC_ASSERT(decision.delivery == Delivery::reset);
       } else {
-        RC_ASSERT(decision.status == status.at(fault));
+        RC_ASSERT(decision.delivery == row.delivery);
       }
-      if (fault == "commit-then-truncate") RC_ASSERT(decision.delivery == Delivery::truncate);
-      if (fault == "rate-limited:2") RC_ASSERT(decision.headers.find("Retry-After")->second == "2");
-      if (fault == "commit-then-delay:3s") RC_ASSERT(decision.delay == std::chrono::seconds(3));
+      if (row.status != 0) RC_ASSERT(decision.status == row.status);  // 0: no answer is sent
+      if (row.parameter == FaultParameter::retry_after) {
+        RC_ASSERT(decision.headers.find("Retry-After")->second == "2");
+      }
       if (stores(fault)) {
         const json jobs = sut.core.jobs_json()["jobs"];
         RC_ASSERT(jobs.back()["key"] == key);
@@ -175,8 +188,10 @@ struct Lookup : Command {
   void run(const Model& model, Sut& sut) const override {
     const Decision decision =
         sut.core.handle({"GET", "/jobs/by-idempotency-key/" + key, {}, ""}, Millis(0));
-    if (model.next_lookup_fault()) {
-      RC_ASSERT(decision.status == 503);
+    if (const auto at = model.next_lookup_fault()) {
+      const FaultRow& row = row_of_scripted(model.script[*at]);
+      RC_ASSERT(decision.status == row.status);
+      RC_ASSERT(decision.delivery == row.delivery);
     } else if (model.known(key)) {
       RC_ASSERT(decision.status == 200);
       RC_ASSERT(json::parse(decision.body)["id"] == sut.ids.at(key));

@@ -233,6 +233,67 @@ std::string api_shape_names() {
   return names;
 }
 
+namespace {
+
+std::vector<BodyEncoding> read_encodings(const JsonNode& encodings) {
+  if (encodings.array().empty()) encodings.fail("expected \"json\", \"form\" or both");
+  std::vector<BodyEncoding> read;
+  for (std::size_t i = 0; i < encodings.value.size(); ++i) {
+    const std::string name = encodings.item(i).string();
+    const auto known = std::find_if(kEncodings.begin(), kEncodings.end(),
+                                    [&](const auto& entry) { return entry.first == name; });
+    if (known == kEncodings.end()) encodings.item(i).fail("expected \"json\" or \"form\"");
+    read.push_back(known->second);
+  }
+  return read;
+}
+
+std::vector<Lookup> read_lookups(const JsonNode& lookups) {
+  lookups.array();
+  std::vector<Lookup> read;
+  for (std::size_t i = 0; i < lookups.value.size(); ++i) {
+    const JsonNode item = lookups.item(i);
+    Lookup lookup{read_route(item, true), std::nullopt, std::nullopt};
+    if (item.has("list")) lookup.list_field = item.field("list").non_empty_string();
+    if (item.has("queryParameter")) {
+      lookup.query_parameter = item.field("queryParameter").non_empty_string();
+    } else if (lookup.route.path != "/{key}" && !lookup.route.path.ends_with("/{key}") &&
+               lookup.route.path.find("/{key}/") == std::string::npos) {
+      item.fail(
+          "a lookup finds the key (or, without one, the operation field's value) in a "
+          "path segment that is exactly {key} or in a \"queryParameter\"");
+    }
+    read.push_back(std::move(lookup));
+  }
+  return read;
+}
+
+// The shape's "created" object, over the defaults already in `into`.
+void read_created(const JsonNode& created, CreatedObject& into) {
+  created.object({"idPrefix", "idField", "envelope", "echo", "constants"});
+  if (created.has("idPrefix")) into.id_prefix = created.field("idPrefix").string();
+  // One field name each: a dot would be read as a path but written as a name.
+  const auto field_name = [&](const char* name) {
+    std::string text = created.field(name).non_empty_string();
+    if (text.find('.') != std::string::npos) created.field(name).fail("a field name, without dots");
+    return text;
+  };
+  if (created.has("idField")) into.id_field = field_name("idField");
+  if (created.has("envelope")) into.envelope = field_name("envelope");
+  if (created.has("echo")) {
+    const JsonNode echo = created.field("echo");
+    into.echoed.clear();
+    for (std::size_t i = 0; i < echo.array().size(); ++i)
+      into.echoed.push_back(echo.item(i).non_empty_string());
+  }
+  if (created.has("constants")) {
+    const JsonNode constants = created.field("constants");
+    constants.any_object();
+    into.constants = constants.value;
+  }
+}
+}  // namespace
+
 ApiShape api_shape_from_json(const json& document, const std::string& origin) {
   try {
     const JsonNode root{document, "$"};
@@ -256,62 +317,9 @@ ApiShape api_shape_from_json(const json& document, const std::string& origin) {
           "business operation in \"operationField\" (a dotted path, such as "
           "\"metadata.orderId\"): creates are grouped into operations by it");
     }
-    if (root.has("encodings")) {
-      const JsonNode encodings = root.field("encodings");
-      if (encodings.array().empty()) encodings.fail("expected \"json\", \"form\" or both");
-      shape.encodings.clear();
-      for (std::size_t i = 0; i < encodings.value.size(); ++i) {
-        const std::string name = encodings.item(i).string();
-        const auto known = std::find_if(kEncodings.begin(), kEncodings.end(),
-                                        [&](const auto& entry) { return entry.first == name; });
-        if (known == kEncodings.end()) encodings.item(i).fail("expected \"json\" or \"form\"");
-        shape.encodings.push_back(known->second);
-      }
-    }
-    if (root.has("lookups")) {
-      const JsonNode lookups = root.field("lookups");
-      lookups.array();
-      shape.lookups.clear();
-      for (std::size_t i = 0; i < lookups.value.size(); ++i) {
-        const JsonNode item = lookups.item(i);
-        Lookup lookup{read_route(item, true), std::nullopt, std::nullopt};
-        if (item.has("list")) lookup.list_field = item.field("list").non_empty_string();
-        if (item.has("queryParameter")) {
-          lookup.query_parameter = item.field("queryParameter").non_empty_string();
-        } else if (lookup.route.path != "/{key}" && !lookup.route.path.ends_with("/{key}") &&
-                   lookup.route.path.find("/{key}/") == std::string::npos) {
-          item.fail(
-              "a lookup finds the key (or, without one, the operation field's value) in a "
-              "path segment that is exactly {key} or in a \"queryParameter\"");
-        }
-        shape.lookups.push_back(std::move(lookup));
-      }
-    }
-    if (root.has("created")) {
-      const JsonNode created = root.field("created");
-      created.object({"idPrefix", "idField", "envelope", "echo", "constants"});
-      if (created.has("idPrefix")) shape.created.id_prefix = created.field("idPrefix").string();
-      // One field name each: a dot would be read as a path but written as a name.
-      const auto field_name = [&](const char* name) {
-        std::string text = created.field(name).non_empty_string();
-        if (text.find('.') != std::string::npos)
-          created.field(name).fail("a field name, without dots");
-        return text;
-      };
-      if (created.has("idField")) shape.created.id_field = field_name("idField");
-      if (created.has("envelope")) shape.created.envelope = field_name("envelope");
-      if (created.has("echo")) {
-        const JsonNode echo = created.field("echo");
-        shape.created.echoed.clear();
-        for (std::size_t i = 0; i < echo.array().size(); ++i)
-          shape.created.echoed.push_back(echo.item(i).non_empty_string());
-      }
-      if (created.has("constants")) {
-        const JsonNode constants = created.field("constants");
-        constants.any_object();
-        shape.created.constants = constants.value;
-      }
-    }
+    if (root.has("encodings")) shape.encodings = read_encodings(root.field("encodings"));
+    if (root.has("lookups")) shape.lookups = read_lookups(root.field("lookups"));
+    if (root.has("created")) read_created(root.field("created"), shape.created);
     if (root.has("errors")) read_errors(root.field("errors"), shape);
     if (root.has("replayHeader"))
       shape.replay_header = root.field("replayHeader").non_empty_string();

@@ -31,4 +31,19 @@ class AttemptCounts {
   std::deque<std::string> order_;  // keys in the order first counted; may name forgotten ones
 };
 
+// A set of keys under the same bound, the oldest forgotten first: the proxy's memory of the
+// job ids it has seen, to tell a new job from a replayed one.
+class BoundedKeySet {
+ public:
+  explicit BoundedKeySet(std::optional<std::size_t> bound = std::nullopt) : counts_(bound) {}
+
+  void insert(const std::string& key) { counts_.next(key); }
+  bool contains(const std::string& key) const { return counts_.contains(key); }
+  void clear() { counts_.clear(); }
+  std::size_t size() const { return counts_.size(); }
+
+ private:
+  AttemptCounts counts_;  // the bound's bookkeeping; the counts themselves are never read
+};
+
 }  // namespace retryproof::provider

@@ -89,30 +89,21 @@ int run_provider(ProviderOptions options) {
   return 0;
 }
 
-}  // namespace
-
-void add_provider_command(CLI::App& app, int& exit_code, std::vector<ControlEndpoint> endpoints) {
-  auto options = std::make_shared<ProviderOptions>();
-  options->core.control_endpoints = std::move(endpoints);
-  CLI::App* command = app.add_subcommand(
-      "provider",
-      "Run the misbehaving provider: an HTTP API that enforces idempotency keys and fails on "
-      "command. Prints its URL on the first line, logs one line per request (to standard error "
-      "unless --log says otherwise), and stops cleanly on SIGINT or SIGTERM.");
-  add_listen_options(*command, options->server);
+// What the provider is: its seed, limits, plan, profile, API shape and key lifetime.
+void add_semantics_options(CLI::App& command, ProviderOptions& options) {
   command
-      ->add_option("--seed", options->core.seed,
-                   "Seed for job ids: the same seed and the same new operations give the same ids")
+      .add_option("--seed", options.core.seed,
+                  "Seed for job ids: the same seed and the same new operations give the same ids")
       ->capture_default_str();
   command
-      ->add_option("--max-body", options->core.max_body_bytes,
-                   "Largest accepted request body in bytes; larger bodies get 413")
+      .add_option("--max-body", options.core.max_body_bytes,
+                  "Largest accepted request body in bytes; larger bodies get 413")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   command
-      ->add_option("--plan", options->plan_file,
-                   "Fault plan to install at start: a JSON file in the body format of POST "
-                   "/_test/faults ({\"faults\": [...], \"chaos\": {...}})")
+      .add_option("--plan", options.plan_file,
+                  "Fault plan to install at start: a JSON file in the body format of POST "
+                  "/_test/faults ({\"faults\": [...], \"chaos\": {...}})")
       ->check(CLI::ExistingFile);
   std::string profiles;
   std::vector<std::string> profile_names;
@@ -122,40 +113,38 @@ void add_provider_command(CLI::App& app, int& exit_code, std::vector<ControlEndp
     profile_names.emplace_back(rules.name);
   }
   command
-      ->add_option("--profile", options->profile,
-                   "Conformance profile (default: the API shape's, else baseline): " + profiles)
+      .add_option("--profile", options.profile,
+                  "Conformance profile (default: the API shape's, else baseline): " + profiles)
       ->check(CLI::IsMember(profile_names));
   command
-      ->add_option("--api", options->api,
-                   "The API the provider speaks: a built-in shape (" + api_shape_names() +
-                       ") or a shape file (JSON, see docs/provider.md): its create and lookup "
-                       "routes, where the key travels, body encodings, created objects, errors")
+      .add_option("--api", options.api,
+                  "The API the provider speaks: a built-in shape (" + api_shape_names() +
+                      ") or a shape file (JSON, see docs/provider.md): its create and lookup "
+                      "routes, where the key travels, body encodings, created objects, errors")
       ->capture_default_str();
-  command->add_option("--key-ttl", options->key_ttl,
-                      "Forget idempotency keys older than this (250ms, 3s, 2m, 24h); a repeat is "
-                      "then a new operation. Default: keys never expire");
-  add_memory_options(*command, options->memory);
-  add_control_token_options(*command, options->control_tokens);
-  add_operation_field_option(*command, options->operation_field);
+  command.add_option("--key-ttl", options.key_ttl,
+                     "Forget idempotency keys older than this (250ms, 3s, 2m, 24h); a repeat is "
+                     "then a new operation. Default: keys never expire");
+}
+
+// How long a connection may idle, and a request take to arrive.
+void add_connection_timeouts(CLI::App& command, ProviderOptions& options) {
   command
-      ->add_option("--idle-timeout", options->idle_timeout,
-                   "Close a connection that starts no request for this long")
-      ->capture_default_str();
-  command
-      ->add_option("--header-timeout", options->header_timeout,
-                   "A request head must be complete this long after its first byte (else 408)")
+      .add_option("--idle-timeout", options.idle_timeout,
+                  "Close a connection that starts no request for this long")
       ->capture_default_str();
   command
-      ->add_option("--body-timeout", options->body_timeout,
-                   "A request body must be complete this long after its head (else 408)")
+      .add_option("--header-timeout", options.header_timeout,
+                  "A request head must be complete this long after its first byte (else 408)")
       ->capture_default_str();
-  add_tls_options(*command, options->tls);
   command
-      ->add_option("--log", options->log,
-                   "Where the per-request log goes: none, stderr, or FILE (appended to). It is "
-                   "written off the request path: a reader that falls behind loses lines, "
-                   "counted, never the provider's speed")
+      .add_option("--body-timeout", options.body_timeout,
+                  "A request body must be complete this long after its head (else 408)")
       ->capture_default_str();
+}
+
+// The faults a plan can name, each with what its client sees; then the outages.
+std::string faults_footer() {
   std::string faults = "Faults a plan can name (POST /_test/faults, --plan):\n";
   for (const FaultRow& row : fault_catalogue()) {
     const std::string name = spelling(row);
@@ -167,7 +156,33 @@ void add_provider_command(CLI::App& app, int& exit_code, std::vector<ControlEndp
       "{\"outages\": [{\"from\": \"1s\", \"for\": \"5s\", \"fault\": F, \"rate\": 1.0}]}, F one "
       "of " +
       outage_fault_names() + " (docs/provider.md, Outages).\n";
-  command->footer(faults);
+  return faults;
+}
+
+}  // namespace
+
+void add_provider_command(CLI::App& app, int& exit_code, std::vector<ControlEndpoint> endpoints) {
+  auto options = std::make_shared<ProviderOptions>();
+  options->core.control_endpoints = std::move(endpoints);
+  CLI::App* command = app.add_subcommand(
+      "provider",
+      "Run the misbehaving provider: an HTTP API that enforces idempotency keys and fails on "
+      "command. Prints its URL on the first line, logs one line per request (to standard error "
+      "unless --log says otherwise), and stops cleanly on SIGINT or SIGTERM.");
+  add_listen_options(*command, options->server);
+  add_semantics_options(*command, *options);
+  add_memory_options(*command, options->memory);
+  add_control_token_options(*command, options->control_tokens);
+  add_operation_field_option(*command, options->operation_field);
+  add_connection_timeouts(*command, *options);
+  add_tls_options(*command, options->tls);
+  command
+      ->add_option("--log", options->log,
+                   "Where the per-request log goes: none, stderr, or FILE (appended to). It is "
+                   "written off the request path: a reader that falls behind loses lines, "
+                   "counted, never the provider's speed")
+      ->capture_default_str();
+  command->footer(faults_footer());
   command->callback([options, &exit_code] { exit_code = run_provider(*options); });
 }
 

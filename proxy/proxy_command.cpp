@@ -34,49 +34,62 @@ struct ProxyOptions {
   provider::MemoryOptions memory;
 };
 
-int run_proxy(ProxyOptions options) {
+// What the proxy's flags settle before anything starts.
+struct ProxySettings {
   UpstreamUrl upstream;
   UpstreamLimits limits;
   UpstreamTrust trust;
+};
+
+// Reads and checks the flags into `options.core` and the upstream's settings. Throws a
+// usage error naming the flag to fix.
+ProxySettings settle(ProxyOptions& options) {
+  ProxySettings settled;
   try {
-    try {
-      upstream = parse_upstream_url(options.upstream);
-    } catch (const std::invalid_argument& error) {
-      throw std::invalid_argument(std::string("--upstream ") + error.what());
+    settled.upstream = parse_upstream_url(options.upstream);
+  } catch (const std::invalid_argument& error) {
+    throw std::invalid_argument(std::string("--upstream ") + error.what());
+  }
+  options.core.api = provider::load_api_shape(options.api);
+  if (!options.plan_file.empty()) {
+    options.core.initial_plan = provider::read_plan_file(options.plan_file);
+  }
+  if (!options.key_ttl.empty()) {
+    if (!options.core.enforce_keys) {
+      throw std::invalid_argument(
+          "--key-ttl needs --enforce-keys: otherwise keys are the upstream's to forget");
     }
-    options.core.api = provider::load_api_shape(options.api);
-    if (!options.plan_file.empty()) {
-      options.core.initial_plan = provider::read_plan_file(options.plan_file);
+    options.core.key_ttl = parse_duration(options.key_ttl);
+  }
+  options.core.control_token = provider::control_token(options.control_tokens);
+  provider::MemoryLimits memory = provider::read_memory_options(options.memory);
+  options.core.max_keys = memory.max_keys;
+  options.core.journal = std::move(memory.journal);
+  options.core.operation_field = provider::operation_field(options.operation_field);
+  settled.limits.connect_timeout =
+      provider::positive_duration("--connect-timeout", options.connect_timeout);
+  settled.limits.response_timeout =
+      provider::positive_duration("--upstream-timeout", options.upstream_timeout);
+  if (!options.upstream_ca.empty()) {
+    if (!settled.upstream.tls) {
+      throw std::invalid_argument("--upstream-ca needs an https:// --upstream: " +
+                                  settled.upstream.to_string() + " is plain HTTP");
     }
-    if (!options.key_ttl.empty()) {
-      if (!options.core.enforce_keys) {
-        throw std::invalid_argument(
-            "--key-ttl needs --enforce-keys: otherwise keys are the "
-            "upstream's to forget");
-      }
-      options.core.key_ttl = parse_duration(options.key_ttl);
-    }
-    options.core.control_token = provider::control_token(options.control_tokens);
-    provider::MemoryLimits memory = provider::read_memory_options(options.memory);
-    options.core.max_keys = memory.max_keys;
-    options.core.journal = std::move(memory.journal);
-    options.core.operation_field = provider::operation_field(options.operation_field);
-    limits.connect_timeout =
-        provider::positive_duration("--connect-timeout", options.connect_timeout);
-    limits.response_timeout =
-        provider::positive_duration("--upstream-timeout", options.upstream_timeout);
-    if (!options.upstream_ca.empty()) {
-      if (!upstream.tls) {
-        throw std::invalid_argument("--upstream-ca needs an https:// --upstream: " +
-                                    upstream.to_string() + " is plain HTTP");
-      }
-      trust = read_upstream_ca(options.upstream_ca);
-    }
-    provider::load_tls_files(options.tls, options.server);
+    settled.trust = read_upstream_ca(options.upstream_ca);
+  }
+  provider::load_tls_files(options.tls, options.server);
+  return settled;
+}
+
+int run_proxy(ProxyOptions options) {
+  ProxySettings settled;
+  try {
+    settled = settle(options);
   } catch (const std::exception& error) {
     std::cerr << "retryproof proxy: " << error.what() << '\n';
     return 2;
   }
+  const auto& [upstream, limits, trust] = settled;
   provider::warn_if_exposed("proxy", options.server.host, options.core.control_token.has_value());
 
   const sigset_t stop_signals = provider::block_stop_signals();  // before any thread starts
@@ -114,6 +127,36 @@ std::string fault_footer() {
   return footer;
 }
 
+// Where the upstream is, how it is trusted, what API it speaks and how long it may take.
+void add_upstream_options(CLI::App& command, ProxyOptions& options) {
+  command
+      .add_option("--upstream", options.upstream,
+                  "The API to forward the data plane to: http[s]://HOST[:PORT][/BASE-PATH]. An "
+                  "https upstream's certificate and host name are verified (against the "
+                  "system's CAs, or --upstream-ca); one that does not verify is a 502 "
+                  "upstream_tls_error naming the reason")
+      ->required();
+  command.add_option(
+      "--upstream-ca", options.upstream_ca,
+      "Verify an https --upstream against the CA certificates in this PEM file alone, instead "
+      "of the system's (a sandbox with a private CA, a `provider --tls`'s CA file)");
+  command
+      .add_option("--api", options.api,
+                  "The upstream's API: a built-in shape (" + provider::api_shape_names() +
+                      ") or a shape file (see docs/provider.md): which requests are creates "
+                      "and lookups, where the key travels, how bodies are encoded")
+      ->capture_default_str();
+  command
+      .add_option("--connect-timeout", options.connect_timeout,
+                  "A connection to the upstream not made within this is a 504 upstream_timeout")
+      ->capture_default_str();
+  command
+      .add_option("--upstream-timeout", options.upstream_timeout,
+                  "An upstream answer not complete this long after the connection is a 504 "
+                  "upstream_timeout")
+      ->capture_default_str();
+}
+
 }  // namespace
 
 void add_proxy_command(CLI::App& app, int& exit_code,
@@ -126,23 +169,7 @@ void add_proxy_command(CLI::App& app, int& exit_code,
       "chaos, control plane and journal, with faults placed relative to the upstream's commit "
       "(commit-then-drop forwards the create, reads the upstream's answer, and sends the client "
       "nothing). Prints its URL on the first line; stops cleanly on SIGINT or SIGTERM.");
-  command
-      ->add_option("--upstream", options->upstream,
-                   "The API to forward the data plane to: http[s]://HOST[:PORT][/BASE-PATH]. An "
-                   "https upstream's certificate and host name are verified (against the "
-                   "system's CAs, or --upstream-ca); one that does not verify is a 502 "
-                   "upstream_tls_error naming the reason")
-      ->required();
-  command->add_option(
-      "--upstream-ca", options->upstream_ca,
-      "Verify an https --upstream against the CA certificates in this PEM file alone, instead "
-      "of the system's (a sandbox with a private CA, a `provider --tls`'s CA file)");
-  command
-      ->add_option("--api", options->api,
-                   "The upstream's API: a built-in shape (" + provider::api_shape_names() +
-                       ") or a shape file (see docs/provider.md): which requests are creates "
-                       "and lookups, where the key travels, how bodies are encoded")
-      ->capture_default_str();
+  add_upstream_options(*command, *options);
   provider::add_listen_options(*command, options->server);
   provider::add_tls_options(*command, options->tls);
   command->add_flag("--enforce-keys", options->core.enforce_keys,
@@ -162,15 +189,6 @@ void add_proxy_command(CLI::App& app, int& exit_code,
   provider::add_memory_options(*command, options->memory);
   provider::add_control_token_options(*command, options->control_tokens);
   provider::add_operation_field_option(*command, options->operation_field);
-  command
-      ->add_option("--connect-timeout", options->connect_timeout,
-                   "A connection to the upstream not made within this is a 504 upstream_timeout")
-      ->capture_default_str();
-  command
-      ->add_option("--upstream-timeout", options->upstream_timeout,
-                   "An upstream answer not complete this long after the connection is a 504 "
-                   "upstream_timeout")
-      ->capture_default_str();
   command
       ->add_option("--max-body", options->max_body_bytes,
                    "Largest accepted request body in bytes; larger bodies get 413")

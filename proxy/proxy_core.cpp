@@ -101,7 +101,7 @@ Decision ProxyCore::error(int status, std::string_view code, std::string_view de
   return errors_.error(status, code, detail);
 }
 
-Step ProxyCore::begin(const HttpRequest& request, Millis now) {
+Disposition ProxyCore::begin(const HttpRequest& request, Millis now) {
   // Without the lock: the control plane takes it for each piece it reads or changes.
   if (request.path.starts_with(kControlPrefix)) return control_.handle(request, now);
   // The body decoded and fingerprinted before the lock: the I/O threads do this side by side.
@@ -114,7 +114,7 @@ Step ProxyCore::begin(const HttpRequest& request, Millis now) {
   entry.method = request.method;
   entry.path = request.path;
   if (request.tls) entry.close_notify = false;  // until the server says it sent one
-  Step step = route(request, seen, entry, now);
+  Disposition step = route(request, seen, entry, now);
   if (auto* answer = std::get_if<Decision>(&step)) {
     answer->journal_seq = entry.seq;
     // A held request is answered when its forward is; an answer from here ends now.
@@ -124,7 +124,7 @@ Step ProxyCore::begin(const HttpRequest& request, Millis now) {
   return step;
 }
 
-Step ProxyCore::route(const HttpRequest& request, const RequestClass& seen, JournalEntry& entry,
+Disposition ProxyCore::route(const HttpRequest& request, const RequestClass& seen, JournalEntry& entry,
                       Millis now) {
   entry.kind = seen.kind;
   if (!request.malformed.empty()) {  // journaled as the server read it, refused, not forwarded
@@ -139,7 +139,7 @@ Step ProxyCore::route(const HttpRequest& request, const RequestClass& seen, Jour
   return forward(request, entry, std::nullopt);
 }
 
-Step ProxyCore::route_lookup(const HttpRequest& request, const RequestClass& seen,
+Disposition ProxyCore::route_lookup(const HttpRequest& request, const RequestClass& seen,
                              JournalEntry& entry, Millis now) {
   // Without idempotency keys a lookup asks by the business field's value.
   (config_.api.key.exists() ? entry.key : entry.operation) = seen.key;
@@ -161,7 +161,7 @@ Step ProxyCore::route_lookup(const HttpRequest& request, const RequestClass& see
   return fault_answer(fault, nullptr, errors_);
 }
 
-Step ProxyCore::route_create(const HttpRequest& request, const RequestClass& seen,
+Disposition ProxyCore::route_create(const HttpRequest& request, const RequestClass& seen,
                              JournalEntry& entry, Millis now) {
   if (!seen.key.empty()) entry.key = seen.key;
   entry.fingerprint = seen.fingerprint;
@@ -198,7 +198,7 @@ Step ProxyCore::route_create(const HttpRequest& request, const RequestClass& see
   return new_operation(request, create, *seen.payload, entry, admission.slowdown);
 }
 
-Step ProxyCore::new_operation(const HttpRequest& request, const provider::CreateAttempt& create,
+Disposition ProxyCore::new_operation(const HttpRequest& request, const provider::CreateAttempt& create,
                               const nlohmann::json& payload, JournalEntry& entry,
                               std::optional<Millis> slowdown) {
   // In a slowdown the plan is not asked: the hold is the fault, and the upstream is asked after it.
@@ -231,7 +231,7 @@ std::uint64_t ProxyCore::nth_attempt(provider::AttemptCounts& counts, const std:
   return plan_.draws_chaos(for_lookup) ? counts.next(key) : 0;
 }
 
-Step ProxyCore::forward(const HttpRequest& request, const JournalEntry& entry,
+Disposition ProxyCore::forward(const HttpRequest& request, const JournalEntry& entry,
                         std::optional<Fault> fault, const std::string& key, bool reserved) {
   const std::uint64_t ticket = next_ticket_++;
   pending_.emplace(ticket, Pending{entry.seq, key, fault, {}, reserved});
@@ -248,7 +248,7 @@ Decision ProxyCore::hold(const HttpRequest& request, const JournalEntry& entry,
   return Decision{.delay = duration, .pending_commit = ticket};
 }
 
-Step ProxyCore::release(std::uint64_t pending_commit, Millis /*now*/) {
+Disposition ProxyCore::release(std::uint64_t pending_commit, Millis /*now*/) {
   std::lock_guard lock(mutex_);
   const auto held = pending_.find(pending_commit);
   if (held == pending_.end() || !held->second.held) {  // a reset emptied the proxy meanwhile
@@ -346,7 +346,7 @@ void ProxyCore::read_answer(JournalEntry& entry, const Pending& pending,
     log("[proxy] job=" + escape_text(*entry.job_id) + " not held: the proxy holds its --max-keys");
     return;
   }
-  job_ids_.next(*entry.job_id);
+  job_ids_.insert(*entry.job_id);
   jobs_.insert(
       provider::StoredJob{.key = pending.key,
                           .fingerprint = provider::Digest::from_hex(entry.fingerprint.value_or("")),

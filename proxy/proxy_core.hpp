@@ -70,8 +70,8 @@ struct Forward {
   provider::HttpRequest request;
 };
 
-// What to do with a request now.
-using Step = std::variant<provider::Decision, Forward>;
+// What to do with a request now: answer it here, or forward it upstream.
+using Disposition = std::variant<provider::Decision, Forward>;
 
 class ProxyCore final : public provider::ControlTarget {
  public:
@@ -81,9 +81,9 @@ class ProxyCore final : public provider::ControlTarget {
 
   // `now` is the time since the proxy started; /_test/clock moves it forward. A decision
   // with pending_commit is a hold: at its end, release().
-  Step begin(const provider::HttpRequest& request, Millis now);
+  Disposition begin(const provider::HttpRequest& request, Millis now);
   // The end of a delay-before-commit hold: the request is forwarded now.
-  Step release(std::uint64_t pending_commit, Millis now);
+  Disposition release(std::uint64_t pending_commit, Millis now);
   // The upstream's answer to a forwarded request (or its failure): what the client gets.
   provider::Decision finish(std::uint64_t ticket, const UpstreamAnswer& answer, Millis now);
   // Over HTTPS, the server ended the TLS stream of `seq`'s answer with a close_notify.
@@ -135,23 +135,23 @@ class ProxyCore final : public provider::ControlTarget {
     bool reserved = false;  // a new operation given a place under max_keys for its job
   };
 
-  Step route(const provider::HttpRequest& request, const RequestClass& seen,
+  Disposition route(const provider::HttpRequest& request, const RequestClass& seen,
              provider::JournalEntry& entry, Millis now);
   // Through the idempotency front end (outages, in flight, replays, capacity), as at the
   // provider; a new operation takes its fault here.
-  Step route_create(const provider::HttpRequest& request, const RequestClass& seen,
+  Disposition route_create(const provider::HttpRequest& request, const RequestClass& seen,
                     provider::JournalEntry& entry, Millis now);
-  Step new_operation(const provider::HttpRequest& request, const provider::CreateAttempt& create,
+  Disposition new_operation(const provider::HttpRequest& request, const provider::CreateAttempt& create,
                      const nlohmann::json& payload, provider::JournalEntry& entry,
                      std::optional<Millis> slowdown);
   // An outage first (answered here, or a slowdown held then forwarded), then lookup-unavailable.
-  Step route_lookup(const provider::HttpRequest& request, const RequestClass& seen,
+  Disposition route_lookup(const provider::HttpRequest& request, const RequestClass& seen,
                     provider::JournalEntry& entry, Millis now);
   std::uint64_t nth_attempt(provider::AttemptCounts& counts, const std::string& key,
                             bool for_lookup);
   // Sent to the upstream now, or after a hold: a request on its way, its create's `key` in
   // flight and, for a new operation, its job's place reserved under max_keys.
-  Step forward(const provider::HttpRequest& request, const provider::JournalEntry& entry,
+  Disposition forward(const provider::HttpRequest& request, const provider::JournalEntry& entry,
                std::optional<provider::Fault> fault, const std::string& key = {},
                bool reserved = false);
   provider::Decision hold(const provider::HttpRequest& request, const provider::JournalEntry& entry,
@@ -181,9 +181,8 @@ class ProxyCore final : public provider::ControlTarget {
   std::deque<UpstreamFields> upstream_;  // of journal_'s entries in memory, by seq
   // The jobs the upstream returned through the proxy, by the key that created them.
   provider::IdempotencyStore jobs_;
-  // Their ids, to tell a new job from a replayed one: a set bounded as the jobs are, the
-  // oldest forgotten first (the counts are unused).
-  provider::AttemptCounts job_ids_;
+  // Their ids, to tell a new job from a replayed one, bounded as the jobs are.
+  provider::BoundedKeySet job_ids_;
   std::map<std::uint64_t, Pending> pending_;  // by ticket
   std::uint64_t resets_ = 0;                  // a listing stops at a reset
   // Never restarts, not even on reset: an answer from before a reset must not match one after.

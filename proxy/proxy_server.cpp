@@ -59,7 +59,7 @@ struct ProxyServer::Impl final : provider::RequestHandler {
   }
 
   // Answers now, or forwards and answers with what the core makes of the upstream's answer.
-  void settle(Step step, Answer answer) {
+  void settle(Disposition step, Answer answer) {
     if (auto* decided = std::get_if<Decision>(&step)) return answer(std::move(*decided));
     const Forward& forward = std::get<Forward>(step);
     upstream.send(forward.request, [this, ticket = forward.ticket,

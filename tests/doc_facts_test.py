@@ -10,6 +10,25 @@ of itself (its --help, one scenario's report) and with the catalog it runs.
 Commands: every `retryproof ...` in a code block or inline code names a subcommand the
 program has, and only options that subcommand's --help lists.
 
+Files and names: every file of the source tree a page names in a code span exists
+(`provider/fault.cpp`; a glob such as `provider/http_connection.*` or
+`scenarios/evidence/checkers/<id>.cpp` matches one), and a name a page places in a file
+(`fault_catalogue()` in `provider/fault.cpp`, `ProviderCore::handle` (`provider/provider_core.cpp`))
+is found in it: a "how to add" list or a walk through the code that names a file or a function
+that is not there fails.
+
+Links: a relative Markdown link leads to a file that exists, and its #anchor to a heading there;
+a section cited by name ("docs/provider.md, *Memory*") is a heading of that page, in the pages
+and in the source tree's comments alike.
+
+Catalogues: a table preceded by "<!-- doc_facts_test: a row per fault -->" (or verdict, mutant;
+"a column per profile") has exactly one row (column) per entry of the program's catalogue, so
+that an entry added to fault_catalogue(), verdict_table(), mutant_catalogue() or
+profile_catalogue() without its row in the docs fails. The pages the "how to add" lists of
+docs/architecture.md send a contributor to must carry those tables (REQUIRED_TABLES), and
+architecture.md's *Data in tables* ("a row per table") names every catalogue the source
+defines (a `const std::vector<...>& name_catalogue()`, `_table()`, `_stages()` or `_formats()`).
+
 A paragraph that reports a past state on purpose (a study of an older catalog) is preceded by
 the line "<!-- doc_facts_test: historical -->": the paragraph is not checked for numbers.
 
@@ -43,7 +62,7 @@ def program_facts(retryproof, source):
     """What the program says of itself, and the scenario sets it runs."""
     facts = {}
     top = run(retryproof, "--help")
-    facts["subcommands"] = set(re.findall(r"^  (\w+)\s{2,}", top.split("Subcommands:")[1], re.M))
+    facts["subcommands"] = set(re.findall(r"^  ([\w-]+)\s{2,}", top.split("Subcommands:")[1], re.M))
     facts["options"] = {"": set(re.findall(r"--[\w-]+", top))}
     for sub in facts["subcommands"]:
         facts["options"][sub] = set(re.findall(r"(?<![\w-])--[\w-]+", run(retryproof, sub, "--help")))
@@ -52,16 +71,21 @@ def program_facts(retryproof, source):
     faults = re.findall(r"^  ([a-z0-9-]+)(?:\[?:<[a-z]+>\]?)?\s{2,}",
                         provider.split("Faults a plan can name")[1], re.M)
     facts["faults"] = len([f for f in faults if f != "none"])
+    facts["fault names"] = set(faults)
+    facts["profile names"] = set(
+        re.search(r"--profile TEXT:\{([^}]*)\}", provider).group(1).split(","))
 
     client = run(retryproof, "client", "--help")
-    facts["mutants"] = len(re.search(r"--mutant TEXT:\{([^}]*)\}", client).group(1).split(","))
+    facts["mutant names"] = set(re.search(r"--mutant TEXT:\{([^}]*)\}", client).group(1).split(","))
+    facts["mutants"] = len(facts["mutant names"])
     facts["base step"] = int(re.search(r"--base-delay TEXT=(\d+)ms", client).group(1))
 
     # One scenario's report: the floor it was judged by and every verdict.
     report = run(retryproof, "run", "--filter", "commit-then-drop")
     facts["floor"] = int(re.search(r"min-backoff (\d+) ms", report).group(1))
     verdicts = report.split("  verdicts:\n")[1]
-    facts["verdicts"] = len(re.findall(r"^    \S", verdicts.split("\n\n")[0], re.M))
+    facts["verdict names"] = set(re.findall(r"^    (\S+)", verdicts.split("\n\n")[0], re.M))
+    facts["verdicts"] = len(facts["verdict names"])
 
     facts["catalog"] = len(glob.glob(os.path.join(source, "scenarios/catalog/*.json")))
     # What `run` with no paths runs: the catalog and the storm set beside it.
@@ -213,15 +237,236 @@ def check_command(page, words, facts, problems):
                             f"(see retryproof {sub} --help)".replace("  ", " "))
 
 
+# --- Files and names --------------------------------------------------------------------------
+
+# A code span that names a file or folder of the source tree: a path whose first part is one of
+# the tree's top folders. <placeholders>, NN and {a,b} alternatives stand for any name.
+PATH_SPAN = re.compile(r"^[\w.-]+(?:/[\w.*<>{},+-]+)+/?$")
+# `name` in `path`, `name` (`path`, (`name`, `path`), `name()` (path): a name the page places
+# in a file.
+NAME = r"`(~?[A-Za-z_][\w:~]*)(?:<[^`]*>)?(?:\([^`]*\))?`"
+FILE = r"`?([\w.-]+(?:/[\w.*<>{}+-]+)+)`?"
+NAME_IN_FILE = re.compile(rf"{NAME},? (?:in |\(){FILE}|(?<=\(){NAME}, {FILE}")
+CODE_FILES = (".cpp", ".hpp", ".h", ".py", ".js", ".mjs", ".sh", ".cmake", ".txt", ".json")
+
+
+def top_folders(source):
+    return {name for name in os.listdir(source)
+            if os.path.isdir(os.path.join(source, name)) and name not in ("build", ".git")}
+
+
+def globs_of(path):
+    """The glob patterns a page's path stands for."""
+    pattern = re.sub(r"<[^>]*>", "*", path)
+    pattern = re.sub(r"(?<![\w])NN(?=-)", "*", pattern)
+    braces = re.search(r"\{([^}]*)\}", pattern)
+    if braces:
+        return [p for choice in braces.group(1).split(",")
+                for p in globs_of(pattern[:braces.start()] + choice + pattern[braces.end():])]
+    return [pattern]
+
+
+def files_matching(source, path):
+    found = []
+    for pattern in globs_of(path):
+        found += glob.glob(pattern.rstrip("/"), root_dir=source)
+    return found
+
+
+def is_tree_path(span, folders):
+    return bool(PATH_SPAN.match(span)) and span.split("/")[0] in folders
+
+
+def check_paths(page, text, facts, problems):
+    folders = facts["folders"]
+    for span in sorted(set(re.findall(r"`([^`\n]+)`", text))):
+        if is_tree_path(span, folders) and not files_matching(facts["source"], span):
+            problems.append(f"{page}: `{span}` names a file that is not in the source tree")
+    placed = {(m[0] or m[2], m[1] or m[3]) for m in NAME_IN_FILE.findall(text)}
+    for name, path in sorted(placed):
+        if not is_tree_path(path, folders) or not path.endswith(CODE_FILES + ("*", "/")):
+            continue
+        files = files_matching(facts["source"], path)
+        if not files:
+            continue  # said above, for a span; an unquoted path that is not there says so here
+        words = [part for part in name.lstrip("~").split("::") if part]
+        texts = []
+        for found in files:
+            full = os.path.join(facts["source"], found)
+            members = [full] if os.path.isfile(full) else glob.glob(os.path.join(full, "**", "*.*"),
+                                                                   recursive=True)
+            for member in members:
+                with open(member, encoding="utf-8", errors="replace") as file:
+                    texts.append(file.read())
+        missing = [w for w in words if not any(re.search(rf"\b{re.escape(w)}\b", t) for t in texts)]
+        if missing:
+            problems.append(f"{page}: `{name}` is said to be in `{path}`, which has no "
+                            f"{', '.join(missing)}")
+
+
+# --- Links ------------------------------------------------------------------------------------
+
+def anchor(heading):
+    """A heading's anchor, as GitHub makes it."""
+    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return text.replace(" ", "-")
+
+
+def headings(path):
+    with open(path, encoding="utf-8") as file:
+        text = file.read()
+    found, inside = [], False
+    for line in text.splitlines():
+        if line.lstrip().startswith("```"):
+            inside = not inside
+        elif not inside and re.match(r"#{1,6} ", line):
+            found.append(line.lstrip("#").strip())
+    return found
+
+
+def check_links(page, text, facts, problems):
+    here = os.path.dirname(os.path.join(facts["source"], page))
+    for target in re.findall(r"\]\(([^)\s]+)\)", text):
+        if re.match(r"[a-z]+:", target):
+            continue  # https:, mailto:
+        path, _, fragment = target.partition("#")
+        full = os.path.normpath(os.path.join(here, path)) if path else os.path.join(
+            facts["source"], page)
+        if not os.path.exists(full):
+            problems.append(f"{page}: the link ({target}) leads to no file")
+        elif fragment and full.endswith(".md") and fragment not in {
+                anchor(h) for h in headings(full)}:
+            problems.append(f"{page}: the link ({target}) names no heading of {path or page}")
+    # "docs/provider.md, *Memory*", "[provider.md](provider.md), *Fault plans*, *Outages*"
+    for match in re.finditer(r"\b((?:docs/)?[\w-]+\.md)(?:\]\([^)]*\))?((?:,? \*[^*]+\*)+)",
+                             text):
+        name = os.path.basename(match.group(1))
+        target = os.path.join(facts["source"], "docs", name)
+        if name == "README.md" or not os.path.exists(target):
+            continue
+        cited_all = re.findall(r"\*([^*]+)\*", match.group(2))
+        known = [h.replace("`", "") for h in headings(target)]
+        for cited in cited_all:
+            if not any(h == cited or h.startswith(cited + " ") for h in known):
+                problems.append(f"{page}: \"{name}, *{cited}*\": {name} has no such heading")
+
+
+DRIFT_PAGE = "tests/doc_facts_drift.md"  # Docs.TheCheckFindsEachKindOfDrift's page
+
+
+def check_cited_in_source(facts, problems):
+    """Sections of docs/ that the code's comments and other files cite by name."""
+    cited = re.compile(r"docs/([\w-]+\.md),? (?:\*([^*\n]+)\*|\"([^\"\n]+)\")")
+    source = facts["source"]
+    for folder in sorted(facts["folders"]):
+        for root, dirs, files in os.walk(os.path.join(source, folder)):
+            dirs[:] = [d for d in dirs if d not in ("node_modules", "build")]
+            for name in files:
+                if not name.endswith(CODE_FILES + (".md",)):
+                    continue
+                path = os.path.join(root, name)
+                if os.path.relpath(path, source) == DRIFT_PAGE:
+                    continue  # wrong on purpose
+                with open(path, encoding="utf-8", errors="replace") as file:
+                    text = file.read()
+                for match in cited.finditer(text):
+                    page = os.path.join(source, "docs", match.group(1))
+                    section = match.group(2) or match.group(3)
+                    known = [h.replace("`", "") for h in headings(page)] if os.path.exists(
+                        page) else []
+                    if not any(h == section or h.startswith(section + " ") for h in known):
+                        shown = os.path.relpath(path, source)
+                        problems.append(f"{shown}: cites docs/{match.group(1)}, *{section}*, "
+                                        f"which is not a heading there")
+
+
+# --- Catalogues -------------------------------------------------------------------------------
+
+TABLE_MARK = re.compile(
+    r"<!-- doc_facts_test: a (row|column) per (fault|verdict|mutant|profile|table) -->")
+CATALOGUE_DEFINITION = re.compile(
+    r"^const std::vector<[\w:]+>& (\w+(?:_catalogue|_table|_stages|_formats))\(\) \{", re.M)
+# The tables the "how to add" lists of docs/architecture.md send a contributor to.
+REQUIRED_TABLES = [("docs/provider.md", "row", "fault"), ("docs/proxy.md", "row", "fault"),
+                   ("docs/scenarios.md", "row", "verdict"), ("docs/scenarios.md", "row", "mutant"),
+                   ("docs/provider.md", "column", "profile"), ("docs/architecture.md", "row", "table")]
+
+
+def source_catalogues(source, folders):
+    """Every catalogue the source defines: `const std::vector<Row>& fault_catalogue() {`."""
+    found = set()
+    for folder in folders:
+        for path in glob.glob(os.path.join(source, folder, "**", "*.cpp"), recursive=True):
+            if "/tests/" in path or "node_modules" in path:
+                continue
+            with open(path, encoding="utf-8", errors="replace") as file:
+                found |= set(CATALOGUE_DEFINITION.findall(file.read()))
+    return found
+
+
+def catalogue_name(cell):
+    """`rate-limited[:<seconds>]` -> rate-limited; `commit-then-delay:d` -> commit-then-delay."""
+    span = re.search(r"`([^`]+)`", cell)
+    return re.split(r"[\[:]", span.group(1))[0] if span else None
+
+
+def check_catalogue_tables(page, text, facts, problems):
+    lines = text.splitlines()
+    marked = set()
+    for i, line in enumerate(lines):
+        mark = TABLE_MARK.search(line)
+        if not mark:
+            continue
+        axis, kind = mark.groups()
+        marked.add(kind)
+        table = []
+        for row in lines[i + 1:]:
+            if row.startswith("|"):
+                table.append([c.strip() for c in row.strip().strip("|").split("|")])
+            elif table or row.strip():
+                break
+        if kind == "table":  # every catalogue named somewhere in the table's "where" column
+            named = {n for r in table[2:] for n in re.findall(r"`(\w+)\(\)`", r[1] if len(r) > 1 else "")}
+            missing = sorted(facts["table names"] - named)
+            if missing:
+                problems.append(f"{page}: the table of every table (line {i + 2}) lacks "
+                                f"{', '.join(n + '()' for n in missing)}")
+            continue
+        if axis == "row":
+            cells = [r[0] for r in table[2:]]
+        else:
+            cells = table[0][1:] if table else []
+        shown = [catalogue_name(c) for c in cells]
+        expected = facts[f"{kind} names"]
+        missing = sorted(expected - set(shown))
+        extra = sorted({n for n in shown if n and n not in expected})
+        doubled = sorted({n for n in shown if n and shown.count(n) > 1})
+        for what, names in (("lacks", missing), ("has, though the program has none of them,",
+                                                  extra), ("repeats", doubled)):
+            if names:
+                problems.append(f"{page}: the table of every {kind} (line {i + 2}) {what} "
+                                f"{', '.join(names)}")
+    return marked
+
+
 def main():
     retryproof, source = sys.argv[1], sys.argv[2]
     checked = [os.path.abspath(page) for page in sys.argv[3:]] or pages(source)
     facts = program_facts(retryproof, source)
+    facts["folders"] = top_folders(source)
+    facts["table names"] = source_catalogues(source, facts["folders"])
     problems = []
     commands = 0
+    tables = set()
     for page in checked:
         with open(os.path.join(source, page), encoding="utf-8") as file:
-            blocks, prose = blocks_and_prose(file.read())
+            text = file.read()
+        blocks, prose = blocks_and_prose(text)
+        page = os.path.relpath(os.path.join(source, page), source)
+        outside_code = "\n".join(t for t, _ in prose)
+        check_paths(page, outside_code, facts, problems)
+        check_links(page, outside_code, facts, problems)
+        tables |= {(page, kind) for kind in check_catalogue_tables(page, text, facts, problems)}
         current = [text for text, historical in prose if not historical]
         check_numbers(page, current, facts, problems)
         for text in current:
@@ -239,6 +484,13 @@ def main():
                 for words in commands_in(span):
                     commands += 1
                     check_command(page, words, facts, problems)
+    if len(sys.argv) == 3:  # the project's pages: the tables the lists name must be there
+        check_cited_in_source(facts, problems)
+        for page, axis, kind in REQUIRED_TABLES:
+            if (page, kind) not in tables:
+                problems.append(f"{page}: no table of every {kind} (marked \"<!-- doc_facts_test: "
+                                f"a {axis} per {kind} -->\"): architecture.md's lists send a "
+                                f"contributor there")
     if problems:
         print("doc facts: the pages disagree with the program:", file=sys.stderr)
         for problem in problems:

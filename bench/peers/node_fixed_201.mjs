@@ -1,6 +1,6 @@
 // Node's own HTTP server (node:http, one process) answering every request with a fixed 201:
 // the floor under any provider written for Node, such as the seeds' JavaScript original
-// (not in this repository: docs/spec describes its wire only). Prints its URL first.
+// (not in this repository: docs/original-spec describes its wire only). Prints its URL first.
 import { createServer } from "node:http";
 
 const body = '{"id":"job_00000001"}';

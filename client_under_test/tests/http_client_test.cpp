@@ -21,7 +21,7 @@ struct Situation {
   Millis timeout{2000};
   // What the provider saw, in order: "POST new", "POST replay", "GET lookup_hit", ...
   std::vector<std::string> requests;
-  Outcome outcome = Outcome::succeeded;
+  ClientOutcome outcome = ClientOutcome::succeeded;
   std::size_t jobs = 1;
 };
 
@@ -59,7 +59,7 @@ TEST_P(ReferenceClientOverHttp, HandlesTheSituation) {
   for (const auto& entry : journal["entries"]) {
     EXPECT_EQ(entry["key"], "fulfillment:order-42") << "one key for the whole operation";
   }
-  if (situation.outcome == Outcome::succeeded) {
+  if (situation.outcome == ClientOutcome::succeeded) {
     ASSERT_EQ(jobs["count"], 1);
     EXPECT_EQ(result.job_id, jobs["jobs"][0]["id"]);
   }
@@ -117,13 +117,13 @@ const std::vector<Situation> kSituations = {
      {},
      2000ms,
      {"POST new", "GET lookup_failed"},
-     Outcome::unknown},
+     ClientOutcome::unknown},
     {"BudgetSpent",
      {{"faults", {"fail-before-commit", "fail-before-commit", "fail-before-commit"}}},
      {},
      2000ms,
      {"POST new", "POST new", "POST new", "GET lookup_miss"},
-     Outcome::failed,
+     ClientOutcome::failed,
      0},
 };
 
@@ -159,7 +159,7 @@ TEST(ReferenceClientOverHttpExtra, AChangedPayloadIsRefusedAndNotRetried) {
   RetryingClient({}, {transport, clock, clock, random, first_ledger}).run({"op", {{"amount", 1}}});
   const ClientResult changed = RetryingClient({}, {transport, clock, clock, random, second_ledger})
                                    .run({"op", {{"amount", 2}}});
-  EXPECT_EQ(changed.outcome, Outcome::failed);
+  EXPECT_EQ(changed.outcome, ClientOutcome::failed);
   EXPECT_EQ(changed.reason, "rejected: 422 idempotency_key_reused_with_different_payload");
   EXPECT_EQ(changed.attempts, 1);
   EXPECT_EQ(server.core().job_count(), 1u);
@@ -178,7 +178,7 @@ TEST(ReferenceClientOverHttpExtra, WaitsOutAKeyInFlight) {
   RetryingClient client({.attempts = 10, .base_delay = 100ms, .max_delay = 500ms, .timeout = 100ms},
                         {transport, clock, clock, random, ledger});
   const ClientResult result = client.run({"op", json::object()});
-  EXPECT_EQ(result.outcome, Outcome::succeeded) << result.reason;
+  EXPECT_EQ(result.outcome, ClientOutcome::succeeded) << result.reason;
   EXPECT_EQ(server.core().job_count(), 1u);
   bool saw_in_flight = false;
   for (const Step& step : result.history)

@@ -72,7 +72,7 @@ TEST(Mutants, FreshKeyPerAttemptDuplicatesTheJobAfterCommitThenError) {
   EXPECT_EQ(sim.post_keys(), (std::vector<std::string>{key1, key2}));
   EXPECT_EQ(sim.job_count(), 2u);  // the bug: one logical operation, two jobs
   EXPECT_EQ(job_keys(sim), (std::vector<std::string>{key1, key2}));
-  EXPECT_EQ(result.outcome, Outcome::succeeded);
+  EXPECT_EQ(result.outcome, ClientOutcome::succeeded);
 
   SimHarness reference(with_plan({"commit-then-error"}));
   reference.run(order_operation());
@@ -109,7 +109,7 @@ TEST(Mutants, NoBackoffRetriesWithAZeroGap) {
   EXPECT_EQ(sim.requests(), (std::vector<std::string>{kPost + "new 503", kPost + "new 201"}));
   EXPECT_EQ(sim.post_gaps(), (std::vector<std::int64_t>{0}));
   EXPECT_EQ(sim.clock.now(), Millis(0));
-  EXPECT_EQ(result.outcome, Outcome::succeeded);
+  EXPECT_EQ(result.outcome, ClientOutcome::succeeded);
 
   SimHarness reference(with_plan({"fail-before-commit"}));
   reference.run(order_operation());
@@ -133,13 +133,13 @@ TEST(Mutants, UnboundedSendsMoreThanTheBudget) {
             (std::vector<std::string>{kPost + "new 503", kPost + "new 503", kPost + "new 503",
                                       kPost + "new 503", kPost + "new 503", kPost + "new 201"}));
   EXPECT_EQ(result.attempts, 6);
-  EXPECT_EQ(result.outcome, Outcome::succeeded);
+  EXPECT_EQ(result.outcome, ClientOutcome::succeeded);
 
   SimHarness reference(with_plan(plan));
   const ClientResult kept = reference.run(order_operation(), settings_with(3));
   EXPECT_EQ(reference.post_count(), 3u);
   EXPECT_EQ(reference.requests().back(), kLookup + "lookup_miss 404");
-  EXPECT_EQ(kept.outcome, Outcome::failed);
+  EXPECT_EQ(kept.outcome, ClientOutcome::failed);
 }
 
 // --- payload-drift ------------------------------------------------------------------------
@@ -154,7 +154,7 @@ TEST(Mutants, PayloadDriftGetsA422OnTheRetryAfterCommitThenError) {
   const auto posts = sim.posts();
   ASSERT_EQ(posts.size(), 2u);
   EXPECT_NE(posts[0].fingerprint, posts[1].fingerprint);
-  EXPECT_EQ(result.outcome, Outcome::failed);
+  EXPECT_EQ(result.outcome, ClientOutcome::failed);
   EXPECT_EQ(result.reason, "rejected: 422 idempotency_key_reused_with_different_payload");
   EXPECT_EQ(sim.job_count(), 1u);
 
@@ -164,7 +164,7 @@ TEST(Mutants, PayloadDriftGetsA422OnTheRetryAfterCommitThenError) {
             (std::vector<std::string>{kPost + "new 503", kPost + "replay 200"}));
   const auto reference_posts = reference.posts();
   EXPECT_EQ(reference_posts[0].fingerprint, reference_posts[1].fingerprint);
-  EXPECT_EQ(kept.outcome, Outcome::succeeded);
+  EXPECT_EQ(kept.outcome, ClientOutcome::succeeded);
 }
 
 // --- timeout-is-failure -------------------------------------------------------------------
@@ -174,14 +174,14 @@ TEST(Mutants, TimeoutIsFailureReportsFailedAlthoughTheJobExists) {
   const ClientResult result = sim.run(order_operation(), {}, Mutant::timeout_is_failure);
 
   EXPECT_EQ(sim.requests(), (std::vector<std::string>{kPost + "new -"}));
-  EXPECT_EQ(result.outcome, Outcome::failed);
+  EXPECT_EQ(result.outcome, ClientOutcome::failed);
   EXPECT_EQ(result.reason, "no response: closed");
   EXPECT_EQ(sim.job_count(), 1u);  // the bug: failed, while the provider holds the job
   EXPECT_EQ(job_keys(sim), (std::vector<std::string>{kKey}));
 
   SimHarness reference(with_plan({"commit-then-drop"}));
   const ClientResult kept = reference.run(order_operation());
-  EXPECT_EQ(kept.outcome, Outcome::succeeded);
+  EXPECT_EQ(kept.outcome, ClientOutcome::succeeded);
   const auto jobs = reference.jobs();
   EXPECT_EQ(kept.job_id, jobs[0].id);
 }
@@ -204,7 +204,7 @@ TEST(Mutants, Retries4xxResendsAfterA422) {
                                 kPost + "new 201", kPost + "rejected 422", kPost + "rejected 422",
                                 kPost + "rejected 422", kLookup + "lookup_hit 200"}));
   EXPECT_EQ(result.attempts, 3);
-  EXPECT_EQ(result.outcome, Outcome::succeeded);
+  EXPECT_EQ(result.outcome, ClientOutcome::succeeded);
   EXPECT_EQ(sim.job_count(), 1u);
 
   SimHarness reference;
@@ -213,7 +213,7 @@ TEST(Mutants, Retries4xxResendsAfterA422) {
   EXPECT_EQ(reference.requests(),
             (std::vector<std::string>{kPost + "new 201", kPost + "rejected 422"}));
   EXPECT_EQ(kept.attempts, 1);
-  EXPECT_EQ(kept.outcome, Outcome::failed);
+  EXPECT_EQ(kept.outcome, ClientOutcome::failed);
 }
 
 // --- ignores-retry-after ------------------------------------------------------------------
@@ -260,14 +260,14 @@ TEST(Mutants, MemoryOnlyIntentDerivesANewKeyAfterARestart) {
   SimHarness sim(with_plan(plan, provider::Profile::baseline, 1));
   // The first process: the POST commits, its answer is lost, the lookup fails: unknown.
   const ClientResult first = sim.run(order_operation(), {}, Mutant::memory_only_intent);
-  ASSERT_EQ(first.outcome, Outcome::unknown);
+  ASSERT_EQ(first.outcome, ClientOutcome::unknown);
   EXPECT_FALSE(sim.ledger.find(kKey).has_value());  // nothing reached the durable ledger
 
   // The restarted process, a minute later: a new client instance, the same durable ledger.
   sim.clock.advance(Millis(60000));
   const ClientResult second = sim.run(order_operation(), {}, Mutant::memory_only_intent);
 
-  EXPECT_EQ(second.outcome, Outcome::succeeded);
+  EXPECT_EQ(second.outcome, ClientOutcome::succeeded);
   EXPECT_NE(first.idempotency_key, second.idempotency_key);
   EXPECT_EQ(first.idempotency_key.rfind(kKey + ":", 0), 0u);
   EXPECT_EQ(second.idempotency_key.rfind(kKey + ":", 0), 0u);
@@ -283,7 +283,7 @@ TEST(Mutants, MemoryOnlyIntentDerivesANewKeyAfterARestart) {
   // The reference client, the same crash: the restart resumes with a lookup; one job.
   SimHarness reference(with_plan(plan, provider::Profile::baseline, 1));
   const ClientResult crashed = reference.run(order_operation());
-  ASSERT_EQ(crashed.outcome, Outcome::unknown);
+  ASSERT_EQ(crashed.outcome, ClientOutcome::unknown);
   const std::optional<Intent> intent = reference.ledger.find(kKey);
   ASSERT_TRUE(intent.has_value());
   EXPECT_EQ(intent->status, IntentStatus::unknown);
@@ -293,7 +293,7 @@ TEST(Mutants, MemoryOnlyIntentDerivesANewKeyAfterARestart) {
             (std::vector<std::string>{kPost + "new -", kLookup + "lookup_failed 503",
                                       kLookup + "lookup_hit 200"}));
   EXPECT_EQ(reference.job_count(), 1u);
-  EXPECT_EQ(resumed.outcome, Outcome::succeeded);
+  EXPECT_EQ(resumed.outcome, ClientOutcome::succeeded);
   EXPECT_EQ(resumed.attempts, 0);
 }
 
@@ -311,7 +311,7 @@ TEST(Mutants, NestedRetryNewKeyStartsOverUnderASecondKey) {
   EXPECT_EQ(sim.post_keys(), (std::vector<std::string>{kKey, key2}));
   EXPECT_EQ(sim.job_count(), 2u);  // the bug
   EXPECT_EQ(job_keys(sim), (std::vector<std::string>{kKey, key2}));
-  EXPECT_EQ(result.outcome, Outcome::succeeded);
+  EXPECT_EQ(result.outcome, ClientOutcome::succeeded);
   EXPECT_EQ(result.idempotency_key, key2);
 
   SimHarness reference(with_plan(plan));
@@ -319,7 +319,7 @@ TEST(Mutants, NestedRetryNewKeyStartsOverUnderASecondKey) {
   EXPECT_EQ(reference.requests(),
             (std::vector<std::string>{kPost + "new -", kLookup + "lookup_failed 503"}));
   EXPECT_EQ(reference.job_count(), 1u);
-  EXPECT_EQ(kept.outcome, Outcome::unknown);
+  EXPECT_EQ(kept.outcome, ClientOutcome::unknown);
 }
 
 }  // namespace

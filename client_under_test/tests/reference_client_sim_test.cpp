@@ -42,7 +42,7 @@ TEST(ReferenceClientSim, FailBeforeCommitIsRetriedOnceWithTheSameKey) {
   EXPECT_EQ(sim.post_count(), 2u);
   EXPECT_EQ(sim.post_keys(), (std::vector<std::string>{kKey, kKey}));
   EXPECT_EQ(sim.job_count(), 1u);
-  EXPECT_EQ(result.outcome, Outcome::succeeded);
+  EXPECT_EQ(result.outcome, ClientOutcome::succeeded);
   EXPECT_EQ(result.job_id, only_job_id(sim));
   EXPECT_EQ(result.idempotency_key, kKey);
   EXPECT_EQ(result.attempts, 2);
@@ -56,7 +56,7 @@ TEST(ReferenceClientSim, CommitThenErrorUnderBaselineIsAnsweredByAReplayOfTheSam
   EXPECT_EQ(sim.requests(), (std::vector<std::string>{kPost + "new 503", kPost + "replay 200"}));
   EXPECT_EQ(sim.post_count(), 2u);
   EXPECT_EQ(sim.job_count(), 1u);
-  EXPECT_EQ(result.outcome, Outcome::succeeded);
+  EXPECT_EQ(result.outcome, ClientOutcome::succeeded);
   EXPECT_EQ(result.job_id, only_job_id(sim));
   const auto entries = sim.journal();
   EXPECT_EQ(entries[1].job_id, result.job_id);  // the replay named the job the 503 hid
@@ -74,7 +74,7 @@ TEST(ReferenceClientSim, CommitThenErrorUnderStripeReplaysTheErrorUntilTheFinalL
                                       kLookup + "lookup_hit 200"}));
   EXPECT_EQ(sim.post_count(), 3u);
   EXPECT_EQ(sim.job_count(), 1u);
-  EXPECT_EQ(result.outcome, Outcome::succeeded);
+  EXPECT_EQ(result.outcome, ClientOutcome::succeeded);
   EXPECT_EQ(result.job_id, only_job_id(sim));
   EXPECT_EQ(result.attempts, 3);
 }
@@ -101,7 +101,7 @@ TEST_P(ReferenceClientAmbiguous, LooksTheKeyUpInsteadOfSendingAgain) {
                                                       kLookup + "lookup_hit 200"}));
   EXPECT_EQ(sim.post_count(), 1u);
   EXPECT_EQ(sim.job_count(), 1u);
-  EXPECT_EQ(result.outcome, Outcome::succeeded);
+  EXPECT_EQ(result.outcome, ClientOutcome::succeeded);
   EXPECT_EQ(result.job_id, only_job_id(sim));
   EXPECT_EQ(result.attempts, 1);
   EXPECT_EQ(
@@ -133,7 +133,7 @@ TEST(ReferenceClientSim, DropBeforeCommitIsLookedUpThenResubmittedWithTheSameKey
                                                       kPost + "new 201"}));
   EXPECT_EQ(sim.post_keys(), (std::vector<std::string>{kKey, kKey}));
   EXPECT_EQ(sim.job_count(), 1u);
-  EXPECT_EQ(result.outcome, Outcome::succeeded);
+  EXPECT_EQ(result.outcome, ClientOutcome::succeeded);
   EXPECT_EQ(result.job_id, only_job_id(sim));
   EXPECT_EQ(result.attempts, 2);
   // The resubmission waits its backoff after the miss, never immediately.
@@ -152,7 +152,7 @@ TEST(ReferenceClientSim, CommitThenDelayLongerThanTheTimeoutIsResolvedByTheLooku
             (std::vector<std::string>{kPost + "new 201", kLookup + "lookup_hit 200"}));
   EXPECT_EQ(sim.post_count(), 1u);
   EXPECT_EQ(sim.job_count(), 1u);
-  EXPECT_EQ(result.outcome, Outcome::succeeded);
+  EXPECT_EQ(result.outcome, ClientOutcome::succeeded);
   EXPECT_EQ(result.job_id, only_job_id(sim));
   ASSERT_EQ(result.history.size(), 2u);
   EXPECT_EQ(result.history[0].result, "timeout");
@@ -178,7 +178,7 @@ TEST(ReferenceClientSim, DelayBeforeCommitJustLongerThanTheTimeoutEndsInAReplay)
   EXPECT_EQ(sim.post_count(), 3u);
   EXPECT_EQ(sim.post_keys(), (std::vector<std::string>{kKey, kKey, kKey}));
   EXPECT_EQ(sim.job_count(), 1u);
-  EXPECT_EQ(result.outcome, Outcome::succeeded);
+  EXPECT_EQ(result.outcome, ClientOutcome::succeeded);
   EXPECT_EQ(result.job_id, only_job_id(sim));
   ASSERT_EQ(result.history.size(), 4u);
   EXPECT_EQ(result.history[2].classification, "in-flight");
@@ -197,7 +197,7 @@ TEST(ReferenceClientSim, DelayBeforeCommitOutlastingTheBudgetEndsWithOneJobAndAn
             (std::vector<std::string>{kPost + "new -", kLookup + "lookup_miss 404",
                                       kPost + "conflict 409", kPost + "conflict 409",
                                       kLookup + "lookup_miss 404"}));
-  EXPECT_EQ(result.outcome, Outcome::unknown);
+  EXPECT_EQ(result.outcome, ClientOutcome::unknown);
   EXPECT_EQ(result.reason,
             "a request with this key may still be in flight: the budget ran out first");
   EXPECT_EQ(result.attempts, 3);
@@ -211,7 +211,7 @@ TEST(ReferenceClientSim, DelayBeforeCommitOutlastingTheBudgetIsNeverReportedFail
   const ClientResult result = sim.run(order_operation(), settings_with(3));
 
   EXPECT_EQ(sim.job_count(), 1u);
-  EXPECT_NE(result.outcome, Outcome::failed)
+  EXPECT_NE(result.outcome, ClientOutcome::failed)
       << "reported failed (" << result.reason << ") although the provider holds "
       << only_job_id(sim) << " for " << kKey;
 }
@@ -229,7 +229,7 @@ TEST(ReferenceClientSim, InFlightConflictIsRetriedWithTheSameKeyUntilTheReplay) 
   EXPECT_EQ(sim.requests(), (std::vector<std::string>{kPost + "new 201", kPost + "conflict 409",
                                                       kPost + "replay 200"}));
   EXPECT_EQ(sim.job_count(), 1u);
-  EXPECT_EQ(result.outcome, Outcome::succeeded);
+  EXPECT_EQ(result.outcome, ClientOutcome::succeeded);
   EXPECT_EQ(result.job_id, only_job_id(sim));
   EXPECT_EQ(result.attempts, 2);
   ASSERT_EQ(result.history.size(), 2u);
@@ -259,7 +259,7 @@ TEST(ReferenceClientSim, RateLimitedWaitsTheRetryAfterBeforeTheSecondPost) {
   EXPECT_EQ(result.history[0].classification, "rate-limited");
   EXPECT_EQ(result.history[0].wait, Millis(times[1] - times[0]));
   EXPECT_EQ(sim.job_count(), 1u);
-  EXPECT_EQ(result.outcome, Outcome::succeeded);
+  EXPECT_EQ(result.outcome, ClientOutcome::succeeded);
 }
 
 TEST(ReferenceClientSim, ChangedPayloadUnderAKnownKeyIsRejectedAndNotRetried) {
@@ -273,7 +273,7 @@ TEST(ReferenceClientSim, ChangedPayloadUnderAKnownKeyIsRejectedAndNotRetried) {
   EXPECT_EQ(sim.requests(), (std::vector<std::string>{kPost + "new 201", kPost + "rejected 422"}));
   EXPECT_EQ(sim.post_count(), 2u);  // the earlier one, and exactly one from this client
   EXPECT_EQ(result.attempts, 1);
-  EXPECT_EQ(result.outcome, Outcome::failed);
+  EXPECT_EQ(result.outcome, ClientOutcome::failed);
   EXPECT_EQ(result.reason, "rejected: 422 idempotency_key_reused_with_different_payload");
   EXPECT_EQ(sim.jobs(), jobs_before);  // the stored job is untouched
   ASSERT_EQ(result.history.size(), 1u);
@@ -292,7 +292,7 @@ TEST(ReferenceClientSim, AJobFoundForAKeyAnEarlierPayloadUsedProvesNothing) {
   // The first run's request is held (it commits only at 5 s); the run ends unknown.
   const ClientResult first = sim.run_unsettled(
       sim.parts(), order_operation(), settings_with(1, Millis(200), Millis(5000), Millis(100)));
-  EXPECT_EQ(first.outcome, Outcome::unknown);
+  EXPECT_EQ(first.outcome, ClientOutcome::unknown);
   // A second run asks for a changed amount: 409 while the first is held, then its final
   // lookup, after the commit, finds the first payload's job.
   const ClientResult changed = sim.run(order_operation("order-42", 999),
@@ -300,7 +300,7 @@ TEST(ReferenceClientSim, AJobFoundForAKeyAnEarlierPayloadUsedProvesNothing) {
   EXPECT_EQ(sim.requests().back(), kLookup + "lookup_hit 200")
       << ::testing::PrintToString(sim.requests())
       << ::testing::PrintToString(describe_timed(changed.history));
-  EXPECT_EQ(changed.outcome, Outcome::unknown) << changed.reason;
+  EXPECT_EQ(changed.outcome, ClientOutcome::unknown) << changed.reason;
   EXPECT_NE(changed.reason.find("which an earlier run sent with another payload"),
             std::string::npos)
       << changed.reason;
@@ -314,7 +314,7 @@ TEST(ReferenceClientSim, LookupUnavailableAfterADropFailsClosedAsUnknown) {
             (std::vector<std::string>{kPost + "new -", kLookup + "lookup_failed 503"}));
   EXPECT_EQ(sim.post_count(), 1u);
   EXPECT_EQ(sim.job_count(), 1u);
-  EXPECT_EQ(result.outcome, Outcome::unknown);
+  EXPECT_EQ(result.outcome, ClientOutcome::unknown);
   EXPECT_EQ(result.reason, "lookup failed: 503");
   EXPECT_NE(result.reason.find("lookup"), std::string::npos);
   EXPECT_TRUE(result.job_id.empty());
@@ -337,7 +337,7 @@ TEST(ReferenceClientSim, BudgetSpentOnFailuresBeforeCommitEndsInAFinalLookupAndF
                                       kLookup + "lookup_miss 404"}));
   EXPECT_EQ(sim.post_count(), 3u);
   EXPECT_EQ(sim.job_count(), 0u);
-  EXPECT_EQ(result.outcome, Outcome::failed);
+  EXPECT_EQ(result.outcome, ClientOutcome::failed);
   EXPECT_EQ(result.reason, "not committed after 3 attempts");
   EXPECT_EQ(result.attempts, 3);
   ASSERT_EQ(result.history.size(), 4u);
@@ -357,7 +357,7 @@ TEST(ReferenceClientSim, BudgetSpentOnReplayedErrorsUnderStripeIsDecidedByTheFin
                                       kLookup + "lookup_hit 200"}));
   EXPECT_EQ(sim.post_count(), 3u);
   EXPECT_EQ(sim.job_count(), 1u);
-  EXPECT_EQ(result.outcome, Outcome::succeeded);
+  EXPECT_EQ(result.outcome, ClientOutcome::succeeded);
   EXPECT_EQ(result.job_id, only_job_id(sim));
   ASSERT_EQ(result.history.size(), 4u);
   EXPECT_EQ(describe(result.history[0]), "1 POST /jobs " + kKey +
@@ -408,7 +408,7 @@ TEST(ReferenceClientSim, EveryGapBetweenPostsKeepsItsStepFloorAndIsNeverZero) {
     const ClientResult result =
         sim.run(order_operation(), settings_with(6, Millis(200), Millis(1000)));
 
-    ASSERT_EQ(result.outcome, Outcome::succeeded);
+    ASSERT_EQ(result.outcome, ClientOutcome::succeeded);
     const std::vector<std::int64_t> gaps = sim.post_gaps();
     ASSERT_EQ(gaps.size(), floors.size());
     for (std::size_t i = 0; i < gaps.size(); ++i) {
@@ -507,7 +507,7 @@ TEST(ReferenceClientSim, ALongBackoffPassesInVirtualTime) {
       sim.run_with(ClientParts{sim.transport, sim.clock, sleeper, sim.random, sim.ledger},
                    order_operation(), settings_with(3, Millis(20000), Millis(60000)));
 
-  EXPECT_EQ(result.outcome, Outcome::succeeded);
+  EXPECT_EQ(result.outcome, ClientOutcome::succeeded);
   ASSERT_EQ(sleeper.waits.size(), 1u);
   EXPECT_GE(sleeper.waits[0], Millis(10000));
   EXPECT_LT(sleeper.waits[0], Millis(20000));
@@ -536,7 +536,7 @@ TEST(ReferenceClientSim, AConfirmedIntentIsReportedWithoutAnyRequest) {
   const ClientResult result = sim.run(order_operation());
 
   EXPECT_TRUE(sim.requests().empty());
-  EXPECT_EQ(result.outcome, Outcome::succeeded);
+  EXPECT_EQ(result.outcome, ClientOutcome::succeeded);
   EXPECT_EQ(result.job_id, "job_0000abcd");
   EXPECT_EQ(result.attempts, 0);
   ASSERT_EQ(result.history.size(), 1u);
@@ -555,7 +555,7 @@ TEST(ReferenceClientSim, ASentIntentIsLookedUpFirstAndTheStoredJobReported) {
   EXPECT_EQ(sim.requests(),
             (std::vector<std::string>{kPost + "new -", kLookup + "lookup_hit 200"}));
   EXPECT_EQ(sim.job_count(), 1u);
-  EXPECT_EQ(result.outcome, Outcome::succeeded);
+  EXPECT_EQ(result.outcome, ClientOutcome::succeeded);
   EXPECT_EQ(result.job_id, only_job_id(sim));
   EXPECT_EQ(result.attempts, 0);
   const std::optional<Intent> intent = sim.ledger.find(kKey);
@@ -573,7 +573,7 @@ TEST(ReferenceClientSim, ASentIntentThatNeverCommittedIsResubmittedAfterTheLooku
   EXPECT_EQ(sim.requests(),
             (std::vector<std::string>{kLookup + "lookup_miss 404", kPost + "new 201"}));
   EXPECT_EQ(sim.job_count(), 1u);
-  EXPECT_EQ(result.outcome, Outcome::succeeded);
+  EXPECT_EQ(result.outcome, ClientOutcome::succeeded);
   EXPECT_EQ(result.attempts, 1);
   const std::optional<Intent> intent = sim.ledger.find(kKey);
   ASSERT_TRUE(intent.has_value());
@@ -589,8 +589,8 @@ TEST(ReferenceClientSim, ARerunWithAFreshLedgerDerivesTheSameKeyAndGetsTheSameJo
 
   EXPECT_EQ(sim.requests(), (std::vector<std::string>{kPost + "new 201", kPost + "replay 200"}));
   EXPECT_EQ(sim.job_count(), 1u);
-  EXPECT_EQ(first.outcome, Outcome::succeeded);
-  EXPECT_EQ(second.outcome, Outcome::succeeded);
+  EXPECT_EQ(first.outcome, ClientOutcome::succeeded);
+  EXPECT_EQ(second.outcome, ClientOutcome::succeeded);
   EXPECT_EQ(second.job_id, first.job_id);
   EXPECT_EQ(second.idempotency_key, first.idempotency_key);
 }

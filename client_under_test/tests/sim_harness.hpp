@@ -25,7 +25,7 @@
 namespace retryproof::client {
 
 // Readable in GoogleTest's failure messages ("failed", not a byte dump).
-inline void PrintTo(Outcome outcome, std::ostream* out) {
+inline void PrintTo(ClientOutcome outcome, std::ostream* out) {
   *out << to_string(outcome);
 }
 inline void PrintTo(IntentStatus status, std::ostream* out) {

@@ -1,4 +1,4 @@
-// ProviderCore's control plane as the baseline specifies it (/work/shared/spec/PROVIDER.md):
+// ProviderCore's control plane as the baseline specifies it (docs/original-spec/PROVIDER.md):
 // installing a plan, inspecting jobs and the journal, and reset. Through handle() only.
 #include <gtest/gtest.h>
 

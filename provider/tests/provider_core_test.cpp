@@ -1,5 +1,5 @@
 // ProviderCore through handle() only: one test per rule of the wire contract
-// (/work/shared/spec/PROVIDER.md, the *baseline* rows). Its control plane's baseline is in
+// (docs/original-spec/PROVIDER.md, the *baseline* rows). Its control plane's baseline is in
 // provider_core_control_plane_test.cpp.
 #include "provider/provider_core.hpp"
 

@@ -29,13 +29,13 @@ class ProxyCoreTest : public ::testing::Test {
   ProxyCore core{{}};
 
   void plan(const json& faults) {
-    const Step step =
+    const Disposition step =
         core.begin(control_request("POST", "/_test/faults", faults.dump()), Millis(0));
     ASSERT_EQ(std::get<Decision>(step).status, 200) << std::get<Decision>(step).body;
   }
   // The request forwarded, answered by the upstream with `answer`: what the client gets.
   Decision through(const HttpRequest& request, const UpstreamAnswer& answer) {
-    Step step = core.begin(request, Millis(0));
+    Disposition step = core.begin(request, Millis(0));
     if (auto* decided = std::get_if<Decision>(&step)) {
       ADD_FAILURE() << "answered without forwarding: " << decided->status;
       return *decided;
@@ -50,10 +50,10 @@ class ProxyCoreTest : public ::testing::Test {
 TEST_F(ProxyCoreTest, AnOutageAnswersHereAndForwardsNothingInItsWindow) {
   plan(
       json::parse(R"({"outages": [{"from": "0ms", "for": "1s", "fault": "fail-before-commit"}]})"));
-  Step during = core.begin(post_request("k"), Millis(10));
+  Disposition during = core.begin(post_request("k"), Millis(10));
   ASSERT_TRUE(std::holds_alternative<Decision>(during));
   EXPECT_EQ(std::get<Decision>(during).status, 503);
-  Step lookup = core.begin({.method = "GET", .path = "/jobs/by-idempotency-key/k"}, Millis(20));
+  Disposition lookup = core.begin({.method = "GET", .path = "/jobs/by-idempotency-key/k"}, Millis(20));
   ASSERT_TRUE(std::holds_alternative<Decision>(lookup));
   EXPECT_EQ(std::get<Decision>(lookup).status, 503);
   EXPECT_EQ(entry(0)["outcome"], "outage");
@@ -61,7 +61,7 @@ TEST_F(ProxyCoreTest, AnOutageAnswersHereAndForwardsNothingInItsWindow) {
   EXPECT_EQ(entry(0)["key"], "k");
   EXPECT_EQ(entry(1)["outcome"], "outage");
   // At the window's end the create goes to the upstream.
-  Step after = core.begin(post_request("k"), Millis(1000));
+  Disposition after = core.begin(post_request("k"), Millis(1000));
   EXPECT_TRUE(std::holds_alternative<Forward>(after));
 }
 
@@ -69,7 +69,7 @@ TEST_F(ProxyCoreTest, AnOutageAnswersHereAndForwardsNothingInItsWindow) {
 // force, as at the provider.
 TEST_F(ProxyCoreTest, ADrillStartsAnOutageNowInThePlanInForce) {
   plan({{"faults", {"commit-then-drop"}}});
-  const Step drill =
+  const Disposition drill =
       core.begin(control_request("POST", "/_test/faults",
                                  R"({"outage": {"for": "1s", "fault": "rate-limited:2"}})"),
                  Millis(5000));
@@ -77,19 +77,19 @@ TEST_F(ProxyCoreTest, ADrillStartsAnOutageNowInThePlanInForce) {
   const json in_force = json::parse(std::get<Decision>(drill).body);
   EXPECT_EQ(in_force["faults"], json::array({"commit-then-drop"}));
   EXPECT_EQ(in_force["outages"][0]["from"], "5s");
-  const Step during = core.begin(post_request("k"), Millis(5500));
+  const Disposition during = core.begin(post_request("k"), Millis(5500));
   EXPECT_EQ(std::get<Decision>(during).status, 429);
   EXPECT_TRUE(std::holds_alternative<Forward>(core.begin(post_request("k"), Millis(6000))));
 }
 
 TEST_F(ProxyCoreTest, ASlowdownHoldsTheRequestThenForwardsIt) {
   plan(json::parse(R"({"outages": [{"from": "0ms", "for": "1s", "fault": "slowdown:300ms"}]})"));
-  Step held = core.begin(post_request("k"), Millis(10));
+  Disposition held = core.begin(post_request("k"), Millis(10));
   ASSERT_TRUE(std::holds_alternative<Decision>(held));
   const Decision& hold = std::get<Decision>(held);
   EXPECT_EQ(hold.delay, Millis(300));
   ASSERT_TRUE(hold.pending_commit);
-  Step released = core.release(*hold.pending_commit, Millis(310));
+  Disposition released = core.release(*hold.pending_commit, Millis(310));
   ASSERT_TRUE(std::holds_alternative<Forward>(released));
   const Decision answer =
       core.finish(std::get<Forward>(released).ticket, upstream_created("job_up"), Millis(320));
@@ -117,7 +117,7 @@ TEST_F(ProxyCoreTest, ACommitThenDropForwardsReadsTheAnswerAndDropsIt) {
 TEST_F(ProxyCoreTest, AFaultThatNeverCommitsForwardsNothing) {
   plan({{"faults", {"fail-before-commit", "drop-before-commit", "rate-limited:2"}}});
   for (const char* key : {"a", "b", "c"}) {
-    const Step step = core.begin(post_request(key), Millis(0));
+    const Disposition step = core.begin(post_request(key), Millis(0));
     ASSERT_TRUE(std::holds_alternative<Decision>(step)) << key;
   }
   const json entries = core.journal_json()["entries"];
@@ -138,7 +138,7 @@ TEST_F(ProxyCoreTest, ACommittedKeyTakesNoFault) {
   EXPECT_EQ(through(post_request("k"), replayed).status, 200);
   EXPECT_EQ(entry(1)["outcome"], "replay");
   EXPECT_TRUE(entry(1)["fault"].is_null());
-  const Step other = core.begin(post_request("k2"), Millis(0));
+  const Disposition other = core.begin(post_request("k2"), Millis(0));
   EXPECT_EQ(std::get<Decision>(other).status, 503);  // the script's next fault
 }
 
@@ -167,12 +167,12 @@ TEST_F(ProxyCoreTest, AnUpstreamFailureIsAnExplicitAnswerAndAnEntry) {
 
 TEST_F(ProxyCoreTest, DelayBeforeCommitHoldsThenForwards) {
   plan({{"faults", {"delay-before-commit:2s"}}});
-  const Step held = core.begin(post_request("k"), Millis(0));
+  const Disposition held = core.begin(post_request("k"), Millis(0));
   const Decision& hold = std::get<Decision>(held);
   ASSERT_TRUE(hold.pending_commit);
   EXPECT_EQ(hold.delay, Millis(2000));
   EXPECT_TRUE(entry(0)["answeredAtMs"].is_null());  // journaled at arrival, unanswered
-  const Step released = core.release(*hold.pending_commit, Millis(2000));
+  const Disposition released = core.release(*hold.pending_commit, Millis(2000));
   const Forward& forward = std::get<Forward>(released);
   EXPECT_EQ(forward.request.headers.find("Idempotency-Key")->second, "k");
   EXPECT_EQ(core.finish(forward.ticket, upstream_created("job_up"), Millis(2001)).status, 201);
@@ -193,7 +193,7 @@ TEST_F(ProxyCoreTest, LookupsAreForwardedAndLookupUnavailableIsAnsweredHere) {
 }
 
 TEST_F(ProxyCoreTest, AnswersAfterAResetAreNotJournaled) {
-  const Step step = core.begin(post_request("k"), Millis(0));
+  const Disposition step = core.begin(post_request("k"), Millis(0));
   core.begin(control_request("POST", "/_test/reset"), Millis(0));
   EXPECT_EQ(
       core.finish(std::get<Forward>(step).ticket, upstream_created("job_up"), Millis(1)).status,
@@ -217,7 +217,7 @@ TEST(EnforcingProxyCore, ReplaysRefusesAndHoldsKeysItself) {
   ProxyCore core({.enforce_keys = true});
   core.begin(control_request("POST", "/_test/faults", R"({"faults":["commit-then-error"]})"),
              Millis(0));
-  const Step first = core.begin(post_request("k"), Millis(0));
+  const Disposition first = core.begin(post_request("k"), Millis(0));
   // While the first is at the upstream, the same key is a conflict, answered here.
   EXPECT_EQ(std::get<Decision>(core.begin(post_request("k"), Millis(0))).status, 409);
   EXPECT_EQ(
@@ -241,10 +241,10 @@ TEST(ProxyLog, SaysWhatItDecidedAndWhatTheUpstreamDidNeverAPayload) {
   ProxyCore core({.log = [&](const std::string& line) { lines.push_back(line); }});
   core.begin(control_request("POST", "/_test/faults", R"({"faults":["commit-then-drop"]})"),
              Millis(0));
-  const Step step = core.begin(post_request("k", R"({"orderId":"secret-order"})"), Millis(0));
+  const Disposition step = core.begin(post_request("k", R"({"orderId":"secret-order"})"), Millis(0));
   core.finish(std::get<Forward>(step).ticket, upstream_created("job_up"), Millis(1));
   const HttpRequest lookup{.method = "GET", .path = "/jobs/by-idempotency-key/a\nforged"};
-  const Step looked = core.begin(lookup, Millis(2));
+  const Disposition looked = core.begin(lookup, Millis(2));
   core.finish(std::get<Forward>(looked).ticket,
               {.failure = UpstreamFailure::closed, .detail = "eof"}, Millis(3));
   EXPECT_EQ(lines, (std::vector<std::string>{
@@ -272,7 +272,7 @@ TEST(ProxyControlPlane, RefusesABadPlanAndKeepsTheOneInForce) {
       control_request("POST", "/_test/faults", R"({"faults":["comit-then-drop"]})"), Millis(0)));
   EXPECT_EQ(refused.status, 400);
   EXPECT_NE(refused.body.find("faults[0]: unknown fault"), std::string::npos);
-  const Step step = core.begin(post_request("k"), Millis(0));
+  const Disposition step = core.begin(post_request("k"), Millis(0));
   EXPECT_EQ(core.finish(std::get<Forward>(step).ticket, upstream_created("j"), Millis(0)).delivery,
             Delivery::drop);
 }

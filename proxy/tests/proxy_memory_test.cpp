@@ -31,14 +31,14 @@ HttpRequest lookup_request(const std::string& key) {
 }
 
 Decision send_control(ProxyCore& core, const std::string& path, const json& body) {
-  const Step step = core.begin({.method = "POST", .path = path, .body = body.dump()}, Millis(0));
+  const Disposition step = core.begin({.method = "POST", .path = path, .body = body.dump()}, Millis(0));
   return std::get<Decision>(step);
 }
 
 // Sends `request` at `now`; when the core forwards it, the upstream answers `answer`.
 Decision through(ProxyCore& core, const HttpRequest& request, const UpstreamAnswer& answer,
                  Millis now = Millis(0)) {
-  Step step = core.begin(request, now);
+  Disposition step = core.begin(request, now);
   if (auto* decided = std::get_if<Decision>(&step)) return *decided;
   return core.finish(std::get<Forward>(step).ticket, answer, now);
 }
@@ -49,7 +49,7 @@ TEST(ProxyMemory, TheNewKeyPastMaxKeysIs507AndTheUpstreamIsNotAsked) {
   ProxyCore core({.max_keys = 2});
   EXPECT_EQ(through(core, post_request("a"), upstream_created("job_0000000a")).status, 201);
   EXPECT_EQ(through(core, post_request("b"), upstream_created("job_0000000b")).status, 201);
-  const Step refused = core.begin(post_request("c"), Millis(0));
+  const Disposition refused = core.begin(post_request("c"), Millis(0));
   ASSERT_TRUE(std::holds_alternative<Decision>(refused)) << "forwarded past the bound";
   const Decision answer = std::get<Decision>(refused);
   EXPECT_EQ(answer.status, 507);
@@ -65,7 +65,7 @@ TEST(ProxyMemory, TheNewKeyPastMaxKeysIs507AndTheUpstreamIsNotAsked) {
 // provider, so a burst of new keys cannot overshoot the bound.
 TEST(ProxyMemory, ACreateAtTheUpstreamHoldsItsPlace) {
   ProxyCore core({.max_keys = 1});
-  const Step first = core.begin(post_request("a"), Millis(0));
+  const Disposition first = core.begin(post_request("a"), Millis(0));
   ASSERT_TRUE(std::holds_alternative<Forward>(first));
   EXPECT_EQ(std::get<Decision>(core.begin(post_request("b"), Millis(0))).status, 507);
   core.finish(std::get<Forward>(first).ticket, {.status = 500, .body = "{}"}, Millis(1));
@@ -140,7 +140,7 @@ TEST(ProxyMemory, PastTheJournalLimitTheOldestEntriesAreDroppedAndCounted) {
 TEST(ProxyMemory, SpilledEntriesReadBackWithTheUpstreamsFields) {
   const TempDir dir;
   ProxyCore core({.journal = {.in_memory = 4, .spill_file = (dir.path() / "j.jsonl").string()}});
-  const Step held = core.begin(post_request("slow"), Millis(0));
+  const Disposition held = core.begin(post_request("slow"), Millis(0));
   for (int i = 0; i < 9; ++i)
     through(core, post_request("k" + std::to_string(i)),
             upstream_created("job_000000" + std::to_string(10 + i)));
@@ -171,7 +171,7 @@ std::string brownout(ProxyCore& core) {
   EXPECT_EQ(send_control(core, "/_test/faults", plan).status, 200);
   std::string seen;
   for (int i = 0; i < 64; ++i) {
-    const Step step = core.begin(post_request("k" + std::to_string(i % 16)), Millis(i));
+    const Disposition step = core.begin(post_request("k" + std::to_string(i % 16)), Millis(i));
     seen += std::holds_alternative<Decision>(step) ? 'F' : '.';
     if (auto* forward = std::get_if<Forward>(&step))
       core.finish(forward->ticket, {.status = 500, .body = "{}"}, Millis(i));

@@ -180,88 +180,99 @@ std::vector<std::filesystem::path> scenario_paths(const std::vector<std::string>
   return {*search.found};
 }
 
-int run(const RunCommandOptions& command) {
+// A format without a matrix writer would leave its file empty: say so before the run.
+void refuse_page_reports_for_the_matrix(const RunCommandOptions& command) {
+  for (const auto& [option, path] : command.reports) {
+    const bool writes_matrix =
+        std::any_of(matrix_formats().begin(), matrix_formats().end(),
+                    [&](const MatrixFormat& format) { return format.option == option; });
+    if (!path.empty() && !writes_matrix) {
+      throw std::invalid_argument("--" + option +
+                                  " writes one run's page, not the mutant matrix: drop it "
+                                  "with --mutants, or run the client alone to write it");
+    }
+  }
+}
+
+// Everything a run settles before its first scenario.
+struct PreparedRun {
   std::vector<Scenario> scenarios;
   std::vector<std::string> skipped;  // by --api
   RunOptions options;
   std::optional<ReportFiles> reports;
+  Severity threshold = Severity::policy;
+  InconclusiveAs inconclusive_as = InconclusiveAs::not_met;
+  RunTimeScale time_scale;
+};
+
+// Loads and checks everything a run needs, so that a usage error is one line before the
+// first scenario, never a failure per scenario. Throws it, naming what to fix.
+void prepare(const RunCommandOptions& command, PreparedRun& run) {
+  run.scenarios = load_catalog(scenario_paths(command.paths));
+  if (!command.api.empty())
+    run.skipped = put_all_on_shape(run.scenarios, provider::load_api_shape(command.api));
+  run.options.client = parse_client_choice(command.client);
+  require_client_program(run.options.client);
+  run.options.declared = parse_client_policy(command.client_policy);
+  run.threshold = parse_severity(command.fail_on);
+  run.inconclusive_as = parse_inconclusive_as(command.inconclusive);
+  if (command.mutants) refuse_page_reports_for_the_matrix(command);
+  run.reports.emplace(command.reports);
+  for (const auto& scenario : run.scenarios) {
+    const std::string problem =
+        cannot_speak(scenario, command.mutants ? ClientChoice{} : run.options.client);
+    if (!problem.empty()) throw std::invalid_argument(problem);
+  }
+  if (!command.filter.empty()) {
+    std::erase_if(run.scenarios, [&](const Scenario& scenario) {
+      return scenario.name.find(command.filter) == std::string::npos;
+    });
+    if (run.scenarios.empty())
+      throw std::invalid_argument("no scenario name contains \"" + command.filter + "\"");
+  }
+  run.options.seed = command.seed;
+  run.options.executable = this_executable();
+  run.options.tls = command.tls;
+  run.options.time_scale = TimeScale(command.time_scale);
+  Millis tightest = client::kDefaultSettings.timeout;
+  for (const auto& scenario : run.scenarios)
+    tightest = std::min(tightest, scenario.settings.timeout);
+  run.time_scale = settle_for_run(run.options, tightest);
+}
+
+int run(const RunCommandOptions& command) {
+  PreparedRun prepared;
   try {
-    scenarios = load_catalog(scenario_paths(command.paths));
-    if (!command.api.empty())
-      skipped = put_all_on_shape(scenarios, provider::load_api_shape(command.api));
-    options.client = parse_client_choice(command.client);
-    require_client_program(options.client);  // one line now, not a failure per scenario
-    options.declared = parse_client_policy(command.client_policy);
-    if (command.mutants) {
-      // A format without a matrix writer would leave its file empty: say so before the run.
-      for (const auto& [option, path] : command.reports) {
-        const bool writes_matrix =
-            std::any_of(matrix_formats().begin(), matrix_formats().end(),
-                        [&](const MatrixFormat& format) { return format.option == option; });
-        if (!path.empty() && !writes_matrix) {
-          throw std::invalid_argument("--" + option +
-                                      " writes one run's page, not the mutant matrix: drop it "
-                                      "with --mutants, or run the client alone to write it");
-        }
-      }
-    }
-    reports.emplace(command.reports);
-    for (const auto& scenario : scenarios) {
-      const std::string problem =
-          cannot_speak(scenario, command.mutants ? ClientChoice{} : options.client);
-      if (!problem.empty()) throw std::invalid_argument(problem);
-    }
+    prepare(command, prepared);
   } catch (const std::exception& error) {
     std::cerr << "retryproof run: " << error.what()
               << (std::string(error.what()).ends_with("\n") ? "" : "\n");
     return 2;
   }
-  if (!command.filter.empty()) {
-    std::erase_if(scenarios, [&](const Scenario& scenario) {
-      return scenario.name.find(command.filter) == std::string::npos;
-    });
-    if (scenarios.empty()) {
-      std::cerr << "retryproof run: no scenario name contains \"" << command.filter << "\"\n";
-      return 2;
-    }
-  }
-  options.seed = command.seed;
-  options.executable = this_executable();
-  options.tls = command.tls;
-  RunTimeScale time_scale;
-  try {
-    options.time_scale = TimeScale(command.time_scale);
-    Millis tightest = client::kDefaultSettings.timeout;
-    for (const auto& scenario : scenarios)
-      tightest = std::min(tightest, scenario.settings.timeout);
-    time_scale = settle_for_run(options, tightest);
-  } catch (const std::exception& error) {
-    std::cerr << "retryproof run: " << error.what() << '\n';
-    return 2;
-  }
-
   try {
     if (command.mutants) {
-      const MatrixReport matrix{
-          .seed = command.seed, .time_scale = time_scale, .replay = mutant_replay(command)};
-      return run_mutant_matrix(scenarios, options, command.jobs, matrix, *reports);
+      const MatrixReport matrix{.seed = command.seed,
+                                .time_scale = prepared.time_scale,
+                                .replay = mutant_replay(command)};
+      return run_mutant_matrix(prepared.scenarios, prepared.options, command.jobs, matrix,
+                               *prepared.reports);
     }
     const RunSummary summary{.seed = command.seed,
-                             .client = options.client.describe(),
-                             .results = run_all(scenarios, options, command.jobs),
+                             .client = prepared.options.client.describe(),
+                             .results = run_all(prepared.scenarios, prepared.options, command.jobs),
                              .paths = command.paths,
-                             .time_scale = time_scale,
+                             .time_scale = prepared.time_scale,
                              .api = command.api,
                              .client_policy = command.client_policy,
-                             .skipped = skipped,
+                             .skipped = prepared.skipped,
                              .tls = command.tls,
-                             .inconclusive_as = parse_inconclusive_as(command.inconclusive)};
+                             .inconclusive_as = prepared.inconclusive_as};
     // The clock probe's finding and the scenarios that ran at a lower scale are in the report.
     write_terminal_report(std::cout, summary, terminal_colour());
-    reports->write(summary);
-    const Severity threshold = parse_severity(command.fail_on);
-    const int status = exit_status(summary.results, threshold, summary.inconclusive_as);
-    explain_exit_status(std::cout, summary.results, threshold, summary.inconclusive_as, status);
+    prepared.reports->write(summary);
+    const int status = exit_status(summary.results, prepared.threshold, summary.inconclusive_as);
+    explain_exit_status(std::cout, summary.results, prepared.threshold, summary.inconclusive_as,
+                        status);
     return status;
   } catch (const InternalError&) {
     throw;  // main says it, with its own exit status
@@ -269,6 +280,28 @@ int run(const RunCommandOptions& command) {
     std::cerr << "retryproof run: " << error.what() << '\n';
     return 2;
   }
+}
+
+// How the client is judged: what it promises, which failures fail the run, and what an
+// inconclusive scenario counts as.
+void add_judgement_options(CLI::App& command, RunCommandOptions& options) {
+  command.add_option("--client-policy", options.client_policy,
+                     "What the client under test promises, judged instead of the scenario's "
+                     "settings: attempts=N (creates per run, counting the first), "
+                     "min-backoff=DURATION, timeout=DURATION, "
+                     "on-ambiguous=lookup-first|same-key-retry, follows-settings (it honours "
+                     "RETRYPROOF_CLIENT), payload=verbatim|mapped (it sends the payload as its "
+                     "body, or maps it to its SDK's wire: the default). Example: "
+                     "attempts=4,min-backoff=0ms");
+  command
+      .add_option("--fail-on", options.fail_on,
+                  "Which failures make the run fail: policy (any, the default) or harm "
+                  "(duplicate effects, untruthful or missing outcomes only)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"harm", "policy"}));
+  command.add_option("--inconclusive", options.inconclusive, inconclusive_option_help())
+      ->capture_default_str()
+      ->check(CLI::IsMember({"not-met", "pass", "fail"}));
 }
 
 }  // namespace
@@ -307,23 +340,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
                           ") or a shape file (docs/sdks.md). The client maps each operation's "
                           "payload to its SDK's call; a scenario that cannot mean the same on "
                           "that API is skipped, and the reason printed");
-  command->add_option("--client-policy", options->client_policy,
-                      "What the client under test promises, judged instead of the scenario's "
-                      "settings: attempts=N (creates per run, counting the first), "
-                      "min-backoff=DURATION, timeout=DURATION, "
-                      "on-ambiguous=lookup-first|same-key-retry, follows-settings (it honours "
-                      "RETRYPROOF_CLIENT), payload=verbatim|mapped (it sends the payload as its "
-                      "body, or maps it to its SDK's wire: the default). Example: "
-                      "attempts=4,min-backoff=0ms");
-  command
-      ->add_option("--fail-on", options->fail_on,
-                   "Which failures make the run fail: policy (any, the default) or harm "
-                   "(duplicate effects, untruthful or missing outcomes only)")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"harm", "policy"}));
-  command->add_option("--inconclusive", options->inconclusive, inconclusive_option_help())
-      ->capture_default_str()
-      ->check(CLI::IsMember({"not-met", "pass", "fail"}));
+  add_judgement_options(*command, *options);
   for (const ReportFormat& format : report_formats()) {
     command->add_option("--" + std::string(format.option),
                         options->reports[std::string(format.option)], std::string(format.help));

@@ -161,28 +161,19 @@ void read_fleet(const Node& root, Scenario& scenario) {
   }
 }
 
-Scenario read_scenario(const json& document, const std::filesystem::path& file) {
-  const Node root{document, "$"};
-  root.object({"name", "description", "api", "profile", "provider", "plan", "operations",
-               "generatedOperations", "clientPolicy", "invocations", "client", "minGap",
-               "timeLimit", "expect", "tls", "concurrency", "startSpread"});
-  Scenario scenario;
-  scenario.file = file;
-  if (!root.has("name")) root.fail("a scenario needs a \"name\"");
-  scenario.name = root.field("name").non_empty_string();
-  if (root.has("description")) scenario.description = root.field("description").string();
+// A shape file is named relative to the scenario that names it; a shape implies the
+// semantics of the API it copies, unless "profile" says otherwise.
+void read_api_and_profile(const Node& root, Scenario& scenario) {
   if (root.has("api")) {
-    // A shape file is named relative to the scenario that names it.
     const std::string name = root.field("api").non_empty_string();
     const bool built_in = name.find('/') == std::string::npos && !name.ends_with(".json");
     try {
       scenario.api =
-          provider::load_api_shape(built_in ? name : (file.parent_path() / name).string());
+          provider::load_api_shape(built_in ? name : (scenario.file.parent_path() / name).string());
     } catch (const std::invalid_argument& error) {
       root.field("api").fail(error.what());
     }
   }
-  // A shape implies the semantics of the API it copies, unless "profile" says otherwise.
   scenario.profile = scenario.api.profile.value_or(provider::Profile::baseline);
   if (root.has("profile")) {
     try {
@@ -191,6 +182,10 @@ Scenario read_scenario(const json& document, const std::filesystem::path& file) 
       root.field("profile").fail(error.what());
     }
   }
+}
+
+// The plan, checked as the provider will read it; the names of its sources, for "expect".
+std::vector<std::string> read_plan(const Node& root, Scenario& scenario) {
   scenario.plan = root.has("plan") ? root.field("plan").value : json{{"faults", json::array()}};
   std::vector<std::string> plan_sources;
   try {
@@ -199,7 +194,12 @@ Scenario read_scenario(const json& document, const std::filesystem::path& file) 
   } catch (const std::invalid_argument& error) {
     throw ScenarioError("$.plan: " + std::string(error.what()));
   }
+  return plan_sources;
+}
 
+// The operations, listed or generated, each id once; then who runs them (one invocation per
+// operation unless "invocations" says otherwise).
+void read_operations_and_invocations(const Node& root, Scenario& scenario) {
   if (root.has("operations")) {
     const Node operations = root.field("operations");
     for (std::size_t i = 0; i < operations.array().size(); ++i) {
@@ -215,7 +215,6 @@ Scenario read_scenario(const json& document, const std::filesystem::path& file) 
     if (!ids.insert(operation.id).second)
       root.fail("two operations have the id \"" + operation.id + "\"");
   }
-
   if (root.has("invocations")) {
     const Node invocations = root.field("invocations");
     if (invocations.array().empty()) invocations.fail("expected at least one invocation");
@@ -226,7 +225,33 @@ Scenario read_scenario(const json& document, const std::filesystem::path& file) 
     for (const auto& operation : scenario.operations)
       scenario.invocations.push_back({operation.id});
   }
+}
 
+void read_expect(const Node& expect, const std::vector<std::string>& plan_sources,
+                 Scenario& scenario) {
+  read_expectations(
+      expect, scenario.expect, plan_sources,
+      {"jobs", "outcomes", "violations", "exercises", "optional", "underSameKeyRetry"});
+  if (expect.has("underSameKeyRetry")) {
+    scenario.expect.under_same_key_retry.emplace();
+    read_expectations(expect.field("underSameKeyRetry"), *scenario.expect.under_same_key_retry,
+                      plan_sources);
+  }
+}
+
+Scenario read_scenario(const json& document, const std::filesystem::path& file) {
+  const Node root{document, "$"};
+  root.object({"name", "description", "api", "profile", "provider", "plan", "operations",
+               "generatedOperations", "clientPolicy", "invocations", "client", "minGap",
+               "timeLimit", "expect", "tls", "concurrency", "startSpread"});
+  Scenario scenario;
+  scenario.file = file;
+  if (!root.has("name")) root.fail("a scenario needs a \"name\"");
+  scenario.name = root.field("name").non_empty_string();
+  if (root.has("description")) scenario.description = root.field("description").string();
+  read_api_and_profile(root, scenario);
+  const std::vector<std::string> plan_sources = read_plan(root, scenario);
+  read_operations_and_invocations(root, scenario);
   read_fleet(root, scenario);
   if (root.has("tls")) {
     const Node field = root.field("tls");
@@ -240,17 +265,7 @@ Scenario read_scenario(const json& document, const std::filesystem::path& file) 
   if (root.has("clientPolicy"))
     scenario.client_policy = client_policy_from(root.field("clientPolicy"));
   if (root.has("provider")) scenario.provider = read_provider(root.field("provider"));
-  if (root.has("expect")) {
-    const Node expect = root.field("expect");
-    read_expectations(
-        expect, scenario.expect, plan_sources,
-        {"jobs", "outcomes", "violations", "exercises", "optional", "underSameKeyRetry"});
-    if (expect.has("underSameKeyRetry")) {
-      scenario.expect.under_same_key_retry.emplace();
-      read_expectations(expect.field("underSameKeyRetry"), *scenario.expect.under_same_key_retry,
-                        plan_sources);
-    }
-  }
+  if (root.has("expect")) read_expect(root.field("expect"), plan_sources, scenario);
   return scenario;
 }
 

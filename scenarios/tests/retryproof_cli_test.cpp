@@ -68,7 +68,7 @@ TEST(RetryproofCommand, NoSubcommandIsAUsageErrorListingTheCommands) {
   EXPECT_EQ(status.code, 2);
   EXPECT_NE(child.standard_error().find(
                 "retryproof: a command is required: provider, proxy, run, explore, client, demo, "
-                "judge or deliver; "),
+                "judge, deliver or ui-snapshot; "),
             std::string::npos)
       << child.standard_error();
   EXPECT_NE(child.standard_error().find("; see retryproof --help"), std::string::npos);

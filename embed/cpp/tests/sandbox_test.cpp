@@ -52,7 +52,7 @@ TEST(Sandbox, TheReferenceClientKeepsOneJobThroughADroppedCommit) {
 
   const auto result = create_order_safely(sandbox.url(), kOrder42);
 
-  EXPECT_EQ(result.outcome, retryproof::client::Outcome::succeeded) << result.reason;
+  EXPECT_EQ(result.outcome, retryproof::client::ClientOutcome::succeeded) << result.reason;
   const auto verdicts = sandbox.verdicts();
   EXPECT_TRUE(verdicts.ok()) << verdicts.report();
   EXPECT_EQ(verdicts.status("no-duplicate-effect"), VerdictStatus::pass);

@@ -217,6 +217,47 @@ TEST(JudgeCommand, BadInputExitsTwoNamingTheFileTheEntryAndTheField) {
   EXPECT_TRUE(contains(bad_policy.err, "attempts")) << bad_policy.err;
 }
 
+// `curl -o journal.json` against a provider with a control token, without the token, saves
+// the 401's body: judging it as an empty journal would be a clean verdict on nothing.
+TEST(JudgeCommand, ASavedRefusalIsAnErrorNamingTheFixNeverAnEmptyJournal) {
+  TempDir dir("judge-cli");
+  provider::ProviderCore core({.seed = 1, .control_token = "T", .operation_field = "orderId"});
+  for (const char* key : {"a", "b"}) {  // two keys for one order: a duplicate
+    provider::HttpRequest create{.method = "POST", .path = "/jobs", .body = kOrder.dump()};
+    create.headers.emplace("Idempotency-Key", key);
+    core.handle(create, Millis(0));
+  }
+  const auto fetch = [&](std::optional<std::string> token) {
+    provider::HttpRequest request{.method = "GET", .path = "/_test/journal"};
+    if (token) request.headers.emplace("Authorization", "Bearer " + *token);
+    return core.handle(request, Millis(0)).body;
+  };
+  for (const auto& [token, words] :
+       std::vector<std::pair<std::optional<std::string>, std::string>>{
+           {std::nullopt, "the control token is missing"}, {"wrong", "the control token is wrong"}}) {
+    const auto saved = dir.write("refused.json", fetch(token));
+    const Judged refused = judge({saved.string(), "--operation-field", "orderId"});
+    EXPECT_EQ(refused.status.code, 2) << refused.out << refused.err;
+    EXPECT_TRUE(contains(refused.err, "refused.json: not a journal but the control plane's "
+                                      "refusal (unauthorized: " + words))
+        << refused.err;
+    EXPECT_TRUE(contains(refused.err, "the traffic is unknown, not clean")) << refused.err;
+    EXPECT_TRUE(contains(refused.err, "with Authorization: Bearer <control token>")) << refused.err;
+  }
+  // With the token the same journal is read (streamed over HTTP, so taken from the core
+  // here), and its duplicate fails.
+  EXPECT_EQ(core.handle(provider::HttpRequest{.method = "GET",
+                                              .path = "/_test/journal",
+                                              .headers = {{"Authorization", "Bearer T"}}},
+                        Millis(0))
+                .status,
+            200);
+  const auto read = dir.write("journal.json", core.journal_json().dump());
+  const Judged judged = judge({read.string(), "--operation-field", "orderId"});
+  EXPECT_EQ(judged.status.code, 1) << judged.out << judged.err;
+  EXPECT_TRUE(contains(judged.out, "no-duplicate-effect")) << judged.out;
+}
+
 // One proxy per service instance: each journal alone is clean, together they hold two jobs
 // for one order.
 TEST(JudgeCommand, SeveralJournalsAreJudgedAsOneFleet) {
