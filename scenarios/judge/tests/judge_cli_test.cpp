@@ -95,6 +95,9 @@ TEST(JudgeCommand, ViolationsExitOneAndEveryReportFormatIsWritten) {
   EXPECT_EQ(judged.status.code, 1) << judged.out << judged.err;
   EXPECT_TRUE(contains(judged.out, "FAIL (harm)  traffic")) << judged.out;
   EXPECT_TRUE(contains(judged.out, "operation orderId=o-1 has 2 jobs")) << judged.out;
+  // What judge knows: no client ran, and there is no seed.
+  EXPECT_TRUE(contains(judged.out, "  jobs 2, POSTs 2, judged by attempts 3")) << judged.out;
+  EXPECT_FALSE(contains(judged.out, "seed")) << judged.out;
 
   const json written = json::parse(read_file(report("r.json")));
   EXPECT_EQ(written["summary"]["withHarm"], 1);
@@ -275,6 +278,9 @@ TEST(JudgeCommand, SeveralJournalsAreJudgedAsOneFleet) {
                                        second.string() + " as one fleet, operations by orderId"))
       << judged.out;
   EXPECT_TRUE(contains(judged.out, "operation orderId=o-1 has 2 jobs")) << judged.out;
+  // What judge knows: no client ran, and there is no seed.
+  EXPECT_TRUE(contains(judged.out, "  jobs 2, POSTs 2, judged by attempts 3")) << judged.out;
+  EXPECT_FALSE(contains(judged.out, "seed")) << judged.out;
   EXPECT_TRUE(contains(judged.out, "1 operation: 1 succeeded (100.0%), 1 duplicated (100.0%)"))
       << judged.out;
   EXPECT_TRUE(contains(judged.out, "journal 2 seq 1")) << judged.out;
@@ -352,8 +358,14 @@ TEST(VerdictsEndpoint, TheProviderJudgesItsOwnJournalLiveAsJudgeDoesASavedOne) {
   const Judged judged = judge({saved.string(), "--operation-field", "orderId", "--client-policy",
                                "attempts=2", "--json", (dir.path() / "r.json").string()});
   EXPECT_EQ(judged.status.code, 1);
+  // The same verdicts; only the advice's word for a declaration is each caller's own.
+  std::string live_verdicts = report["scenarios"][0]["verdicts"].dump();
+  for (std::size_t at = 0; (at = live_verdicts.find("declare it: policy=", at)) != std::string::npos;)
+    live_verdicts.replace(at, std::string("declare it: policy=").size(),
+                          "declare it: --client-policy ");
+  EXPECT_NE(report.dump().find("declare it: policy=min-backoff="), std::string::npos);
   EXPECT_EQ(json::parse(read_file(dir.path() / "r.json"))["scenarios"][0]["verdicts"],
-            report["scenarios"][0]["verdicts"]);
+            json::parse(live_verdicts));
 
   const auto refused = client.Get("/_test/verdicts?policy=attempts%3Dnone");
   ASSERT_TRUE(refused);
