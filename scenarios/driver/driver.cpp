@@ -56,7 +56,7 @@ std::string cannot_speak(const Scenario& scenario, const ClientChoice& client) {
 
 std::string not_reached(const KillPoint& kill) {
   return "ended before its kill point (" + kill.describe() +
-         ") was reached, so it could not be killed there";
+         ") was reached: the crash the scenario exists for never happened";
 }
 
 bool ScenarioResult::fails_at(Severity threshold) const {
@@ -88,6 +88,13 @@ void take_records(RunEvidence evidence, ScenarioResult& result) {
 // The verdicts' and the expectations' final word, with the machine's share taken out: what
 // rests on time in a window the harness was stalled in is inconclusive (stalls.hpp).
 void settle(const Scenario& scenario, ScenarioResult& result) {
+  for (const InvocationResult& invocation : result.invocations) {
+    if (!invocation.kill_missed) continue;
+    result.inconclusive.push_back(
+        {"invocation " + std::to_string(invocation.number()) + " " +
+             not_reached(scenario.invocations.at(static_cast<std::size_t>(invocation.index)).kill),
+         ""});
+  }
   account_for_stalls(result.verdicts, result);
   settle_expectations(scenario, result);
   account_for_stalls_in_expectations(result);

@@ -47,7 +47,8 @@ provider::ProviderConfig provider_config(const Scenario& scenario, std::uint64_t
 // mutants speak only the seeds' jobs API.
 std::string cannot_speak(const Scenario& scenario, const ClientChoice& client);
 
-// Why an invocation with a kill point has no account: it ended before the point.
+// What a run could not tell when an invocation ended before its kill point: the crash the
+// scenario exists for never happened, which is inconclusive, not the client's error.
 std::string not_reached(const KillPoint& kill);
 
 // Runs every invocation of the scenario in `world`, then judges the evidence, by the client's

@@ -37,6 +37,7 @@ struct InvocationResult {
   Millis ended_at{0};
   bool killed = false;                 // by the scenario's kill point, on purpose
   bool timed_out = false;              // still running at the scenario's time limit
+  bool kill_missed = false;            // it ended before its kill point was reached
   std::optional<OutcomeLine> outcome;  // empty when killed or when the line was missing or bad
   std::string client_error;            // why there is no valid outcome line; empty when fine
   std::string exit;                    // "exit code 0", "killed by SIGKILL"

@@ -171,7 +171,7 @@ InvocationResult ProcessWorld::invoke(const InvocationPlan& plan) {
   // A client that ended before its kill point: nothing to keep its answers from.
   if (!result.killed) server_.answers().open();
   if (!result.killed && !result.timed_out && plan.invocation.kill.armed())
-    result.client_error = not_reached(plan.invocation.kill);
+    result.kill_missed = true;
   take_account(result, child, status);
   return result;
 }

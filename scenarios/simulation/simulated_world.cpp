@@ -67,7 +67,7 @@ InvocationResult SimulatedWorld::invoke(const InvocationPlan& plan) {
   }
   client_results_.push_back(outcome.value_or(client::ClientResult{}));
   transport_.kill_when(nullptr);
-  if (kill.armed() && !result.killed) result.client_error = not_reached(kill);
+  if (kill.armed() && !result.killed) result.kill_missed = true;
   result.ended_at = clock_.now();
   result.last_seq = provider_.journal_size();
   clock_.advance(kBetweenInvocations);
