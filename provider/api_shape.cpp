@@ -1,6 +1,8 @@
 #include "provider/api_shape.hpp"
 
 #include <algorithm>
+#include <array>
+#include <utility>
 
 #include "common/fingerprint.hpp"
 #include "common/form_body.hpp"
@@ -274,6 +276,26 @@ const json* value_at_path(const json& object, std::string_view dotted) {
   return at;
 }
 
+namespace {
+
+// The code of each status the server refuses a request with itself (HttpConnection::refuse,
+// and the connection cap's 503): one code a status.
+std::optional<std::string> refusal_code(int status) {
+  static constexpr std::array<std::pair<int, std::string_view>, 5> kRefusals{{
+      {400, "bad_request"},
+      {408, "request_timeout"},
+      {413, "payload_too_large"},
+      {431, "request_header_fields_too_large"},
+      {503, "capacity_exhausted"},
+  }};
+  for (const auto& [known, code] : kRefusals) {
+    if (known == status) return std::string(code);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 JournalEntry refused_entry(const ApiShape& api, const RefusedRequest& request, std::uint64_t seq,
                            Millis now) {
   JournalEntry entry{.seq = seq,
@@ -287,6 +309,7 @@ JournalEntry refused_entry(const ApiShape& api, const RefusedRequest& request, s
                      .answered_at = now,
                      .status = request.status};
   if (request.listener != 0) entry.port = request.listener;
+  entry.code = refusal_code(request.status);
   return entry;
 }
 

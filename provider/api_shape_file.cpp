@@ -8,6 +8,7 @@
 #include "common/json_file.hpp"
 #include "common/json_node.hpp"
 #include "provider/api_shape.hpp"
+#include "provider/error_codes.hpp"
 #include "provider/sdk_shapes.hpp"
 
 namespace retryproof::provider {
@@ -37,22 +38,6 @@ const std::vector<std::pair<std::string_view, ErrorFormat>> kErrorFormats = {
     {"plain", ErrorFormat::plain_json},
     {"problem", ErrorFormat::problem_json},
     {"stripe", ErrorFormat::stripe_object}};
-
-// The provider's error codes a shape may restate.
-constexpr std::array<std::string_view, 13> kErrorCodes = {
-    "bad_request",
-    "capacity_exhausted",
-    "idempotency_key_required",
-    "idempotency_key_invalid",
-    "idempotency_key_in_flight",
-    "idempotency_key_reused_with_different_payload",
-    "invalid_json",
-    "internal_error",
-    "invalid_form_body",
-    "payload_too_large",
-    "not_found",
-    "rate_limited",
-    "temporarily_unavailable"};
 
 template <typename Value>
 Value one_of(const JsonNode& node, const std::vector<std::pair<std::string_view, Value>>& known) {
@@ -133,11 +118,10 @@ void read_errors(const JsonNode& errors, ApiShape& shape) {
   codes.any_object();
   for (const auto& [code, unused] : codes.value.items()) {
     const JsonNode row = codes.field(code);
-    if (std::find(kErrorCodes.begin(), kErrorCodes.end(), code) == kErrorCodes.end()) {
-      std::string known;
-      for (const auto name : kErrorCodes)
-        known += (known.empty() ? "" : ", ") + std::string(name);
-      row.fail("not an error code of the provider; expected one of " + known);
+    const ErrorCodeRow* known = error_code_row(code);
+    if (known == nullptr || !known->restatable) {
+      row.fail("not an error code of the provider; expected one of " +
+               std::string(restatable_codes_text()));
     }
     row.object({"status", "code", "message", "values"});
     ErrorOverride& override = shape.error_overrides[code];
