@@ -107,6 +107,9 @@ struct ApiShape {
   std::optional<ErrorFormat> error_format;      // the profile's when empty
   std::optional<ErrorTemplate> error_template;  // an error body of the API's own form
   std::map<std::string, ErrorOverride, std::less<>> error_overrides;  // by the provider's code
+  // The Content-Type of its errors ("application/x-amz-json-1.1", "application/hal+json"):
+  // an SDK may parse an error only under its API's own media type. Empty: the format's.
+  std::optional<std::string> error_content_type;
   std::string replay_header = "Idempotent-Replayed";
   std::optional<Profile> profile;  // the semantics the shape implies (stripe's replays)
 

@@ -2,8 +2,10 @@
 // validated at start, and a mistake names the file, the JSON path and what was expected.
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <fstream>
 #include <stdexcept>
+#include <string_view>
 
 #include "common/json_file.hpp"
 #include "common/json_node.hpp"
@@ -103,10 +105,39 @@ void read_error_template(const JsonNode& errors, ApiShape& shape) {
   shape.error_template = std::move(form);
 }
 
+// A media type as a Content-Type header carries it: type "/" subtype, both tokens (RFC 9110
+// 8.3.1), then any parameters; nothing that could end the header.
+std::string read_media_type(const JsonNode& node) {
+  const std::string text = node.non_empty_string();
+  const auto token = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 ||
+           std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
+  };
+  const std::size_t slash = text.find('/');
+  const std::size_t end = std::min(text.find(';'), text.size());
+  const bool type_ok =
+      slash != std::string::npos && slash > 0 && slash + 1 < end &&
+      std::all_of(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(slash), token) &&
+      std::all_of(text.begin() + static_cast<std::ptrdiff_t>(slash) + 1,
+                  text.begin() + static_cast<std::ptrdiff_t>(end), token);
+  const bool printable = std::all_of(text.begin(), text.end(), [](char c) {
+    return static_cast<unsigned char>(c) >= 0x20 && c != 0x7f;
+  });
+  if (!type_ok || !printable) {
+    node.fail(
+        "expected a media type, type/subtype with optional ;parameters, such as "
+        "\"application/x-amz-json-1.1\" or \"application/hal+json\"");
+  }
+  return text;
+}
+
 // "errors": {"format": "stripe", "codes": {"idempotency_key_in_flight": {"status": 409,
-// "code": "idempotency_key_in_use", "message": "..."}}}, or a "template" of the API's own.
+// "code": "idempotency_key_in_use", "message": "..."}}}, or a "template" of the API's own;
+// "contentType" for the media type they are sent as.
 void read_errors(const JsonNode& errors, ApiShape& shape) {
-  errors.object({"format", "template", "values", "codes"});
+  errors.object({"format", "template", "values", "codes", "contentType"});
+  if (errors.has("contentType"))
+    shape.error_content_type = read_media_type(errors.field("contentType"));
   if (errors.has("format")) shape.error_format = one_of(errors.field("format"), kErrorFormats);
   if (errors.has("template")) {
     read_error_template(errors, shape);

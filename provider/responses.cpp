@@ -93,6 +93,7 @@ Decision ErrorStyle::error(int status, std::string_view code, std::string_view d
                           shape->error_template->render(sent_status, sent_code, message, as.values))
           : error_response(sent_status, sent_code, as.message ? message : detail, format);
   error.code = std::string(code);
+  if (shape->error_content_type) error.content_type = *shape->error_content_type;
   return error;
 }
 

@@ -253,5 +253,36 @@ TEST(DefaultShape, IsTheSeedsWire) {
             R"("error":"idempotency_key_required"})");
 }
 
+// An SDK may parse an error only under its API's media type (botocore reads AWS JSON errors
+// as application/x-amz-json-1.1, a HAL client application/hal+json).
+TEST(ApiShapeFile, ErrorsMaySetTheirContentType) {
+  const ApiShape aws =
+      api_shape_from_json(json::parse(R"({"errors": {"contentType": "application/x-amz-json-1.1",
+                                 "template": {"__type": "{code}", "message": "{message}"}}})"),
+                          "aws.json");
+  const ErrorStyle errors{.shape = &aws, .format = error_format_of(aws)};
+  EXPECT_EQ(errors.error(429, "rate_limited").content_type, "application/x-amz-json-1.1");
+  const ApiShape hal = api_shape_from_json(
+      json::parse(R"({"errors": {"contentType": "application/hal+json; charset=utf-8"}})"),
+      "hal.json");
+  EXPECT_EQ((ErrorStyle{.shape = &hal}.error(404, "not_found").content_type),
+            "application/hal+json; charset=utf-8");
+  // Without one, the format's own.
+  EXPECT_EQ((ErrorStyle{.shape = &jobs_shape()}.error(404, "not_found").content_type),
+            "application/json");
+}
+
+TEST(ApiShapeFile, AnErrorContentTypeThatIsNoMediaTypeIsRefused) {
+  const std::string expected =
+      "shape.json: $.errors.contentType: expected a media type, type/subtype with optional "
+      ";parameters, such as \"application/x-amz-json-1.1\" or \"application/hal+json\"";
+  for (const char* bad : {"json", "application/", "/json", "application json/x",
+                          "application/json\r\nX-Injected: 1", "application/js on"}) {
+    EXPECT_EQ(shape_load_error({{"errors", {{"contentType", bad}}}}), expected) << bad;
+  }
+  EXPECT_EQ(shape_load_error({{"errors", {{"contentType", 7}}}}),
+            "shape.json: $.errors.contentType: expected a string");
+}
+
 }  // namespace
 }  // namespace retryproof::provider

@@ -79,6 +79,29 @@ TEST(ShapeFileOverHttp, CreatesByBodyTokenAndLooksUpByQueryParameter) {
   EXPECT_EQ(server.core().job_count(), 1u);
 }
 
+TEST(ShapeFileOverHttp, ErrorsAreSentWithTheShapesContentType) {
+  const TempDir dir("retryproof-shape-http");
+  ProviderConfig config;
+  config.api = load_api_shape(
+      dir.write("aws.json", R"({"errors": {"contentType": "application/x-amz-json-1.1",
+        "template": {"__type": "{code}", "message": "{message}"},
+        "codes": {"not_found": {"status": 400, "code": "ResourceNotFoundException"}}}})")
+          .string());
+  ProviderServer server(config, {.port = 0});
+  httplib::Client client(server.base_url());
+  const auto missed = client.Get("/jobs/by-idempotency-key/nobody");
+  ASSERT_TRUE(missed);
+  EXPECT_EQ(missed->status, 400);
+  EXPECT_EQ(missed->get_header_value("Content-Type"), "application/x-amz-json-1.1");
+  EXPECT_EQ(json::parse(missed->body)["__type"], "ResourceNotFoundException");
+  // A success keeps the API's JSON.
+  const auto created =
+      client.Post("/jobs", {{"Idempotency-Key", "k"}}, R"({"orderId":"o"})", "application/json");
+  ASSERT_TRUE(created);
+  EXPECT_EQ(created->status, 201);
+  EXPECT_EQ(created->get_header_value("Content-Type"), "application/json");
+}
+
 TEST(StripeShapeOverHttp, AFormEncodedCreateWithStripesHeadersGetsAPaymentIntent) {
   ProviderServer server({.profile = Profile::stripe, .api = stripe_shape()}, {.port = 0});
   httplib::Client client(server.base_url());
