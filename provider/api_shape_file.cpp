@@ -18,19 +18,64 @@ namespace {
 
 using nlohmann::json;
 
-// A shape file's route: {"method": "POST", "path": "/v1/{resource}"}; a lookup's may also
-// name its "queryParameter" and "list".
+// {"X-Amz-Target": "secretsmanager.CreateSecret"}: names, each with the one value it must have.
+std::vector<std::pair<std::string, std::string>> read_conditions(const JsonNode& node,
+                                                                 bool header_names) {
+  node.any_object();
+  if (node.value.empty()) node.fail("expected at least one name and the value it must have");
+  std::vector<std::pair<std::string, std::string>> conditions;
+  for (const auto& [name, unused] : node.value.items()) {
+    const JsonNode value = node.field(name);
+    const bool token = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) != 0 ||
+             std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
+    });
+    if (header_names && !token)
+      value.fail("not a header name (letters, digits and -_.!#$%&'*+^`|~)");
+    if (!header_names && name.empty()) value.fail("a body field is a dotted path, not empty");
+    conditions.emplace_back(name, value.non_empty_string());
+  }
+  return conditions;
+}
+
+// A shape file's route: {"method": "POST", "path": "/v1/{resource}"}, with the "headers" and
+// "bodyFields" that tell operations on one path apart; a lookup's may also name its
+// "queryParameter", "bodyField" and "list".
 Route read_route(const JsonNode& node, bool lookup = false) {
   if (lookup) {
-    node.object({"method", "path", "queryParameter", "list"});
+    node.object({"method", "path", "headers", "bodyFields", "queryParameter", "bodyField", "list"});
   } else {
-    node.object({"method", "path"});
+    node.object({"method", "path", "headers", "bodyFields"});
   }
   if (!node.has("method") || !node.has("path"))
     node.fail("a route names its \"method\" and \"path\"");
   Route route{node.field("method").non_empty_string(), node.field("path").non_empty_string()};
   if (!route.path.starts_with('/')) node.field("path").fail("a path begins with /");
+  if (node.has("headers")) route.headers = read_conditions(node.field("headers"), true);
+  if (node.has("bodyFields")) route.body_fields = read_conditions(node.field("bodyFields"), false);
   return route;
+}
+
+// Routes that share a method and a path tell their operations apart by what the request
+// carries: one that names nothing would take every other operation there for itself.
+void check_shared_paths(const ApiShape& shape) {
+  std::vector<std::pair<const Route*, std::string>> routes;
+  for (std::size_t i = 0; i < shape.lookups.size(); ++i)
+    routes.emplace_back(&shape.lookups[i].route, "$.lookups[" + std::to_string(i) + "]");
+  for (std::size_t i = 0; i < shape.creates.size(); ++i)
+    routes.emplace_back(&shape.creates[i], "$.creates[" + std::to_string(i) + "]");
+  for (const auto& [route, path] : routes) {
+    if (route->names_operation()) continue;
+    for (const auto& [other, other_path] : routes) {
+      if (other == route || !other->names_operation() || other->method != route->method ||
+          other->path != route->path)
+        continue;
+      throw FormatError(path + ": " + route->describe() + " is shared with " + other_path + " (" +
+                        other->describe() +
+                        "): each route on a shared path names its operation in \"headers\" or "
+                        "\"bodyFields\", so that an unknown operation is never taken for it");
+    }
+  }
 }
 
 const std::vector<std::pair<std::string_view, BodyEncoding>> kEncodings = {
@@ -268,15 +313,19 @@ std::vector<Lookup> read_lookups(const JsonNode& lookups) {
   std::vector<Lookup> read;
   for (std::size_t i = 0; i < lookups.value.size(); ++i) {
     const JsonNode item = lookups.item(i);
-    Lookup lookup{read_route(item, true), std::nullopt, std::nullopt};
+    Lookup lookup{read_route(item, true), std::nullopt, std::nullopt, std::nullopt};
     if (item.has("list")) lookup.list_field = item.field("list").non_empty_string();
+    if (item.has("queryParameter") && item.has("bodyField"))
+      item.fail("a lookup reads its value from a \"queryParameter\" or a \"bodyField\", not both");
     if (item.has("queryParameter")) {
       lookup.query_parameter = item.field("queryParameter").non_empty_string();
+    } else if (item.has("bodyField")) {
+      lookup.body_field = item.field("bodyField").non_empty_string();
     } else if (lookup.route.path != "/{key}" && !lookup.route.path.ends_with("/{key}") &&
                lookup.route.path.find("/{key}/") == std::string::npos) {
       item.fail(
           "a lookup finds the key (or, without one, the operation field's value) in a "
-          "path segment that is exactly {key} or in a \"queryParameter\"");
+          "path segment that is exactly {key}, in a \"queryParameter\" or in a \"bodyField\"");
     }
     read.push_back(std::move(lookup));
   }
@@ -335,6 +384,7 @@ ApiShape api_shape_from_json(const json& document, const std::string& origin) {
     if (root.has("encodings")) shape.encodings = read_encodings(root.field("encodings"));
     if (root.has("lookups")) shape.lookups = read_lookups(root.field("lookups"));
     if (root.has("created")) read_created(root.field("created"), shape.created);
+    check_shared_paths(shape);
     if (root.has("errors")) read_errors(root.field("errors"), shape);
     if (root.has("replayHeader"))
       shape.replay_header = root.field("replayHeader").non_empty_string();

@@ -32,7 +32,8 @@ TEST(ApiShapeFile, ErrorsNameTheFileThePathAndWhatWasExpected) {
             "shape.json: $.encodings[0]: expected \"json\" or \"form\"");
   EXPECT_EQ(shape_load_error({{"lookups", {{{"method", "GET"}, {"path", "/jobs"}}}}}),
             "shape.json: $.lookups[0]: a lookup finds the key (or, without one, the operation "
-            "field's value) in a path segment that is exactly {key} or in a \"queryParameter\"");
+            "field's value) in a path segment that is exactly {key}, in a \"queryParameter\" or in "
+            "a \"bodyField\"");
   // A {key} inside a segment would match only its own text: refused, never a throw later.
   EXPECT_NE(shape_load_error({{"lookups", {{{"method", "GET"}, {"path", "/orders/{key}.json"}}}}})
                 .find("exactly {key}"),
