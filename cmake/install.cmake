@@ -19,6 +19,7 @@ install(FILES ${PROJECT_SOURCE_DIR}/embed/node/package.json
               ${PROJECT_SOURCE_DIR}/embed/node/retryproof-sandbox.d.ts
         DESTINATION ${CMAKE_INSTALL_DATADIR}/retryproof/embed/node)
 install(FILES ${PROJECT_SOURCE_DIR}/embed/python/pyproject.toml
+              ${PROJECT_SOURCE_DIR}/embed/python/retryproof_build.py
               ${PROJECT_SOURCE_DIR}/embed/python/retryproof_sandbox.py
               ${PROJECT_SOURCE_DIR}/embed/python/retryproof_sandbox_pytest.py
         DESTINATION ${CMAKE_INSTALL_DATADIR}/retryproof/embed/python)

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs one embedding helper the way its users install packages, into a place of its own,
 # and runs a test of a user's project against a provider through it:
-#   python: a new virtual environment, `pip install` of the package's directory, and pytest
-#           with no conftest: the `retryproof_sandbox` fixture comes from the pytest11 entry
-#           point. pip has no package index here, so the install is --no-index
+#   python: a new virtual environment, `pip install` of a read-only copy of the package's
+#           directory, and pytest with no conftest: the `retryproof_sandbox` fixture comes
+#           from the pytest11 entry point; a failing `assert verdicts.ok, verdicts` shows
+#           what failed. pip has no package index here, so the install is --no-index
 #           --no-build-isolation (setuptools from Debian's python3-setuptools), and pytest is
 #           Debian's python3-pytest, seen through --system-site-packages.
 #   node:   a new npm project, `npm install` of the package's directory, then of the tarball
@@ -20,7 +21,7 @@ fail() { echo "package install ($kind): $*" >&2; exit 1; }
 skip() { echo "package install ($kind): $*: skipped"; exit 77; }
 
 tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
+trap 'chmod -R u+w "$tmp"; rm -rf "$tmp"' EXIT
 mkdir "$tmp/empty"  # a PATH with no retryproof on it
 
 case "$kind" in
@@ -32,11 +33,21 @@ python)
   grep -qx "version = \"$version\"" "$source/embed/python/pyproject.toml" ||
     fail "embed/python/pyproject.toml's version is not the project's ($version)"
   "$python" -m venv --system-site-packages "$tmp/venv" || skip "python3 -m venv failed (Debian: python3-venv)"
-  # A copy: pip builds in the directory it is given, and the source tree stays untouched.
+  # A read-only copy, as a .deb leaves it in /usr/share/retryproof/embed/python: pip builds
+  # in the folder it is given, and the package's backend (retryproof_build.py) must only
+  # read it. Root writes through any mode; in a user namespace of its own it cannot.
   cp -r "$source/embed/python" "$tmp/package"
-  rm -rf "$tmp/package/__pycache__"
-  "$tmp/venv/bin/pip" install --quiet --no-index --no-build-isolation "$tmp/package" ||
-    fail "pip install of embed/python failed"
+  rm -rf "$tmp/package/__pycache__" "$tmp/package/build" "$tmp/package"/*.egg-info
+  chmod -R a-w "$tmp/package"
+  reader=()
+  [ "$(id -u)" != 0 ] || reader=(unshare --user)
+  if "${reader[@]}" touch "$tmp/package/written" 2>/dev/null; then
+    rm -f "$tmp/package/written"
+    reader=()
+    echo "package install ($kind): no read-only folder here: installing from a writable one"
+  fi
+  "${reader[@]}" "$tmp/venv/bin/pip" install --quiet --no-index --no-build-isolation \
+    "$tmp/package" || fail "pip install of a read-only embed/python failed"
 
   mkdir "$tmp/project"
   cat >"$tmp/project/test_orders.py" <<'EOF'
@@ -60,6 +71,27 @@ def test_one_job_per_order(retryproof_sandbox):  # the fixture comes from the in
 EOF
   (cd "$tmp/project" && RETRYPROOF_BINARY="$retryproof" "$tmp/venv/bin/python" -m pytest -q \
      -p no:cacheprovider test_orders.py) || fail "the project's test failed through the installed package"
+
+  # pytest prints `assert verdicts.ok, verdicts`'s message as repr(), cut to 240 characters.
+  cat >"$tmp/project/test_fresh_keys.py" <<'EOF'
+import json
+import urllib.request
+
+
+def test_a_fresh_key_per_attempt(retryproof_sandbox):
+    for key in ("orders:order-42", "orders:order-42#2"):  # the retry under a key of its own
+        request = urllib.request.Request(
+            retryproof_sandbox.url + "/jobs", data=json.dumps({"orderId": "order-42"}).encode(),
+            method="POST", headers={"Idempotency-Key": key, "Content-Type": "application/json"})
+        urllib.request.urlopen(request, timeout=5).close()
+    verdicts = retryproof_sandbox.verdicts(policy="min-backoff=0ms")
+    assert verdicts.ok, verdicts
+EOF
+  (cd "$tmp/project" && RETRYPROOF_BINARY="$retryproof" "$tmp/venv/bin/python" -m pytest -q \
+     -p no:cacheprovider test_fresh_keys.py >"$tmp/pytest.out" 2>&1) &&
+    fail "a test whose code made two jobs of one order passed: $(cat "$tmp/pytest.out")"
+  grep -q "AssertionError: <Verdicts not ok: .*no-duplicate-effect fail" "$tmp/pytest.out" ||
+    fail "pytest did not name the failed verdict: $(cat "$tmp/pytest.out")"
 
   message="$(cd "$tmp/project" && env -u RETRYPROOF_BINARY PATH="$tmp/empty" \
     "$tmp/venv/bin/python" -c 'from retryproof_sandbox import Sandbox; Sandbox().start()' 2>&1)" &&

@@ -83,9 +83,10 @@ std::optional<Decision> ControlPlane::screen(const HttpRequest& request,
   if (auto health = answer_health(request)) return health;
   if (!request.malformed.empty()) return error(400, "bad_request", request.malformed);
   const bool needs_token = endpoint == nullptr || endpoint->needs_token;
-  if (needs_token && config_.token && !carries_bearer_token(request.headers, *config_.token)) {
-    Decision refused = error(401, "unauthorized", "send Authorization: Bearer <control token>");
-    refused.headers.emplace("WWW-Authenticate", "Bearer");
+  if (!needs_token || !config_.token) return std::nullopt;
+  if (const auto problem = token_problem(request.headers, *config_.token)) {
+    Decision refused = error(401, "unauthorized", token_problem_detail(*problem));
+    refused.headers.emplace("WWW-Authenticate", token_challenge(*problem));
     return refused;
   }
   return std::nullopt;

@@ -49,6 +49,37 @@ bool carries_bearer_token(const Headers& headers, const std::string& token) {
          equal_in_constant_time(std::string_view(value).substr(7), token);
 }
 
+std::optional<TokenProblem> token_problem(const Headers& headers, const std::string& token) {
+  if (carries_bearer_token(headers, token)) return std::nullopt;
+  const auto authorization = headers.find("Authorization");
+  if (authorization == headers.end()) return TokenProblem::missing;
+  const std::string& value = authorization->second;
+  if (value.size() <= 7 || strncasecmp(value.c_str(), "Bearer ", 7) != 0)
+    return TokenProblem::not_bearer;
+  return TokenProblem::wrong;
+}
+
+std::string token_problem_detail(TokenProblem problem) {
+  constexpr std::string_view kFix =
+      "send Authorization: Bearer <control token>, the token the server was started with "
+      "(--control-token, --control-token-file or RETRYPROOF_CONTROL_TOKEN)";
+  switch (problem) {
+    case TokenProblem::missing:
+      return "the control token is missing: " + std::string(kFix);
+    case TokenProblem::not_bearer:
+      return "the control token is missing: the Authorization header is not a Bearer token; " +
+             std::string(kFix);
+    case TokenProblem::wrong:
+      return "the control token is wrong: it is not the one this server was started with; " +
+             std::string(kFix);
+  }
+  return std::string(kFix);
+}
+
+std::string token_challenge(TokenProblem problem) {
+  return problem == TokenProblem::missing ? "Bearer" : "Bearer error=\"invalid_token\"";
+}
+
 std::optional<std::uint64_t> read_reset_body(const std::string& body) {
   std::optional<std::uint64_t> seed;
   const nlohmann::json options = parse_object_body(body);

@@ -17,6 +17,15 @@ namespace retryproof::provider {
 // case-insensitive (RFC 6750, RFC 9110); the token is not, and is compared in constant time.
 bool carries_bearer_token(const Headers& headers, const std::string& token);
 
+// What is wrong with a request's control token, in the words of a 401's detail: a caller
+// (a script, the live page) must be able to tell "you sent none" from "you sent the wrong
+// one", since the fixes differ. Every 401 of the control plane says one of these.
+enum class TokenProblem { missing, not_bearer, wrong };
+std::optional<TokenProblem> token_problem(const Headers& headers, const std::string& token);
+std::string token_problem_detail(TokenProblem problem);
+// The WWW-Authenticate challenge for it (RFC 6750 3.1: an error code only when a token came).
+std::string token_challenge(TokenProblem problem);
+
 // The body of POST /_test/reset: {} or {"seed": N}. The seed, if given. Throws
 // std::invalid_argument saying what is wrong.
 std::optional<std::uint64_t> read_reset_body(const std::string& body);

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "common/duration.hpp"
+#include "common/suggest.hpp"
 
 namespace retryproof::provider {
 namespace {
@@ -264,8 +265,11 @@ Fault parse_fault(std::string_view text) {
   const auto row = std::find_if(catalogue.begin(), catalogue.end(),
                                 [&](const FaultRow& candidate) { return candidate.name == name; });
   if (row == catalogue.end()) {
-    throw std::invalid_argument("unknown fault \"" + std::string(text) +
-                                "\"; known faults: " + fault_names());
+    std::vector<std::string> names;
+    for (const FaultRow& known : catalogue)
+      names.emplace_back(known.name);
+    throw std::invalid_argument("unknown fault \"" + std::string(text) + "\"" +
+                                did_you_mean(name, names) + "; known faults: " + fault_names());
   }
   Fault fault{row->kind};
   const bool has_argument = colon != std::string_view::npos;

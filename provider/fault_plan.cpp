@@ -256,7 +256,7 @@ void FaultPlan::add_outage(Outage outage) {
                    .fault = "an outage of " + outage.fault_name(),
                    .target = "+" + std::to_string(outage.from.count()) + "ms to +" +
                              std::to_string(outage.until.count()) + "ms",
-                   .asked_for = "request",
+                   .asked_for = "create",
                    .optional = outage.optional});
   outages_.push_back(outage);
   outage_counts_.push_back(
@@ -274,10 +274,10 @@ std::optional<PlannedOutage> FaultPlan::take_outage(const std::string& subject, 
     }
     if (for_lookup && !outage.lookups) continue;
     PlanUse& use = uses_[outage_uses_[i]];
-    ++use.compared;
+    if (!for_lookup) ++use.compared;
     const std::uint64_t n = outage.rate < 1.0 ? counts.next(subject) : 0;
     if (outage_draws(outage, seed, i, subject, n, for_lookup)) {
-      ++use.fired;
+      ++(for_lookup ? use.lookups_fired : use.fired);
       return PlannedOutage{outage, use.source};
     }
   }
@@ -384,6 +384,7 @@ std::string PlanUse::describe() const {
                          : " was planned" + (target.empty() ? "" : " for " + target) +
                                " and fired 0 times");
   text += " in " + times_text(compared, asked_for);
+  if (lookups_fired > 0) text += " (and " + times_text(lookups_fired, "lookup") + ")";
   for (const auto& [field, closest_carried] : unseen_fields) {
     text += "; " + field + ": no " + asked_for + " carried this field" +
             (closest_carried.empty() ? "" : "; did you mean " + closest_carried + "?");
@@ -465,6 +466,7 @@ json FaultPlan::uses_json() const {
                      {"askedFor", use.asked_for},
                      {"fired", use.fired},
                      {"compared", use.compared},
+                     {"lookupsFired", use.lookups_fired},
                      {"optional", use.optional},
                      {"unseenFields", std::move(unseen)},
                      {"text", use.describe()}});

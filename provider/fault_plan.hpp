@@ -40,6 +40,9 @@ struct PlanUse {
   int fired = 0;          // requests it answered
   int compared = 0;       // requests it was asked for while it could fire
   bool optional = false;  // "optional": true, a source a run need not meet
+  // An outage's lookups, apart: it exists for the creates it fails, so `fired` and
+  // `compared` count creates, and a run whose outage only lookups met never tried one.
+  int lookups_fired = 0;
   // A match rule's fields that no compared create carried, each with the field a create did
   // carry that is closest to it ("orderID", "orderId"), or empty when none is.
   std::vector<std::pair<std::string, std::string>> unseen_fields = {};

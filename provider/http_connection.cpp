@@ -133,6 +133,9 @@ ConnectionSocket& HttpConnection<Stream>::tcp() {
 template <class Stream>
 void HttpConnection<Stream>::start() {
   registry_id_ = context_.registry.add(this->weak_from_this());
+  error_code unknown;  // a peer gone already: its requests, if any, name no port
+  const auto peer = tcp().remote_endpoint(unknown);
+  if (!unknown) client_port_ = peer.port();
   net::dispatch(stream_.get_executor(), [self = this->shared_from_this()] {
     error_code ignored;
     self->tcp().set_option(net::ip::tcp::no_delay(true), ignored);  // small answers, at once
@@ -460,6 +463,7 @@ void HttpConnection<Stream>::dispatch() {
                       std::to_string(context_.settings.options.max_connections) +
                       "); this connection is reserved for the control plane (/_test/)");
   }
+  stamp(request);
   ask([&](RequestHandler::Answer answer) { context_.handler.handle_async(request, answer); },
       &HttpConnection::on_decision);
 }
@@ -482,9 +486,17 @@ void HttpConnection<Stream>::dispatch_malformed(const UnreadableRequestLine& lin
   request.target = line.target;
   request.malformed = line.problem;
   request.listener = listener_;
+  stamp(request);
   request.tls = kTls;
   ask([&](RequestHandler::Answer answer) { context_.handler.handle_async(request, answer); },
       &HttpConnection::on_decision);
+}
+
+template <class Stream>
+void HttpConnection<Stream>::stamp(HttpRequest& request) {
+  request.client_port = client_port_;
+  request.new_connection = !read_a_request_;
+  read_a_request_ = true;
 }
 
 template <class Stream>

@@ -127,6 +127,8 @@ class HttpConnection final : public Connection,
   void read_body();
   void dispatch();
   void dispatch_malformed(const UnreadableRequestLine& line);
+  // Stamps the request with its connection (HttpRequest::client_port, new_connection).
+  void stamp(HttpRequest& request);
   void on_decision();
   void on_hold_end();
   void deliver();
@@ -165,6 +167,8 @@ class HttpConnection final : public Connection,
   ConnectionContext& context_;
   ConnectionBudget::Slot slot_;
   int listener_;
+  int client_port_ = 0;            // the peer's port, read once at the start
+  bool read_a_request_ = false;    // a request was handed on: the next is not the first
   std::uint64_t registry_id_ = 0;
   ConnectionTimer deadline_;
   ConnectionTimer hold_;

@@ -135,7 +135,11 @@ void HttpConnection<Stream>::on_deadline() {
 
 template <class Stream>
 void HttpConnection<Stream>::report_refusal(int status) {
-  RefusedRequest refused{.status = status, .listener = listener_};
+  RefusedRequest refused{.status = status,
+                         .listener = listener_,
+                         .client_port = client_port_,
+                         .new_connection = !read_a_request_};
+  read_a_request_ = true;
   // The request line is parsed before the fields: a body over the limit still has one.
   if (parser_ && !parser_->get().method_string().empty()) {
     const auto& head = parser_->get();

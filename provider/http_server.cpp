@@ -121,9 +121,14 @@ int HttpServer::Impl::bind(tcp::acceptor& target, int port_wanted) {
     error_code ignored;
     target.close(ignored);
   }
+  if (error == net::error::address_in_use) {
+    throw std::runtime_error("cannot listen on " + where + " (" + error.message() +
+                             "): the port is in use; --port 0 picks a free one, "
+                             "and the URL printed first says which");
+  }
   throw std::runtime_error("cannot listen on " + where + " (" +
                            (error ? error.message() : std::string("no address")) +
-                           ": address in use, or not an address of this machine)");
+                           ": not an address of this machine?)");
 }
 
 void HttpServer::Impl::accept() {

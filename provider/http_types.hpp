@@ -36,6 +36,10 @@ struct HttpRequest {
   // The port it arrived on when that is one of the server's extra listeners
   // (HttpServer::add_listener: a port per client of a fleet); 0 on the main port.
   int listener = 0;
+  // The client's end of its connection (its source port; 0 when unknown), and whether it
+  // is the first request read on that connection: JournalEntry::client_port.
+  int client_port = 0;
+  bool new_connection = false;
   // It came over HTTPS: its journal entry then says whether the TLS stream ended with a
   // close_notify after its answer (JournalEntry::close_notify).
   bool tls = false;
@@ -48,6 +52,8 @@ struct RefusedRequest {
   std::string method;  // empty when the head was never read whole
   std::string path;
   int listener = 0;  // as HttpRequest::listener
+  int client_port = 0;  // as HttpRequest::client_port and new_connection
+  bool new_connection = false;
 };
 
 // How the response (if any) reaches the client.

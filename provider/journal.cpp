@@ -180,6 +180,10 @@ void to_json(json& out, const JournalEntry& entry) {
   if (entry.operation) put_client_text(out, "operation", *entry.operation);
   if (entry.port) out["port"] = *entry.port;  // only a fleet's journal has the field
   if (entry.planned) out["planned"] = *entry.planned;
+  if (entry.client_port) {
+    out["clientPort"] = *entry.client_port;
+    out["newConnection"] = entry.new_connection;
+  }
 }
 
 void from_json(const json& in, JournalEntry& entry) {
@@ -218,6 +222,8 @@ void from_json(const json& in, JournalEntry& entry) {
   entry.port = optional_number<int>(in, "port");
   entry.close_notify = optional_flag(in, "closeNotify");
   entry.planned = optional_text(in, "planned");
+  entry.client_port = optional_number<int>(in, "clientPort");
+  entry.new_connection = optional_flag(in, "newConnection").value_or(false);
 }
 
 std::optional<std::string> operation_value(const nlohmann::json& payload,

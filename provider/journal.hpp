@@ -84,6 +84,14 @@ struct JournalEntry {
   // has a port of its own, so its requests are its whatever keys it sends. Empty on the
   // main port.
   std::optional<int> port;
+  // The connection it came on: the client's source port (in the simulation, a number per
+  // simulated client), and whether it was the first request the provider read on that
+  // connection. The driver charges every request on a connection to the invocation whose
+  // window held the connection's first one (scenarios/driver/attribution.hpp), so that a
+  // killed client's bytes read late are never charged to the next client. Empty where the
+  // journal does not know it (a proxy's entries, a journal saved before it existed).
+  std::optional<int> client_port;
+  bool new_connection = false;
   // Over HTTPS, whether the server ended the TLS stream with a close_notify alert right
   // after this answer (a drop, a truncation, a response that closed the connection): the
   // stream then ended where the server meant it to, and only the HTTP message is short. False
@@ -111,8 +119,8 @@ std::optional<std::string> operation_value(const nlohmann::json& payload, const 
 
 // {"seq","atMs","method","path","kind","key","fingerprint","operation","outcome","fault",
 //  "answeredAtMs","abandonedAtMs","delivery","status","delivered","retryAfter","jobId",
-//  "closeNotify"}; absent values are null. "port" and "planned" are there only when the
-//  entry has them.
+//  "closeNotify"}; absent values are null. "port", "planned", and "clientPort" with
+//  "newConnection", are there only when the entry has them.
 void to_json(nlohmann::json& json, const JournalEntry& entry);
 // The inverse. Throws std::invalid_argument naming the field that is missing or wrong.
 // "operation" and "closeNotify" may be absent (journals saved before they existed).

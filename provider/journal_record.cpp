@@ -38,12 +38,26 @@ std::optional<int> number_of(std::uint16_t value) {
   return value;
 }
 
+// A status in the record's 10 bits, if it fits.
+std::optional<std::uint16_t> status_bits(const std::optional<int>& status) {
+  if (!status) return Record::kNoStatus;
+  if (*status < 0 || *status >= Record::kNoStatus) return std::nullopt;
+  return static_cast<std::uint16_t>(*status);
+}
+
+// A client's port in the record's 16 bits (0 for none), if it is a port.
+std::optional<std::uint16_t> port_bits(const std::optional<int>& port) {
+  if (!port) return 0;
+  if (*port < 1 || *port > 65535) return std::nullopt;
+  return static_cast<std::uint16_t>(*port);
+}
+
 // A fault's one argument, by what its row says the argument is; nothing when the other
 // field is not its default (no fault the plans write, kept whole).
 std::optional<std::uint32_t> fault_argument(const Fault& fault) {
   const Fault defaults;
   const auto fits = [](std::int64_t value) {
-    return value >= 0 && value < std::int64_t{Record::kNone};
+    return value >= 0 && value <= std::int64_t{Record::kMaxFaultArgument};
   };
   switch (row_of(fault.kind).parameter) {
     case FaultParameter::hold:
@@ -112,12 +126,12 @@ bool JournalCodec::pack_answer(Record& record, const JournalEntry& entry) {
   const Millis at(record.at_ms);
   const auto answered = offset(entry.answered_at, at);
   const auto abandoned = offset(entry.abandoned_at, at);
-  const auto status = small(entry.status);
+  const auto status = status_bits(entry.status);
   const auto retry_after = small(entry.retry_after_seconds);
   if (!answered || !abandoned || !status || !retry_after || !fits(entry.delivery, 2)) return false;
   record.answered = *answered;
   record.abandoned = *abandoned;
-  record.status = *status;
+  record.status = *status & 1023U;
   record.retry_after = *retry_after;
   record.delivery = static_cast<std::uint16_t>(entry.delivery) & 3U;
   record.close_notify = !entry.close_notify ? 0 : (*entry.close_notify ? 2 : 1);
@@ -128,10 +142,13 @@ bool JournalCodec::pack_answer(Record& record, const JournalEntry& entry) {
 std::optional<Record> JournalCodec::pack(const JournalEntry& entry) {
   Record record{.at_ms = entry.at.count()};
   // A fleet's port is not packed: fleets are short runs, and an entry with one is kept whole.
-  if (entry.port || !pack_answer(record, entry) || entry.method.size() > kMaxMethod ||
-      !fits(entry.kind, 2) || !fits(entry.outcome, 4)) {
+  const auto client_port = port_bits(entry.client_port);
+  if (entry.port || !client_port || !pack_answer(record, entry) ||
+      entry.method.size() > kMaxMethod || !fits(entry.kind, 2) || !fits(entry.outcome, 4)) {
     return std::nullopt;
   }
+  record.client_port = *client_port;
+  record.new_connection = entry.new_connection ? 1 : 0;
   std::optional<Digest> digest;
   if (entry.fingerprint) {
     digest = Digest::from_hex(*entry.fingerprint);
@@ -146,7 +163,7 @@ std::optional<Record> JournalCodec::pack(const JournalEntry& entry) {
   if (entry.fault) {
     const auto argument = fault_argument(*entry.fault);
     if (!argument || !fits(entry.fault->kind, 4, 1)) return std::nullopt;
-    record.fault_argument = *argument;
+    record.fault_argument = *argument & Record::kMaxFaultArgument;
     record.fault = (static_cast<std::uint16_t>(entry.fault->kind) + 1) & 15U;
   }
   if (entry.planned) {
@@ -193,10 +210,12 @@ JournalEntry JournalCodec::unpack(const Record& record, std::uint64_t seq) const
   entry.abandoned_at = time_at(record.abandoned, at);
   entry.delivery = static_cast<Delivery>(record.delivery);
   if (record.close_notify != 0) entry.close_notify = record.close_notify == 2;
-  entry.status = number_of(record.status);
+  if (record.status != Record::kNoStatus) entry.status = record.status;
   entry.retry_after_seconds = number_of(record.retry_after);
   if (record.has_job_id) entry.job_id = job_id_text(id_prefix_, record.job_id);
   if (record.planned != 0) entry.planned = planned_names_[record.planned - 1U];
+  if (record.client_port != 0) entry.client_port = record.client_port;
+  entry.new_connection = record.new_connection != 0;
   return entry;
 }
 

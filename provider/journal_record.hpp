@@ -5,8 +5,8 @@
 // reference into a table of texts (a route's path is one text for all its requests; a
 // lookup's path is its route's prefix and a flag saying the key follows), the operation is
 // a reference into the same table, and the job id is its 32-bit value. An entry with a
-// value that does not fit (an offset past 49 days, a fingerprint or job id this provider
-// did not write) is not packed: the store keeps that one whole.
+// value that does not fit (an offset past 49 days, a hold past 4.6 hours, a fingerprint or
+// job id this provider did not write) is not packed: the store keeps that one whole.
 #pragma once
 
 #include <cstdint>
@@ -22,7 +22,9 @@ namespace retryproof::provider {
 
 struct JournalRecord {
   static constexpr std::uint32_t kNone = UINT32_MAX;    // no time, no reference
-  static constexpr std::uint16_t kNone16 = UINT16_MAX;  // no status, no Retry-After
+  static constexpr std::uint16_t kNone16 = UINT16_MAX;  // no Retry-After
+  static constexpr std::uint16_t kNoStatus = 1023;       // the 10-bit status field's "none"
+  static constexpr std::uint32_t kMaxFaultArgument = (1U << 24) - 1;
 
   std::int64_t at_ms = 0;
   std::uint32_t answered = kNone;     // milliseconds after at_ms
@@ -32,9 +34,14 @@ struct JournalRecord {
   std::uint32_t operation = kNone;    // the codec's texts
   std::uint32_t line = kNone;        // the codec's texts: the method's length, the method, the path
   std::uint32_t job_id = 0;          // the id's value, when has_job_id
-  std::uint32_t fault_argument = 0;  // the fault's duration or Retry-After, by its row
-  std::uint16_t status = kNone16;
+  // The fault's duration or Retry-After, by its row (a hold past 4.6 hours is kept whole),
+  // and the plan's source beside it in the same 32 bits.
+  std::uint32_t fault_argument : 24 = 0;
+  std::uint32_t planned : 8 = 0;  // 0: none; else 1 + its index in the codec's source names
   std::uint16_t retry_after = kNone16;
+  // The client's end of the connection the request came on (JournalEntry::client_port); 0
+  // when the entry names none.
+  std::uint16_t client_port = 0;
   std::uint16_t kind : 2 = 0;
   std::uint16_t outcome : 4 = 0;
   // The answer's error code: 0 none; else 1 + its row in error_code_table(), among the
@@ -45,9 +52,10 @@ struct JournalRecord {
   std::uint16_t has_job_id : 1 = 0;
   std::uint16_t path_ends_with_key : 1 = 0;  // the line holds the path up to its last '/'
   std::uint16_t whole : 1 = 0;               // not packed: the store keeps the JournalEntry itself
-  // In the padding after the first 16 bits: 0 none (plain HTTP), 1 false, 2 true.
+  std::uint16_t status : 10 = kNoStatus;     // an HTTP status is three digits
+  // 0 none (plain HTTP), 1 false, 2 true.
   std::uint16_t close_notify : 2 = 0;
-  std::uint16_t planned : 8 = 0;  // 0: none; else 1 + its index in the codec's source names
+  std::uint16_t new_connection : 1 = 0;  // JournalEntry::new_connection
 
   bool answered_yet() const { return answered != kNone; }
 };

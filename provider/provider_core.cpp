@@ -155,6 +155,10 @@ Decision ProviderCore::handle(const HttpRequest& request, Millis now) {
   JournalEntry entry{
       .seq = journal_.next_seq(), .at = now, .method = request.method, .path = request.path};
   if (request.listener != 0) entry.port = request.listener;
+  if (request.client_port != 0) {
+    entry.client_port = request.client_port;
+    entry.new_connection = request.new_connection;
+  }
   if (request.tls) entry.close_notify = false;  // until the server says it sent one
   Decision decision = route(request, prepared, entry, now);
   decision.journal_seq = entry.seq;
@@ -378,7 +382,12 @@ void ProviderCore::close_notify_sent(std::uint64_t seq) {
 
 void ProviderCore::record_refused(const RefusedRequest& request, Millis now) {
   std::lock_guard lock(mutex_);
-  journal_.append(refused_entry(config_.api, request, journal_.next_seq(), now + clock_offset_));
+  JournalEntry entry = refused_entry(config_.api, request, journal_.next_seq(), now + clock_offset_);
+  if (request.client_port != 0) {
+    entry.client_port = request.client_port;
+    entry.new_connection = request.new_connection;
+  }
+  journal_.append(std::move(entry));
   progressed_.notify_all();
 }
 
@@ -482,6 +491,11 @@ bool ProviderCore::wait_until(const std::function<bool(const Progress&)>& reache
   return progressed_.wait_until(lock, deadline, [&] {
     return reached(Progress{store_.size(), journal_.next_seq() - 1});
   });
+}
+
+ProviderCore::Progress ProviderCore::progress() const {
+  std::lock_guard lock(mutex_);
+  return Progress{store_.size(), journal_.next_seq() - 1};
 }
 
 std::vector<JournalEntry> ProviderCore::journal() const {

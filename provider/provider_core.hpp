@@ -97,6 +97,7 @@ class ProviderCore final : public ControlTarget {
   // job stored; false if `deadline` passes first.
   bool wait_until(const std::function<bool(const Progress&)>& reached,
                   std::chrono::steady_clock::time_point deadline) const;
+  Progress progress() const;
   std::vector<JournalEntry> journal() const;  // every entry kept (spilled ones too), by seq
   std::vector<JobRecord> jobs() const;        // in creation order
   // What GET /_test/jobs and a page of GET /_test/journal with every entry list, built whole

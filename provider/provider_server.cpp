@@ -50,7 +50,8 @@ struct ProviderServer::Impl final : RequestHandler {
 
   // A control call that judges the journal is answered from the background worker.
   void handle_async(const HttpRequest& request, Answer answer) override {
-    if (!request.path.starts_with(kControlPrefix)) return answer(handle(request));
+    if (!request.path.starts_with(kControlPrefix))
+      return owner.answers_.pass(handle(request), answer);
     owner.core_.control_plane().handle_async(
         request, owner.arrival(), answer,
         [this](std::function<void()> task) { judging.post(std::move(task)); });
@@ -58,6 +59,9 @@ struct ProviderServer::Impl final : RequestHandler {
 
   Decision complete(std::uint64_t pending_commit) override {
     return in_real_time(owner.core_.complete(pending_commit, owner.arrival()));
+  }
+  void complete_async(std::uint64_t pending_commit, Answer answer) override {
+    owner.answers_.pass(complete(pending_commit), answer);
   }
 
   // The core holds in its own time; the server's timer waits in real time. Rounded up, so
@@ -105,6 +109,7 @@ ProviderServer::~ProviderServer() {
 }
 
 void ProviderServer::stop() {
+  answers_.open();  // an answer kept would keep its connection, and stop(), waiting
   impl_->server.stop();
 }
 

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "provider/answer_gate.hpp"
 #include "provider/provider_core.hpp"
 #include "provider/server_options.hpp"
 
@@ -31,6 +32,10 @@ class ProviderServer {
   int add_listener();
   std::string base_url_of(int port) const;
 
+  // Answers to data-plane requests (and the ends of holds) pass this gate: a harness closes
+  // it to act before a client reads what it was answered (answer_gate.hpp). stop() opens it.
+  AnswerGate& answers() { return answers_; }
+
   // Stops accepting, ends every wait, closes every connection and joins the I/O
   // threads, within a second whatever clients are connected. Idempotent.
   void stop();
@@ -44,6 +49,7 @@ class ProviderServer {
   struct Impl;  // the HTTP server and its handler: Asio stays out of this header
 
   ProviderCore core_;
+  AnswerGate answers_;
   std::string host_;
   bool tls_ = false;
   // Read by the I/O threads; kNotStarted until the first request, for a deferred clock.

@@ -30,6 +30,7 @@ packages=(
   python3-boto3        # examples/aws-python: AWS's Python SDK, Debian's, run by /usr/bin/python3 (scenarios/sdks/aws)
   python3-venv python3-setuptools python3-wheel python3-pytest  # embed/python installed with pip into a new venv, and its pytest plugin run (embed_python_package)
   python3-requests     # tls_run_test: Python's requests trusts run --tls's CA through REQUESTS_CA_BUNDLE alone
+  python3-urllib3 python3-tenacity  # examples_tests: the careful library clients in examples/libraries/python (Debian's urllib3 1.26 and tenacity 8.2)
   chromium             # ui_browser: the live page (GET /_test/ui) tested in a real browser, headless; Debian's, never a downloaded one
   "$@"
 )
@@ -108,10 +109,11 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt_get install -y --no-install-recommends "${missing[@]}"
 fi
 
-# The official SDKs judged in examples/ (docs/sdks.md), and playwright-core, which drives
+# The official SDKs judged in examples/ (docs/sdks.md), the retry libraries of
+# examples/libraries/node (cockatiel's careful client has a test), and playwright-core, which drives
 # chromium in the live page's browser test (ui/tests/browser), each pinned by its lock file.
 for example in examples/stripe-node examples/square-node examples/openai-node \
-  examples/modern-treasury-node examples/mollie-node ui/tests/browser; do
+  examples/modern-treasury-node examples/mollie-node examples/libraries/node ui/tests/browser; do
   # A copy of the lock it was installed from: when it still matches, nothing changed.
   stamp="$example/node_modules/.installed-from-lock"
   if ! cmp -s "$example/package-lock.json" "$stamp" 2>/dev/null; then

@@ -62,7 +62,7 @@ def program_facts(retryproof, source):
     """What the program says of itself, and the scenario sets it runs."""
     facts = {}
     top = run(retryproof, "--help")
-    facts["subcommands"] = set(re.findall(r"^  (\w+)\s{2,}", top.split("Subcommands:")[1], re.M))
+    facts["subcommands"] = set(re.findall(r"^  ([\w-]+)\s{2,}", top.split("Subcommands:")[1], re.M))
     facts["options"] = {"": set(re.findall(r"--[\w-]+", top))}
     for sub in facts["subcommands"]:
         facts["options"][sub] = set(re.findall(r"(?<![\w-])--[\w-]+", run(retryproof, sub, "--help")))

@@ -19,6 +19,7 @@ for file in bin/retryproof share/retryproof/catalog/03-commit-then-drop.json \
             share/retryproof/stripe/03-commit-then-drop.json \
             share/retryproof/sdks/square/01-fail-before-commit.json \
             share/retryproof/embed/node/package.json share/retryproof/embed/python/pyproject.toml \
+            share/retryproof/embed/python/retryproof_build.py \
             share/doc/retryproof/README.md share/doc/retryproof/LICENSE \
             share/doc/retryproof/CONTRIBUTING.md share/doc/retryproof/architecture.md \
             share/doc/retryproof/ci.md share/man/man1/retryproof.1; do

@@ -13,7 +13,7 @@ fail() { echo "setup test: $*" >&2; exit 1; }
 mkdir -p "$tmp/repo/scripts"
 cp "$1/scripts/setup.sh" "$tmp/repo/scripts/"
 for example in examples/stripe-node examples/square-node examples/openai-node \
-  examples/modern-treasury-node examples/mollie-node ui/tests/browser; do
+  examples/modern-treasury-node examples/mollie-node examples/libraries/node ui/tests/browser; do
   mkdir -p "$tmp/repo/$example/node_modules"
   echo '{"lockfileVersion": 3}' >"$tmp/repo/$example/package-lock.json"
   cp "$tmp/repo/$example/package-lock.json" "$tmp/repo/$example/node_modules/.installed-from-lock"

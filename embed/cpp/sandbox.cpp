@@ -88,6 +88,7 @@ std::vector<provider::JournalEntry> Sandbox::journal() const {
 Verdicts Sandbox::verdicts(const std::string& policy) const {
   const scenarios::TrafficOptions options{.operation_field = operation_field_,
                                           .declared = scenarios::parse_client_policy(policy),
+                                          .declare_with = "policy=",  // verdicts(policy)'s
                                           .name = "sandbox"};
   std::string live = url() + "/_test/verdicts";
   if (!policy.empty()) live += "?policy=" + policy;

@@ -13,9 +13,11 @@ export type Fault = string | { fault: string; match?: Record<string, string> };
 /** A verdict judged from traffic alone. */
 export interface Verdict {
   id: string;
-  status: 'pass' | 'fail' | 'n/a';
+  status: 'pass' | 'fail' | 'n/a' | 'inconclusive';
   severity?: string;
   explanation?: string;
+  /** Why it is inconclusive: what the traffic lacked. */
+  reason?: string;
   evidence: number[];
   [field: string]: unknown;
 }
@@ -28,8 +30,11 @@ export class Verdicts {
   readonly ok: boolean;
   /** The failed verdicts. */
   readonly failures: Verdict[];
-  /** 'pass', 'fail' or 'n/a'; throws for a verdict not judged from traffic. */
-  status(id: string): 'pass' | 'fail' | 'n/a';
+  /** The verdicts the traffic could not decide (each with its `reason`). */
+  readonly inconclusive: Verdict[];
+  /** 'pass', 'fail', 'n/a' or 'inconclusive'; throws for a verdict not judged from traffic. */
+  status(id: string): Verdict['status'];
+  /** Each verdict, and why for those that did not pass. */
   toString(): string;
 }
 
@@ -73,7 +78,8 @@ export interface SandboxOptions {
   seed?: number;
   /** The payload field that names the business operation (default 'orderId'; '' for none). */
   operationField?: string;
-  /** More `retryproof provider` flags: ['--api', 'stripe'], ['--key-ttl', '24h']. */
+  /** More `retryproof provider` flags: ['--api', 'stripe'], ['--key-ttl', '24h']; not --port,
+   *  --seed or --operation-field, which the sandbox passes itself (refused, saying what to do). */
   args?: string[];
   /** How long to wait for the provider to start (default 10000). */
   startTimeoutMs?: number;

@@ -59,24 +59,51 @@ export class Verdicts {
     return this.scenario.verdicts.filter((verdict) => verdict.status === 'fail');
   }
 
-  // 'pass', 'fail' or 'n/a'; throws for a verdict not judged from traffic.
+  // The verdicts the traffic could not decide: { id, reason, ... } each.
+  get inconclusive() {
+    return this.scenario.verdicts.filter((verdict) => verdict.status === 'inconclusive');
+  }
+
+  // 'pass', 'fail', 'n/a' or 'inconclusive'; throws for a verdict not judged from traffic.
   status(id) {
     const verdict = this.scenario.verdicts.find((judged) => judged.id === id);
     if (!verdict) throw new SandboxError(`verdict ${id} is not judged from traffic alone`);
     return verdict.status;
   }
 
+  // Each verdict, and why for those that did not pass: what `assert.ok(verdicts.ok, verdicts)`
+  // prints (an AssertionError takes String(message)).
   toString() {
     const lines = [this.scenario.description];
-    for (const verdict of this.scenario.verdicts) {
-      let line = `  ${verdict.id}: ${verdict.status}`;
-      if (verdict.status === 'fail') {
-        line += ` (${verdict.severity}): ${verdict.explanation} (seq ${verdict.evidence.join(', ')})`;
-      }
-      lines.push(line);
+    for (const verdict of this.scenario.verdicts) lines.push(`  ${verdictLine(verdict)}`);
+    // What left the run unable to tell, where no single verdict carries it (a journal's gap).
+    for (const reason of this.scenario.inconclusive ?? []) {
+      if (!reason.verdict) lines.push(`  inconclusive: ${reason.reason}`);
     }
     return lines.join('\n');
   }
+
+  // What console.log and util.inspect show (a test runner's diff too): what did not pass,
+  // and why, in place of the whole report.
+  [Symbol.for('nodejs.util.inspect.custom')]() {
+    const undecided = [...this.failures, ...this.inconclusive];
+    if (undecided.length === 0) {
+      return `Verdicts { ok: ${this.scenario.verdicts.length} judged from traffic }`;
+    }
+    const names = undecided.map((verdict) => `${verdict.id} ${verdict.status}`).join(', ');
+    return [`Verdicts { not ok: ${names}`, ...undecided.map((v) => `  ${verdictLine(v)}`)]
+      .join('\n') + ' }';
+  }
+}
+
+function verdictLine(verdict) {
+  let line = `${verdict.id}: ${verdict.status}`;
+  if (verdict.status === 'fail') {
+    line += ` (${verdict.severity}): ${verdict.explanation} (seq ${verdict.evidence.join(', ')})`;
+  } else if (verdict.status === 'inconclusive') {
+    line += `: ${verdict.reason ?? verdict.explanation}`;
+  }
+  return line;
 }
 
 export class Sandbox {
@@ -171,6 +198,23 @@ export class Sandbox {
   }
 }
 
+// The provider's options the helper passes itself, and what to do instead: given twice, the
+// provider would only say "--port: At Most 1 required but received 2".
+const MANAGED_OPTIONS = {
+  '--port': 'the sandbox listens on a free port of its own (--port 0); sandbox.url says which',
+  '--seed': 'pass { seed }',
+  '--operation-field': "pass { operationField } ('' for none)",
+};
+
+function refuseManaged(args) {
+  for (const arg of args) {
+    const name = String(arg).split('=')[0];
+    if (Object.hasOwn(MANAGED_OPTIONS, name)) {
+      throw new SandboxError(`args: ${name} is the sandbox's own: ${MANAGED_OPTIONS[name]}`);
+    }
+  }
+}
+
 // Starts a provider of its own on a free loopback port. Options: binary, seed (job ids),
 // operationField (the payload field that names the business operation; '' for none), args
 // (more `retryproof provider` flags), startTimeoutMs.
@@ -182,9 +226,10 @@ export async function startSandbox({
   startTimeoutMs = 10000,
 } = {}) {
   const started = Date.now();
+  refuseManaged(args);
   const command = [findBinary(binary), 'provider', '--port', '0', '--seed', String(seed)];
   if (operationField) command.push('--operation-field', operationField);
-  command.push(...args);
+  command.push(...args.map(String));
   const child = spawn(command[0], command.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   const collect = (chunk) => {

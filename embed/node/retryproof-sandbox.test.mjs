@@ -4,9 +4,10 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { inspect } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 
-import { SandboxError, startSandbox } from './retryproof-sandbox.mjs';
+import { SandboxError, startSandbox, Verdicts } from './retryproof-sandbox.mjs';
 
 const ORDER_42 = { orderId: 'order-42', amount: 120 };
 
@@ -88,10 +89,42 @@ describe('a sandbox per test', () => {
       assert.equal(duplicate.severity, 'harm');
       assert.deepEqual(duplicate.evidence, [1, 2]);
       assert.match(verdicts.toString(), /operation orderId=order-42 has 2 jobs/);
+      // console.log, and a runner's report of the object: what failed and why, not the report.
+      const shown = inspect(verdicts);
+      assert.match(shown, /^Verdicts \{ not ok: (key-stability|no-duplicate-effect) fail, /);
+      assert.match(shown, /no-duplicate-effect: fail \(harm\): operation orderId=order-42 has 2/);
+      assert.doesNotMatch(shown, /: pass|scenarios/);
+      assert.throws(() => assert.ok(verdicts.ok, verdicts), /no-duplicate-effect: fail \(harm\)/);
       assert.throws(() => verdicts.status('truthful-outcome'), SandboxError);
     } finally {
       await sandbox.stop();
     }
+  });
+
+  test('an undecided verdict shows its reason', () => {
+    const report = {
+      summary: { notMet: 1 },
+      scenarios: [{
+        description: 'traffic',
+        verdicts: [
+          { id: 'backoff', status: 'pass', severity: 'defect', explanation: '', evidence: [] },
+          { id: 'fail-closed', status: 'inconclusive', severity: 'harm',
+            explanation: 'seq 3 is missing', reason: 'seq 3 is missing', evidence: [] },
+        ],
+        inconclusive: [{ reason: 'the journal dropped 1 entry', verdict: null }],
+      }],
+    };
+    const verdicts = new Verdicts(report);
+    assert.equal(verdicts.ok, false);
+    assert.deepEqual(verdicts.inconclusive.map((v) => v.id), ['fail-closed']);
+    assert.equal(inspect(verdicts), 'Verdicts { not ok: fail-closed inconclusive\n' +
+                                    '  fail-closed: inconclusive: seq 3 is missing }');
+    assert.deepEqual(verdicts.toString().split('\n').slice(1), [
+      '  backoff: pass', '  fail-closed: inconclusive: seq 3 is missing',
+      '  inconclusive: the journal dropped 1 entry']);
+    report.summary.notMet = 0;
+    report.scenarios[0].verdicts.pop();
+    assert.equal(inspect(new Verdicts(report)), 'Verdicts { ok: 1 judged from traffic }');
   });
 
   test('a typo in a fault is refused in the provider\'s words', async () => {
@@ -109,6 +142,21 @@ describe('a sandbox per test', () => {
                          /not an executable file/);
     await assert.rejects(startSandbox({ args: ['--plan', '/nonexistent/plan.json'] }),
                          /exited before printing its URL.*--plan/s);
+  });
+
+  test('the options the sandbox passes itself are refused in args', async () => {
+    for (const [args, says] of [
+      [['--port', '4040'], /^args: --port is the sandbox's own: .*sandbox\.url/],
+      [['--seed=7'], /^args: --seed is the sandbox's own: pass \{ seed \}/],
+      [['--api', 'stripe', '--operation-field', 'id'],
+       /^args: --operation-field is the sandbox's own: pass \{ operationField \}/],
+    ]) {
+      await assert.rejects(startSandbox({ args }), (error) => {
+        assert.ok(error instanceof SandboxError);
+        assert.match(error.message, says);
+        return true;
+      });
+    }
   });
 
   test('it waits on the health check, which needs no token', async () => {

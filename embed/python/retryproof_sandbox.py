@@ -67,7 +67,8 @@ class Verdicts:
         return self.report["summary"]["notMet"] == 0
 
     def status(self, verdict):
-        """"pass", "fail" or "n/a"; KeyError for a verdict not judged from traffic."""
+        """"pass", "fail", "n/a" or "inconclusive"; KeyError for a verdict not judged from
+        traffic."""
         for judged in self.scenario["verdicts"]:
             if judged["id"] == verdict:
                 return judged["status"]
@@ -78,15 +79,63 @@ class Verdicts:
         """The failed verdicts: {"id", "severity", "explanation", "evidence"} each."""
         return [v for v in self.scenario["verdicts"] if v["status"] == "fail"]
 
+    @property
+    def inconclusive(self):
+        """The verdicts the traffic could not decide: {"id", "reason", ...} each."""
+        return [v for v in self.scenario["verdicts"] if v["status"] == "inconclusive"]
+
     def __str__(self):
+        """Each verdict, and why for those that did not pass."""
         lines = [self.scenario["description"]]
-        for verdict in self.scenario["verdicts"]:
-            line = f"  {verdict['id']}: {verdict['status']}"
-            if verdict["status"] == "fail":
-                seqs = ", ".join(str(seq) for seq in verdict["evidence"])
-                line += f" ({verdict['severity']}): {verdict['explanation']} (seq {seqs})"
-            lines.append(line)
+        lines += ["  " + _verdict_line(verdict) for verdict in self.scenario["verdicts"]]
+        # What left the run unable to tell, where no single verdict carries it (a gap in the
+        # journal, say).
+        lines += [f"  inconclusive: {reason['reason']}"
+                  for reason in self.scenario.get("inconclusive", []) if not reason["verdict"]]
         return "\n".join(lines)
+
+    def __repr__(self):
+        """What pytest prints for `assert verdicts.ok, verdicts`: it takes repr() and cuts its
+        middle out past 240 characters. So: what did not pass, then why, cut here to fit."""
+        undecided = self.failures + self.inconclusive
+        if not undecided:
+            return f"<Verdicts ok: {len(self.scenario['verdicts'])} judged from traffic>"
+        names = ", ".join(f"{v['id']} {v['status']}" for v in undecided)
+        text = "\n".join([f"<Verdicts not ok: {names}"] +
+                         ["  " + _verdict_line(verdict) for verdict in undecided])
+        rest = "... (str(verdicts) has it all)>"
+        if len(text) + 1 > _PYTEST_REPR_LIMIT:
+            return text[:_PYTEST_REPR_LIMIT - len(rest)] + rest
+        return text + ">"
+
+
+_PYTEST_REPR_LIMIT = 240  # saferepr's maxsize, for an assertion's message
+
+
+def _verdict_line(verdict):
+    line = f"{verdict['id']}: {verdict['status']}"
+    if verdict["status"] == "fail":
+        seqs = ", ".join(str(seq) for seq in verdict["evidence"])
+        line += f" ({verdict['severity']}): {verdict['explanation']} (seq {seqs})"
+    elif verdict["status"] == "inconclusive":
+        line += f": {verdict.get('reason', verdict['explanation'])}"
+    return line
+
+
+# The provider's options the helper passes itself, and what to do instead: given twice, the
+# provider would only say "--port: At Most 1 required but received 2".
+MANAGED_OPTIONS = {
+    "--port": "the sandbox listens on a free port of its own (--port 0); sandbox.url says which",
+    "--seed": "pass seed=N",
+    "--operation-field": "pass operation_field=NAME (\"\" for none)",
+}
+
+
+def _refuse_managed(args):
+    for arg in args:
+        name = str(arg).split("=", 1)[0]
+        if name in MANAGED_OPTIONS:
+            raise SandboxError(f"args: {name} is the sandbox's own: {MANAGED_OPTIONS[name]}")
 
 
 class Sandbox:
@@ -97,7 +146,8 @@ class Sandbox:
         self._binary = binary
         self._seed = seed
         self._operation_field = operation_field
-        self._args = list(args)
+        self._args = [str(arg) for arg in args]
+        _refuse_managed(self._args)
         self._start_timeout = start_timeout
         self._process = None
         self._log = None

@@ -11,7 +11,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-from retryproof_sandbox import Sandbox, SandboxError
+from retryproof_sandbox import Sandbox, SandboxError, Verdicts
 
 ORDER_42 = {"orderId": "order-42", "amount": 120}
 
@@ -95,8 +95,38 @@ class SandboxTest(unittest.TestCase):
             self.assertEqual(failed["no-duplicate-effect"]["severity"], "harm")
             self.assertEqual(failed["no-duplicate-effect"]["evidence"], [1, 2])
             self.assertIn("operation orderId=order-42 has 2 jobs", str(verdicts))
+            # pytest's `assert verdicts.ok, verdicts` prints repr(), cut to 240 characters.
+            shown = repr(verdicts)
+            self.assertLessEqual(len(shown), 240)
+            self.assertRegex(shown, r"^<Verdicts not ok: (key-stability|no-duplicate-effect)"
+                                    r" fail, (key-stability|no-duplicate-effect) fail\n")
+            self.assertIn("no-duplicate-effect: fail (harm): operation orderId=order-42 has 2 jobs",
+                          shown)
+            self.assertNotIn(": pass", shown)
+            self.assertTrue(shown.endswith("... (str(verdicts) has it all)>"), shown)
             with self.assertRaises(KeyError):
                 verdicts.status("truthful-outcome")  # an outcome line is not traffic
+
+    def test_an_undecided_verdict_shows_its_reason(self):
+        report = {"summary": {"notMet": 1}, "scenarios": [{
+            "description": "traffic",
+            "verdicts": [{"id": "backoff", "status": "pass", "severity": "defect",
+                          "explanation": "", "evidence": []},
+                         {"id": "fail-closed", "status": "inconclusive", "severity": "harm",
+                          "explanation": "seq 3 is missing", "reason": "seq 3 is missing",
+                          "evidence": []}],
+            "inconclusive": [{"reason": "the journal dropped 1 entry", "verdict": None}]}]}
+        verdicts = Verdicts(report)
+        self.assertFalse(verdicts.ok)
+        self.assertEqual([v["id"] for v in verdicts.inconclusive], ["fail-closed"])
+        self.assertEqual(repr(verdicts), "<Verdicts not ok: fail-closed inconclusive\n"
+                                         "  fail-closed: inconclusive: seq 3 is missing>")
+        self.assertEqual(str(verdicts).splitlines()[1:], [
+            "  backoff: pass", "  fail-closed: inconclusive: seq 3 is missing",
+            "  inconclusive: the journal dropped 1 entry"])
+        report["summary"]["notMet"] = 0
+        report["scenarios"][0]["verdicts"].pop()
+        self.assertEqual(repr(Verdicts(report)), "<Verdicts ok: 1 judged from traffic>")
 
     def test_the_declared_policy_is_what_the_verdicts_judge_by(self):
         with Sandbox() as sandbox:
@@ -104,6 +134,8 @@ class SandboxTest(unittest.TestCase):
             self.assertEqual(post_order(sandbox.url, "k", ORDER_42), 503)
             self.assertEqual(post_order(sandbox.url, "k", ORDER_42), 201)  # at once
             self.assertEqual(sandbox.verdicts().status("backoff"), "fail")
+            # The advice names the helper's word for a promise, not run's --client-policy.
+            self.assertIn("declare it: policy=min-backoff=DURATION)", str(sandbox.verdicts()))
             self.assertTrue(sandbox.verdicts(policy="min-backoff=0ms").ok)
             self.assertEqual(sandbox.verdicts(policy="attempts=1,min-backoff=0ms")
                              .status("attempt-budget"), "fail")
@@ -112,8 +144,13 @@ class SandboxTest(unittest.TestCase):
 
     def test_a_typo_in_a_fault_is_refused_in_the_providers_words(self):
         with Sandbox() as sandbox:
-            with self.assertRaisesRegex(SandboxError, r'faults\[0\]: unknown fault "comit-then-drop"'):
+            with self.assertRaisesRegex(SandboxError,
+                                        r'faults\[0\]: unknown fault "comit-then-drop" '
+                                        r'\(did you mean "commit-then-drop"\?\)'):
                 sandbox.faults("comit-then-drop")
+            with self.assertRaisesRegex(SandboxError, r'400: plan: unknown field "fault" '
+                                                      r'\(did you mean "faults"\?\)'):
+                sandbox.plan({"fault": ["commit-then-drop"]})
 
     def test_reset_empties_the_jobs_and_the_journal(self):
         with Sandbox() as sandbox:
@@ -136,6 +173,14 @@ class SandboxTest(unittest.TestCase):
             os.environ["PATH"] = saved_path
             if saved is not None:
                 os.environ["RETRYPROOF_BINARY"] = saved
+
+    def test_the_options_the_sandbox_passes_itself_are_refused_in_args(self):
+        for args, says in [(["--port", "4040"], "--port is the sandbox's own: .*sandbox.url"),
+                           (["--seed=7"], "--seed is the sandbox's own: pass seed=N"),
+                           (["--api", "stripe", "--operation-field", "id"],
+                            "--operation-field is the sandbox's own: pass operation_field=")]:
+            with self.assertRaisesRegex(SandboxError, "^args: " + says):
+                Sandbox(args=args)
 
     def test_a_provider_that_cannot_start_says_why(self):
         with self.assertRaisesRegex(SandboxError, "exited \\(2\\) before printing its URL.*--plan"):

@@ -146,8 +146,12 @@ TEST(FaultCatalogue, UnknownNameListsTheCatalogue) {
       "delay-before-commit:<duration>, reset-before-commit";
   EXPECT_EQ(parse_fault_error("explode"), "unknown fault \"explode\"; " + catalogue);
   EXPECT_EQ(parse_fault_error("commit-then-delay-2s"),
-            "unknown fault \"commit-then-delay-2s\"; " + catalogue);
-  EXPECT_EQ(parse_fault_error("Rate-Limited:5"), "unknown fault \"Rate-Limited:5\"; " + catalogue);
+            "unknown fault \"commit-then-delay-2s\" (did you mean \"commit-then-delay\"?); " +
+                catalogue);
+  EXPECT_EQ(parse_fault_error("Rate-Limited:5"),
+            "unknown fault \"Rate-Limited:5\" (did you mean \"rate-limited\"?); " + catalogue);
+  EXPECT_EQ(parse_fault_error("comit-then-drop"),
+            "unknown fault \"comit-then-drop\" (did you mean \"commit-then-drop\"?); " + catalogue);
   EXPECT_EQ(parse_fault_error(""), "unknown fault \"\"; " + catalogue);
   EXPECT_EQ(parse_fault_error(":2s"), "unknown fault \":2s\"; " + catalogue);
 }

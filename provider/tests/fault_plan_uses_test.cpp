@@ -68,7 +68,26 @@ TEST(FaultPlanUses, EachSourceCountsWhatItFiredOnAndNamesItself) {
   EXPECT_EQ(uses[3].fired, 1);
   EXPECT_EQ(uses[3].describe(),
             "an outage of fail-before-commit (outages[0], for +1000ms to +2000ms) fired 1 time in "
-            "1 request");
+            "1 create");
+}
+
+// An outage is there for the creates it fails: one that only lookups met (every client's
+// first create cut short before it was sent, say) never fired, and the run says so.
+TEST(FaultPlanUses, AnOutageOnlyLookupsMetHasNotFired) {
+  FaultPlan plan = plan_written(R"({
+      "outages": [{"from": "0ms", "for": "1s", "fault": "fail-before-commit", "lookups": true}]})");
+  ASSERT_TRUE(plan.take_outage("k1", true, Millis(100), 0));
+  ASSERT_TRUE(plan.take_outage("k2", true, Millis(200), 0));
+  PlanUse use = plan.uses().at(0);
+  EXPECT_EQ(use.fired, 0);
+  EXPECT_EQ(use.lookups_fired, 2);
+  EXPECT_EQ(use.describe(),
+            "an outage of fail-before-commit was planned for +0ms to +1000ms and fired 0 times in "
+            "0 creates (and 2 lookups)");
+  ASSERT_TRUE(plan.take_outage("k1", false, Millis(300), 0));
+  use = plan.uses().at(0);
+  EXPECT_EQ(use.fired, 1);
+  EXPECT_EQ(use.compared, 1);
 }
 
 TEST(FaultPlanUses, ChaosCountsTheDrawsThatGaveAFault) {

@@ -10,6 +10,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/fingerprint.hpp"
@@ -38,6 +39,8 @@ JournalEntry full_entry() {
                       .status = 201,
                       .retry_after_seconds = 7,
                       .job_id = "job_0a1b2c3d",
+                      .client_port = 65535,
+                      .new_connection = true,
                       .close_notify = true};
 }
 
@@ -152,7 +155,7 @@ TEST(JournalRecord, UnusualMethodsPathsAndKeysComeBackByteForByte) {
 }
 
 TEST(JournalRecord, AValueTooWideForTheRecordKeepsItsEntryWholeAndUnchanged) {
-  std::vector<JournalEntry> wide(7, full_entry());
+  std::vector<JournalEntry> wide(10, full_entry());
   wide[0].method = std::string(256, 'M');
   wide[1].answered_at = Millis(999);                                      // before its arrival
   wide[2].abandoned_at = Millis(1'000) + Millis(INT64_C(5'000'000'000));  // past 49 days
@@ -160,11 +163,34 @@ TEST(JournalRecord, AValueTooWideForTheRecordKeepsItsEntryWholeAndUnchanged) {
   wide[4].job_id = "job_0A1B2C3D";                                        // upper-case digits
   wide[5].retry_after_seconds = 70'000;
   wide[6].fault = Fault{.kind = FaultKind::commit_then_drop, .duration = Millis(3)};
+  wide[7].status = 1023;                                                  // not three digits
+  wide[8].fault = Fault{.kind = FaultKind::delay_before_commit, .duration = Millis(1 << 24)};
+  wide[9].client_port = 65536;                                            // not a port
   for (const JournalEntry& entry : wide) {
     const RoundTrip back = round_trip(entry);
     EXPECT_EQ(back.entry, entry) << nlohmann::json(entry).dump();
     EXPECT_FALSE(back.packed) << nlohmann::json(entry).dump();
   }
+}
+
+// The connection a request came on fits beside the rest, and its largest values still do: the
+// record stays 48 bytes.
+TEST(JournalRecord, TheConnectionAndTheWidestValuesThatFitArePacked) {
+  JournalEntry entry = full_entry();
+  entry.status = 999;
+  entry.fault = Fault{.kind = FaultKind::delay_before_commit, .duration = Millis((1 << 24) - 1)};
+  for (const auto& [port, first] : {std::pair{1, false}, std::pair{65535, true}}) {
+    entry.client_port = port;
+    entry.new_connection = first;
+    const RoundTrip back = round_trip(entry);
+    EXPECT_EQ(back.entry, entry) << nlohmann::json(entry).dump();
+    EXPECT_TRUE(back.packed);
+  }
+  const nlohmann::json written = full_entry();
+  EXPECT_EQ(written.at("clientPort"), 65535);
+  EXPECT_EQ(written.at("newConnection"), true);
+  EXPECT_EQ(written.get<JournalEntry>(), full_entry());
+  EXPECT_FALSE(nlohmann::json(bare_entry()).contains("clientPort"));
 }
 
 TEST(JournalRecord, JobIdsOfTheShapesPrefixAreHeldAsTheirValue) {

@@ -229,22 +229,37 @@ TEST_F(ProviderTokenTest, EveryControlCallWithoutTheTokenIs401AndChangesNothing)
       {"GET", "/_test/nope", ""},
       {"GET", "/_test/faults", ""},
   };
-  const std::vector<std::optional<std::string>> refused_headers = {
-      std::nullopt,     "",
-      "Bearer wrong",   "s3cret",
-      "Bearer s3cret ", "Bearer  s3cret",
-      "Basic s3cret",   "Bearer",
-      "Bearer s3cre",   "Bearer s3cretX",
+  // Each refusal says which of the three it is, since the fixes differ: send one, send it as
+  // a Bearer token, send the right one.
+  const std::string fix =
+      "send Authorization: Bearer <control token>, the token the server was started with "
+      "(--control-token, --control-token-file or RETRYPROOF_CONTROL_TOKEN)";
+  const std::string missing = "the control token is missing: " + fix;
+  const std::string not_bearer =
+      "the control token is missing: the Authorization header is not a Bearer token; " + fix;
+  const std::string wrong =
+      "the control token is wrong: it is not the one this server was started with; " + fix;
+  const std::string invalid = "Bearer error=\"invalid_token\"";
+  struct Refused {
+    std::optional<std::string> authorization;
+    std::string detail;
+    std::string challenge;
+  };
+  const std::vector<Refused> refused_headers = {
+      {std::nullopt, missing, "Bearer"},         {"", not_bearer, invalid},
+      {"Bearer wrong", wrong, invalid},          {"s3cret", not_bearer, invalid},
+      {"Bearer s3cret ", wrong, invalid},        {"Bearer  s3cret", wrong, invalid},
+      {"Basic s3cret", not_bearer, invalid},     {"Bearer", not_bearer, invalid},
+      {"Bearer s3cre", wrong, invalid},          {"Bearer s3cretX", wrong, invalid},
   };
   for (const auto& c : calls) {
-    for (const auto& authorization : refused_headers) {
+    for (const auto& [authorization, detail, challenge] : refused_headers) {
       SCOPED_TRACE(c.method + " " + c.path + " with " + authorization.value_or("(none)"));
       const Decision refused = control(core_, c.method, c.path, c.body, authorization);
       EXPECT_EQ(refused.status, 401);
       EXPECT_EQ(refused.delivery, Delivery::respond);
-      EXPECT_EQ(header_of(refused, "WWW-Authenticate"), std::optional<std::string>("Bearer"));
-      EXPECT_EQ(body_of(refused), json({{"error", "unauthorized"},
-                                        {"detail", "send Authorization: Bearer <control token>"}}));
+      EXPECT_EQ(header_of(refused, "WWW-Authenticate"), std::optional<std::string>(challenge));
+      EXPECT_EQ(body_of(refused), json({{"error", "unauthorized"}, {"detail", detail}}));
     }
   }
 

@@ -178,6 +178,37 @@ TEST_P(OneControlPlane, EveryCallButHealthAndThePageNeedsTheToken) {
   EXPECT_EQ(this->client("wrong").Get("/_test/jobs")->status, 401);
 }
 
+// A caller that cannot read must be told why, in JSON, with the fix: the live page shows
+// "unknown: the control token is missing" or "... wrong" from these, never "none".
+TEST_P(OneControlPlane, ARefusalSaysWhetherTheTokenIsMissingOrWrongAndWhatToSend) {
+  this->start({.token = "s3cret"});
+  for (const char* path : {"/_test/journal", "/_test/faults", "/_test/jobs"}) {
+    SCOPED_TRACE(path);
+    const auto missing = this->client().Get(path);
+    ASSERT_TRUE(missing);
+    EXPECT_EQ(missing->status, 401);
+    EXPECT_EQ(missing->get_header_value("Content-Type"), "application/json");
+    const json missing_body = json::parse(missing->body);
+    EXPECT_EQ(missing_body["error"], "unauthorized");
+    EXPECT_TRUE(missing_body["detail"].get<std::string>().starts_with(
+        "the control token is missing: send Authorization: Bearer <control token>"))
+        << missing_body;
+    EXPECT_EQ(missing->get_header_value("WWW-Authenticate"), "Bearer");
+
+    const auto wrong = this->client("wrong").Get(path);
+    ASSERT_TRUE(wrong);
+    EXPECT_EQ(wrong->status, 401);
+    const json wrong_body = json::parse(wrong->body);
+    EXPECT_TRUE(wrong_body["detail"].get<std::string>().starts_with(
+        "the control token is wrong: it is not the one this server was started with"))
+        << wrong_body;
+    EXPECT_EQ(wrong->get_header_value("WWW-Authenticate"), "Bearer error=\"invalid_token\"");
+
+    // And the right token reads.
+    EXPECT_EQ(this->client("s3cret").Get(path)->status, 200);
+  }
+}
+
 TEST_P(OneControlPlane, AWebPagesHostOrOriginIsRefusedEvenForHealth) {
   this->start({.endpoints = {page_endpoint()}});
   const int port = this->server().port();
@@ -188,6 +219,12 @@ TEST_P(OneControlPlane, AWebPagesHostOrOriginIsRefusedEvenForHealth) {
         port, provider::testing::raw_control_request(port, "GET", path, {}, "http://evil.example"));
     EXPECT_EQ(provider::testing::status_of(foreign.received), 403);
     EXPECT_NE(foreign.received.find("forbidden_origin"), std::string::npos);
+    // A JSON body that names what is accepted.
+    const json refusal = json::parse(foreign.received.substr(foreign.received.find("\r\n\r\n") + 4));
+    EXPECT_EQ(refusal["error"], "forbidden_origin");
+    EXPECT_NE(refusal["detail"].get<std::string>().find("it accepts no Origin, or http://127.0.0.1:"),
+              std::string::npos)
+        << refusal;
     const auto rebound = provider::testing::raw_exchange(
         port, "GET " + std::string(path) + " HTTP/1.1\r\nHost: evil.example:" +
                   std::to_string(port) + "\r\nConnection: close\r\n\r\n");

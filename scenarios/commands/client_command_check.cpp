@@ -81,22 +81,64 @@ std::optional<std::string> path_problem(const std::string& word) {
   return std::nullopt;
 }
 
-}  // namespace
+// Interpreters that run their first argument that is not an option as a script file, by the
+// name of their program with any version cut off ("python3.11" is "python").
+constexpr std::string_view kInterpreters[] = {"python", "node", "nodejs", "bash", "sh",
+                                              "dash",   "zsh",  "ruby",   "perl"};
 
-std::optional<std::string> command_problem(std::string_view command,
+bool is_interpreter(const std::string& program) {
+  std::string name = fs::path(program).filename().string();
+  while (!name.empty() && (std::isdigit(static_cast<unsigned char>(name.back())) != 0 ||
+                           name.back() == '.'))
+    name.pop_back();
+  return std::ranges::find(kInterpreters, name) != std::end(kInterpreters);
+}
+
+// The word of `command` from `at` on, up to a blank; `at` moves past it.
+std::string word_at(std::string_view command, std::size_t& at) {
+  const std::size_t start = command.find_first_not_of(" \t", at);
+  if (start == std::string_view::npos) {
+    at = command.size();
+    return "";
+  }
+  const std::size_t end = std::min(command.find_first_of(" \t\n", start), command.size());
+  at = end;
+  return std::string(command.substr(start, end - start));
+}
+
+std::optional<std::string> program_problem(const std::string& word,
                                            std::string_view path_variable) {
-  const std::size_t start = command.find_first_not_of(" \t");
-  if (start == std::string_view::npos) return std::nullopt;
-  const std::size_t end = command.find_first_of(" \t\n", start);
-  const std::string word(command.substr(start, end == std::string_view::npos ? end : end - start));
-  if (!is_plain(word) || is_shell_word(word)) return std::nullopt;
   if (word.find('/') != std::string::npos) return path_problem(word);
-
   const std::vector<std::string> directories = path_directories(path_variable);
   for (const auto& directory : directories) {
     if (is_executable_file(fs::path(directory) / word)) return std::nullopt;
   }
   return "\"" + word + "\" is not a program on PATH" + did_you_mean(word, programs_on(directories));
+}
+
+// `python3 nothere.py`: the program is there, and it would fail on every scenario. Only a
+// word that looks like a path (a directory in it, or an extension) is taken for a script:
+// `node inspect x.js` names a subcommand; an option (-m, -c, -u ...) leaves it to the program.
+std::optional<std::string> script_problem(const std::string& program, const std::string& script) {
+  const bool looks_like_a_path = script.find('/') != std::string::npos ||
+                                 fs::path(script).has_extension();
+  if (!is_interpreter(program) || !is_plain(script) || script.front() == '-' ||
+      !looks_like_a_path)
+    return std::nullopt;
+  std::error_code error;
+  if (fs::exists(script, error)) return std::nullopt;
+  return script + " does not exist (the script " + program + " would run)";
+}
+
+}  // namespace
+
+std::optional<std::string> command_problem(std::string_view command,
+                                           std::string_view path_variable) {
+  std::size_t at = 0;
+  const std::string word = word_at(command, at);
+  if (!is_plain(word) || is_shell_word(word)) return std::nullopt;
+  if (auto problem = program_problem(word, path_variable)) return problem;
+  return script_problem(word, word_at(command, at));
 }
 
 void require_client_program(const ClientChoice& client) {

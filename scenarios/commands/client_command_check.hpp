@@ -3,7 +3,9 @@
 // with /bin/sh -c, so only what is certain without running it is checked: the first word,
 // when it is a plain word that names a program (a path, or a name looked up in PATH).
 // A word with quotes, expansions, an assignment (FOO=1 cmd), shell syntax, or a shell
-// builtin or keyword (cd, exec, if, ...) is left to the shell.
+// builtin or keyword (cd, exec, if, ...) is left to the shell. After an interpreter
+// (python3, node, bash, ...), the script it is given is checked too, when the word after it
+// is a path (`python3 nothere.py`), not an option.
 #pragma once
 
 #include <optional>

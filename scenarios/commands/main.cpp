@@ -13,6 +13,7 @@
 #include "scenarios/commands/demo_command.hpp"
 #include "scenarios/commands/explore_command.hpp"
 #include "scenarios/commands/run_command.hpp"
+#include "scenarios/commands/ui_snapshot_command.hpp"
 #include "scenarios/commands/usage_errors.hpp"
 #include "scenarios/judge/judge_command.hpp"
 #include "scenarios/judge/verdicts_endpoint.hpp"
@@ -39,6 +40,7 @@ int main(int argc, char** argv) {
   retryproof::scenarios::add_demo_command(app, exit_code);
   retryproof::scenarios::add_judge_command(app, exit_code);
   retryproof::deliver::add_deliver_command(app, exit_code);
+  retryproof::scenarios::add_ui_snapshot_command(app, exit_code);
   try {
     app.parse(argc, argv);  // runs the chosen subcommand's callback
   } catch (const CLI::Success& done) {

@@ -1,5 +1,6 @@
 #include "scenarios/commands/usage_errors.hpp"
 
+#include <algorithm>
 #include <vector>
 
 #include "common/suggest.hpp"
@@ -46,6 +47,10 @@ std::vector<std::string> subcommand_names(const CLI::App* app) {
   return names;
 }
 
+bool looks_like_option(const std::string& word) {
+  return word.size() > 1 && word.front() == '-';
+}
+
 std::string see_help(const std::string& command) {
   return "; see " + command + " --help";
 }
@@ -54,7 +59,7 @@ std::string see_help(const std::string& command) {
 std::string leftover_message(const CLI::App* app, const std::vector<std::string>& leftover) {
   const std::string command = command_path(app);
   for (const std::string& word : leftover) {
-    if (word.size() > 1 && word.front() == '-') {
+    if (looks_like_option(word)) {
       const std::string option = word.substr(0, word.find('='));
       return command + ": unknown option \"" + option + "\"" +
              did_you_mean(option, option_names(app)) + see_help(command);
@@ -75,7 +80,11 @@ std::string usage_error_message(const CLI::App& app, const CLI::ParseError& erro
   const std::vector<std::string> leftover = at->remaining();
   const bool no_command = at == &app && dynamic_cast<const CLI::RequiredError*>(&error) &&
                           app.get_subcommands().empty();
-  if (!leftover.empty() && (no_command || dynamic_cast<const CLI::ExtrasError*>(&error))) {
+  // An option no one knows comes first, whatever CLI11 threw: it checks required options
+  // before extras, so `proxy --upstrem URL` would otherwise say "--upstream is required".
+  const bool unknown_option = std::any_of(leftover.begin(), leftover.end(), looks_like_option);
+  if (!leftover.empty() &&
+      (no_command || unknown_option || dynamic_cast<const CLI::ExtrasError*>(&error))) {
     return leftover_message(at, leftover);
   }
   if (no_command) {

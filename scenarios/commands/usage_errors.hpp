@@ -9,8 +9,9 @@
 namespace retryproof::scenarios {
 
 // One line (no newline) for `error`, thrown while `app` parsed its arguments: for an
-// unknown command or option, its suggestion; otherwise CLI11's message, with the command it
-// belongs to and its --help.
+// unknown command or option, its suggestion (an unknown option before any other error, a
+// missing required one included); otherwise CLI11's message, with the command it belongs to
+// and its --help.
 std::string usage_error_message(const CLI::App& app, const CLI::ParseError& error);
 
 }  // namespace retryproof::scenarios

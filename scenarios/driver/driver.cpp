@@ -4,6 +4,7 @@
 #include <map>
 
 #include "common/invariant.hpp"
+#include "scenarios/driver/attribution.hpp"
 #include "scenarios/evidence/evidence.hpp"
 #include "scenarios/evidence/fleet.hpp"
 #include "scenarios/evidence/operator_numbers.hpp"
@@ -92,34 +93,12 @@ void settle(const Scenario& scenario, ScenarioResult& result) {
   account_for_stalls_in_expectations(result);
 }
 
-// Each fleet client's entries, found by its port; its window spans its first to its last.
-std::vector<std::vector<provider::JournalEntry>> entries_by_port(
-    const std::vector<provider::JournalEntry>& journal,
-    std::vector<InvocationResult>& invocations) {
-  std::map<int, std::size_t> invocation_of_port;
-  for (std::size_t i = 0; i < invocations.size(); ++i) {
-    check_invariant(invocations[i].port.has_value(), "every fleet client has a port of its own");
-    invocation_of_port.emplace(*invocations[i].port, i);
-  }
-  std::vector<std::vector<provider::JournalEntry>> entries(invocations.size());
-  for (const provider::JournalEntry& entry : journal) {
-    if (!entry.port) continue;
-    if (const auto found = invocation_of_port.find(*entry.port); found != invocation_of_port.end())
-      entries[found->second].push_back(entry);
-  }
-  for (std::size_t i = 0; i < invocations.size(); ++i) {
-    if (entries[i].empty()) continue;
-    invocations[i].first_seq = entries[i].front().seq;
-    invocations[i].last_seq = entries[i].back().seq;
-  }
-  return entries;
-}
-
 ScenarioResult drive_fleet(const Scenario& scenario, const std::vector<InvocationPlan>& plans,
                            World& world, ScenarioResult result) {
   result.invocations = world.invoke_fleet(plans, scenario.fleet);
   take_records(world.finish(), result);
-  const auto entries = entries_by_port(result.journal, result.invocations);
+  const auto entries = charged_entries(result.journal, result.invocations, true);
+  record_charges(entries, result.invocations, true);
   const Evidence evidence_view(scenario, result.policy, result.invocations, result.journal,
                                result.jobs, entries);
   result.verdicts = judge(evidence_view);
@@ -153,10 +132,12 @@ ScenarioResult drive(const Scenario& scenario, const ClientChoice& client,
   if (scenario.fleet.is_fleet()) return drive_fleet(scenario, plans, world, std::move(result));
   for (const InvocationPlan& plan : plans) {
     InvocationResult done = world.invoke(plan);
-    // Invocations run one after another: each window starts where the last one ended.
-    check_invariant(
-        done.first_seq == (result.invocations.empty() ? 1 : result.invocations.back().last_seq + 1),
-        "an invocation's window of the journal starts where the one before it ended");
+    // Invocations run one after another: each window starts after the last one ended (what
+    // was journaled between two, when no client ran, is charged by its connection).
+    check_invariant(result.invocations.empty() ? done.first_seq == 1
+                                               : done.first_seq > result.invocations.back().last_seq,
+                    "the first window of the journal starts at seq 1, and each later one after "
+                    "the one before it ended");
     check_invariant(done.last_seq + 1 >= done.first_seq,
                     "an invocation's window of the journal does not end before it starts");
     result.invocations.push_back(std::move(done));
@@ -165,8 +146,12 @@ ScenarioResult drive(const Scenario& scenario, const ClientChoice& client,
   check_invariant(
       result.invocations.empty() || result.journal.size() >= result.invocations.back().last_seq,
       "the journal holds every entry the invocations' windows name");
+  // Each request is charged by the connection it came on, not only by the window it fell in:
+  // a killed client's late bytes are its own (attribution.hpp).
+  const auto entries = charged_entries(result.journal, result.invocations, false);
+  record_charges(entries, result.invocations, false);
   const Evidence evidence_view(scenario, result.policy, result.invocations, result.journal,
-                               result.jobs);
+                               result.jobs, entries);
   result.verdicts = judge(evidence_view);
   // The operator's numbers only where the reports show the load: a run of one client at a
   // time without an outage reads as it always has.

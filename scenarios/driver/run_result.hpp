@@ -23,10 +23,16 @@ struct InvocationResult {
   int index = 0;  // from 0, in the scenario's order; reports number them from 1
   std::string operation;
   nlohmann::json payload;       // what the client was asked to send (null: traffic judged alone)
-  std::uint64_t first_seq = 1;  // the journal entries it caused: [first_seq, last_seq]
-  std::uint64_t last_seq = 0;   // (empty when last_seq < first_seq); in a fleet, the first
-                                // and last of its own, with other clients' between
+  std::uint64_t first_seq = 1;  // its window of the journal: [first_seq, last_seq], from
+  std::uint64_t last_seq = 0;   // its start to its reaping (empty when last_seq < first_seq);
+                                // in a fleet, the first and last of its own, with other
+                                // clients' between. What it is charged with is by connection
+                                // (late_seqs; scenarios/driver/attribution.hpp)
   std::optional<int> port;      // a fleet client's own port (JournalEntry::port)
+  // Entries charged to it from outside its window, one client after another: requests on
+  // its connections that the provider read after it was reaped (a killed client's bytes),
+  // in a later window or between two (scenarios/driver/attribution.hpp). By seq.
+  std::vector<std::uint64_t> late_seqs;
   Millis started_at{0};         // on the provider's clock
   Millis ended_at{0};
   bool killed = false;                 // by the scenario's kill point, on purpose

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "scenarios/driver/attribution.hpp"
 #include "scenarios/evidence/checkers/violations.hpp"
 #include "scenarios/evidence/evidence.hpp"
 
@@ -14,7 +15,11 @@ std::optional<std::string> undecided_at_scale(const Scenario& scenario,
   if (scale.is_real_time()) return std::nullopt;
   // What a retry without any wait may measure here.
   const Millis reach = overhead * scale.factor();
-  const Evidence evidence(scenario, result.policy, result.invocations, result.journal, result.jobs);
+  // The requests each invocation is charged with, as the driver judged them.
+  const auto charged =
+      charged_entries(result.journal, result.invocations, scenario.fleet.is_fleet());
+  const Evidence evidence(scenario, result.policy, result.invocations, result.journal, result.jobs,
+                          charged);
   for (const auto& invocation : evidence.invocations()) {
     const auto creates = evidence.creates_of(invocation);
     for (std::size_t i = 1; i < creates.size(); ++i) {

@@ -40,6 +40,8 @@ Evidence::Evidence(const Scenario& scenario, const JudgedPolicy& policy,
                      [](const JournalEntry& a, const JournalEntry& b) { return a.seq < b.seq; }),
       "the journal judged is in seq order");
   for (const auto& invocation : invocations_) {
+    for (const JournalEntry& entry : entries_of(invocation))
+      invocation_by_seq_.emplace(entry.seq, invocation.index);
     for (const JournalEntry* create : creates_of(invocation)) {
       if (create->key) operation_by_key_.emplace(*create->key, invocation.operation);
       if (create->outcome == Outcome::new_operation && create->job_id)
@@ -58,6 +60,12 @@ Evidence::Evidence(const Scenario& scenario, const JudgedPolicy& policy,
         made_by != operation_by_job_.end() ? &made_by->second : operation_of_key(job.key);
     if (owner != nullptr) jobs_by_operation_[*owner].push_back(&job);
   }
+}
+
+std::optional<int> Evidence::invocation_of(std::uint64_t seq) const {
+  const auto found = invocation_by_seq_.find(seq);
+  if (found == invocation_by_seq_.end()) return std::nullopt;
+  return found->second;
 }
 
 std::vector<std::string> Evidence::operation_ids() const {

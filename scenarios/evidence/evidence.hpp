@@ -60,6 +60,9 @@ class Evidence {
 
   // The entries an invocation caused, in order.
   std::span<const JournalEntry> entries_of(const InvocationResult& invocation) const;
+  // The index of the invocation an entry is charged to (its connection's, which may be an
+  // earlier one than its window's: scenarios/driver/attribution.hpp), or nothing.
+  std::optional<int> invocation_of(std::uint64_t seq) const;
   // Its requests to the create route, in order.
   std::vector<const JournalEntry*> creates_of(const InvocationResult& invocation) const;
   // Every create of an operation, across its invocations, in order.
@@ -85,6 +88,7 @@ class Evidence {
   const std::vector<JournalEntry>& journal_;
   const std::vector<JobRecord>& jobs_;
   const std::vector<std::vector<JournalEntry>>* entries_by_invocation_ = nullptr;
+  std::map<std::uint64_t, int> invocation_by_seq_;
   std::map<std::string, std::string> operation_by_key_;
   std::map<std::string, std::string> operation_by_job_;         // by the create that made the job
   std::map<std::string, const JournalEntry*> creation_by_job_;  // its first new-operation entry

@@ -25,8 +25,28 @@ struct JudgeOptions {
   std::map<std::string, std::string> reports;  // format option -> file
 };
 
+// A file saved from a control plane that refused to answer (curl -o without the token, or a
+// proxy's 502) holds an error body, not a journal: judging it as an empty journal would be
+// a clean verdict on nothing. Its own words say what to fix.
+void refuse_error_body(const std::string& path, const nlohmann::json& document) {
+  if (!document.is_object() || document.contains("entries") || !document.contains("error"))
+    return;
+  const nlohmann::json& error = document["error"];
+  // The baseline and problem+json forms say {"error": code, "detail"}; Stripe's nests them.
+  const nlohmann::json& fields = error.is_object() ? error : document;
+  const std::string code =
+      error.is_string() ? error.get<std::string>() : fields.value("code", std::string("error"));
+  const std::string detail = fields.value("detail", fields.value("message", std::string()));
+  throw std::invalid_argument(
+      path + ": not a journal but the control plane's refusal (" + code +
+      (detail.empty() ? "" : ": " + detail) +
+      "); the traffic is unknown, not clean: fetch GET /_test/journal again" +
+      (code == "unauthorized" ? " with Authorization: Bearer <control token>" : ""));
+}
+
 SourcedJournal read_journal(const std::string& path) {
   const nlohmann::json document = read_json_file(path);
+  refuse_error_body(path, document);
   try {
     provider::JournalDocument read = provider::journal_document_from_json(document);
     return {path, std::move(read.entries), std::move(read.missing)};

@@ -124,6 +124,8 @@ ScenarioResult judge_traffic(const std::vector<JournalEntry>& journal,
     entries_by_invocation.push_back(operation.entries);
   }
   result.policy = judged_policy(scenario, options.declared);
+  result.policy.from_scenario = false;  // a default Scenario: there is none behind traffic
+  result.policy.declare_with = options.declare_with;
   const Evidence evidence(scenario, result.policy, result.invocations, result.journal, result.jobs,
                           entries_by_invocation);
   result.verdicts = judge(evidence, Needs::traffic);

@@ -26,6 +26,8 @@ struct TrafficOptions {
   // user named a field, and a provider started without --operation-field did not record it.
   bool require_operations = false;
   ClientPolicy declared;  // what the service promises (--client-policy)
+  // How the caller declares it, for the verdicts' advice (JudgedPolicy::declare_with).
+  std::string declare_with = "--client-policy ";
   // The API the journal's provider spoke: without idempotency keys, a retried create is
   // judged as the risk it is.
   provider::ApiShape api = provider::jobs_shape();

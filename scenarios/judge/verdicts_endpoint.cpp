@@ -37,7 +37,11 @@ const ReportFormat* report_format(std::string_view name) {
 VerdictsQuery verdicts_query(const std::string& query, const std::string& recorded_field,
                              std::string_view server) {
   const std::string who = "this " + std::string(server);
-  VerdictsQuery asked{.traffic = {.operation_field = recorded_field, .name = "traffic"}};
+  // Its callers declare a promise as its query does: policy=... (the embed helpers'
+  // verdicts(policy=...) too), not run's --client-policy.
+  VerdictsQuery asked{.traffic = {.operation_field = recorded_field,
+                                  .declare_with = "policy=",
+                                  .name = "traffic"}};
   TrafficOptions& options = asked.traffic;
   for (std::size_t start = 0, end = 0; start < query.size(); start = end + 1) {
     end = std::min(query.find('&', start), query.size());

@@ -208,22 +208,32 @@ ClientPolicy client_policy_from(const JsonNode& node) {
 
 std::string JudgedPolicy::attempts_text() const {
   if (declared_attempts) return std::to_string(attempts) + " (declared)";
+  if (!from_scenario) {
+    return std::to_string(attempts) +
+           " (the default; if the service makes more by design, declare it: " + declare_with +
+           "attempts=N)";
+  }
   if (follows_settings)
     return std::to_string(attempts) +
            " (the scenario's client.attempts, which this client follows)";
   return std::to_string(attempts) +
          " (the scenario's client.attempts, given to the client in RETRYPROOF_CLIENT; if it "
-         "makes more by design, declare it: --client-policy attempts=N)";
+         "makes more by design, declare it: " +
+         declare_with + "attempts=N)";
 }
 
 std::string JudgedPolicy::min_backoff_text() const {
   const std::string floor = std::to_string(min_backoff.count()) + " ms";
   if (declared_min_backoff) return floor + " (declared)";
+  if (!from_scenario) {
+    return floor + " (the default floor; if the service promises another, declare it: " +
+           declare_with + "min-backoff=DURATION)";
+  }
   if (follows_settings) return floor + " (the scenario's floor, half its client.baseDelay)";
   return floor +
          " (the floor for a client that declares none and does not follow the scenario's "
-         "settings; if your client promises another, declare it: --client-policy "
-         "min-backoff=DURATION)";
+         "settings; if your client promises another, declare it: " +
+         declare_with + "min-backoff=DURATION)";
 }
 
 JudgedPolicy judged_policy(const Scenario& scenario, const ClientPolicy& declared) {

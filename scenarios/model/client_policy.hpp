@@ -86,6 +86,12 @@ struct JudgedPolicy {
   bool declared_on_ambiguous = false;
   std::optional<double> retry_budget;  // declared only
   bool jitter_after_retry_after = false;
+  // For messages: where the numbers not declared come from, a scenario's settings (run,
+  // explore) or, for traffic judged alone (judge, GET /_test/verdicts), retryproof's
+  // defaults; and the caller's word for a declaration: "--client-policy " on the command
+  // line, "policy=" for GET /_test/verdicts and the embed helpers' verdicts(policy=...).
+  bool from_scenario = true;
+  std::string declare_with = "--client-policy ";
 
   // "3 (the scenario's client.attempts; declare another with --client-policy attempts=N)"
   std::string attempts_text() const;

@@ -11,6 +11,7 @@
 #include "scenarios/driver/scale_guard.hpp"
 #include "scenarios/process/child_process.hpp"
 #include "scenarios/process/invocation_deadline.hpp"
+#include "scenarios/process/kill_watch.hpp"
 #include "scenarios/process/run_tls.hpp"
 #include "scenarios/process/scaled_client.hpp"
 
@@ -113,12 +114,23 @@ std::unique_ptr<ChildProcess> ProcessWorld::start_client(const InvocationPlan& p
 InvocationResult ProcessWorld::invoke(const InvocationPlan& plan) {
   provider::ProviderCore& core = server_.core();
   if (plan.invocation.after > Millis(0)) core.advance_clock(plan.invocation.after);
+  // Before anything of this invocation is journaled: its window starts here.
+  const KillWatch kill(core, plan.invocation.kill);
   InvocationResult result{.index = plan.index,
                           .operation = plan.invocation.operation,
                           .payload = plan.payload,
-                          .first_seq = core.journal_size() + 1,
+                          .first_seq = kill.first_seq(),
                           .started_at = server_.now()};
-  const std::size_t jobs_before = core.job_count();
+  // The answers kept from a client killed before this one go out now, to a dead client: what
+  // it had written and the provider had not read yet is read from here on, in this window,
+  // and charged to it by its connection (scenarios/driver/attribution.hpp); the kill watch
+  // does not count it as this client's.
+  server_.answers().open();
+  // The answer that reaches the kill point, and every later one, is kept until the client is
+  // dead: it dies not knowing that answer, as the simulated client does. The gate may ask
+  // after this call returns (an answer passing as the client is killed): it holds a copy.
+  if (plan.invocation.kill.armed())
+    server_.answers().close_when([kill] { return kill.reached(); });
 
   const std::unique_ptr<ChildProcess> started = start_client(plan, server_.base_url());
   ChildProcess& child = *started;
@@ -126,22 +138,24 @@ InvocationResult ProcessWorld::invoke(const InvocationPlan& plan) {
   const auto deadline = [&] { return limit.at(core.journal_size() >= result.first_seq); };
   constexpr std::chrono::milliseconds kSlice(20);  // how soon a loop notices a change
 
-  const KillPoint& kill = plan.invocation.kill;
-  const auto kill_point_reached = [&](const provider::ProviderCore::Progress& progress) {
-    return kill.reached(progress.jobs - jobs_before,
-                        progress.journal_entries + 1 - result.first_seq);
-  };
   std::optional<ExitStatus> status;
-  if (kill.armed()) {
+  if (plan.invocation.kill.armed()) {
     // Until the provider's records show the point reached, or the client ends first (then
     // there is nothing to kill). The slices let the loop notice a client that ended.
     while (!status && SteadyClock::now() < deadline()) {
-      const auto slice = std::min(deadline(), SteadyClock::now() + kSlice);
-      if (core.wait_until(kill_point_reached, slice)) {
+      const provider::ProviderCore::Progress seen = core.progress();
+      if (kill.reached()) {
         child.send_signal(SIGKILL);
         result.killed = true;
         break;
       }
+      // Until a request is journaled or a job stored (then the journal is read again).
+      const auto slice = std::min(deadline(), SteadyClock::now() + kSlice);
+      core.wait_until(
+          [&](const provider::ProviderCore::Progress& now) {
+            return now.jobs != seen.jobs || now.journal_entries != seen.journal_entries;
+          },
+          slice);
       status = child.wait(std::chrono::milliseconds(0));
     }
   }
@@ -154,7 +168,10 @@ InvocationResult ProcessWorld::invoke(const InvocationPlan& plan) {
     result.timed_out = true;
   }
   result.last_seq = core.journal_size();
-  if (!result.killed && !result.timed_out && kill.armed()) result.client_error = not_reached(kill);
+  // A client that ended before its kill point: nothing to keep its answers from.
+  if (!result.killed) server_.answers().open();
+  if (!result.killed && !result.timed_out && plan.invocation.kill.armed())
+    result.client_error = not_reached(plan.invocation.kill);
   take_account(result, child, status);
   return result;
 }

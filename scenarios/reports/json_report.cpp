@@ -32,6 +32,7 @@ json planned_json(const ScenarioResult& result) {
                        {"askedFor", use.asked_for},
                        {"fired", use.fired},
                        {"compared", use.compared},
+                       {"lookupsFired", use.lookups_fired},
                        {"optional", use.optional},
                        {"text", valid_utf8(use.describe())}});
   }
@@ -66,7 +67,7 @@ json inconclusive_verdicts_json(const ScenarioResult& result) {
 }
 
 json invocation_json(const InvocationResult& invocation) {
-  return {{"index", invocation.index},
+  json out = {{"index", invocation.index},
           {"number", invocation.number()},
           {"operation", valid_utf8(invocation.operation)},
           {"payload", clean_json(invocation.payload)},
@@ -79,6 +80,10 @@ json invocation_json(const InvocationResult& invocation) {
           {"lastSeq", invocation.last_seq},
           {"startedAtMs", invocation.started_at.count()},
           {"endedAtMs", invocation.ended_at.count()}};
+  // Requests on its connections read after its window closed: charged to it, not to the
+  // window they fell in. Only when there are any.
+  if (!invocation.late_seqs.empty()) out["lateSeqs"] = invocation.late_seqs;
+  return out;
 }
 
 json unmet_json(const std::vector<Unmet>& unmet) {

@@ -154,9 +154,11 @@ void write_block(std::ostream& out, const ScenarioResult& result, Colour colour)
   if (!result.file.empty()) heading += "  (" + terminal_text(result.file) + ")";
   out << heading << '\n';
   if (!result.description.empty()) out << "  " << terminal_text(result.description) << '\n';
-  out << "  jobs " << result.jobs.size() << ", POSTs " << result.creates() << ", client "
-      << terminal_text(result.client) << ", seed " << result.seed << ", "
-      << policy_text(result.policy) << '\n';
+  out << "  jobs " << result.jobs.size() << ", POSTs " << result.creates() << ", ";
+  // Traffic judged alone had no client run and no seed: its description says what it was.
+  if (result.policy.from_scenario)
+    out << "client " << terminal_text(result.client) << ", seed " << result.seed << ", ";
+  out << policy_text(result.policy) << '\n';
   if (const std::string note = scale_note(result); !note.empty())
     out << "  " << terminal_text(note) << '\n';
   for (const provider::PlanUse& use : result.planned)

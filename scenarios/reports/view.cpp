@@ -182,11 +182,25 @@ std::string outcome_text(const InvocationResult& invocation) {
   return text;
 }
 
-std::string seq_range(const InvocationResult& invocation) {
+namespace {
+
+std::string window_range(const InvocationResult& invocation) {
   if (invocation.last_seq < invocation.first_seq) return "no requests";
   if (invocation.last_seq == invocation.first_seq)
     return "seq " + std::to_string(invocation.first_seq);
   return "seq " + std::to_string(invocation.first_seq) + "-" + std::to_string(invocation.last_seq);
+}
+
+}  // namespace
+
+std::string seq_range(const InvocationResult& invocation) {
+  std::string text = window_range(invocation);
+  if (invocation.late_seqs.empty()) return text;
+  // What its connections carried after it was reaped is its, wherever it fell.
+  text += invocation.late_seqs.size() == 1 ? ", and seq " : ", and seqs ";
+  for (std::size_t i = 0; i < invocation.late_seqs.size(); ++i)
+    text += (i == 0 ? "" : ", ") + std::to_string(invocation.late_seqs[i]);
+  return text + " read after it ended";
 }
 
 std::vector<std::uint64_t> seqs_not_mentioned(std::string_view text,

@@ -46,13 +46,23 @@ SimulatedTransport::SimulatedTransport(provider::ProviderCore& provider,
 
 SimulatedTransport::SimulatedTransport(provider::ProviderCore& provider, VirtualTime& time,
                                        int listener)
-    : provider_(provider), time_(time), listener_(listener) {}
+    : provider_(provider), time_(time), listener_(listener) {
+  if (listener != 0) connect(listener);
+}
+
+void SimulatedTransport::connect(int client_port) {
+  client_port_ = client_port;
+  connected_ = false;
+}
 
 TransportResponse SimulatedTransport::send(const TransportRequest& request) {
   // Commits that came due while no client waited (between two invocations) come first.
   wait_until(time_.now());
   provider::HttpRequest arriving = to_provider(request);
   arriving.listener = listener_;
+  arriving.client_port = client_port_;
+  arriving.new_connection = client_port_ != 0 && !connected_;
+  connected_ = true;
   const Millis sent = time_.now();
   provider::Decision decision = provider_.handle(arriving, sent);
   kill_if_due();

@@ -26,8 +26,15 @@ class SimulatedTransport final : public client::Transport {
   // benchmarks); settle() ends its run.
   SimulatedTransport(provider::ProviderCore& provider, client::VirtualClock& clock);
   // A client on shared time: a world's timeline, or a fleet seat. Its requests arrive on
-  // `listener` (HttpRequest::listener: 0 is the main port, a fleet client has its own).
+  // `listener` (HttpRequest::listener: 0 is the main port, a fleet client has its own); a
+  // fleet client's connection is its listener's number (connect()).
   SimulatedTransport(provider::ProviderCore& provider, VirtualTime& time, int listener = 0);
+
+  // No sockets here: from now on the requests come on one "connection" named `client_port`
+  // (HttpRequest::client_port), the first of them new, as a process's would. A simulated
+  // client gets one of its own, so that the driver attributes its requests as it does a
+  // process's (scenarios/driver/attribution.hpp).
+  void connect(int client_port);
 
   client::TransportResponse send(const client::TransportRequest& request) override;
 
@@ -52,6 +59,8 @@ class SimulatedTransport final : public client::Transport {
   std::unique_ptr<Timeline> own_time_;  // only for a client alone
   VirtualTime& time_;
   int listener_ = 0;
+  int client_port_ = 0;   // 0: none yet
+  bool connected_ = false;  // a request was sent on client_port_
   std::function<bool()> kill_when_;
 };
 

@@ -16,6 +16,12 @@ int fleet_port(const InvocationPlan& plan) {
   return plan.index + 1;
 }
 
+// A simulated client's one connection (JournalEntry::client_port): any number not another
+// client's; its number too.
+int client_port(const InvocationPlan& plan) {
+  return plan.index + 1;
+}
+
 const ClientChoice& simulable(const ClientChoice& client) {
   if (client.kind == ClientChoice::Kind::command) {
     throw std::invalid_argument("a command cannot run in simulation: " + client.describe());
@@ -45,6 +51,7 @@ InvocationResult SimulatedWorld::invoke(const InvocationPlan& plan) {
   // process world would stop it.
   const KillPoint& kill = plan.invocation.kill;
   const std::size_t jobs_before = provider_.job_count();
+  transport_.connect(client_port(plan));
   const Millis deadline = result.started_at + scenario_.time_limit;
   transport_.kill_when([this, &kill, &result, jobs_before, deadline] {
     return clock_.now() >= deadline ||

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/fingerprint.hpp"
+#include "scenarios/driver/attribution.hpp"
 #include "scenarios/evidence/evidence.hpp"
 #include "scenarios/evidence/verdicts.hpp"
 
@@ -116,6 +117,13 @@ inline JobRecord job(const std::string& id, const std::string& key,
   return {id, key, {{"id", id}, {"orderId", order_id}}};
 }
 
+// The entry as it came on the connection from `client_port`, the first request there or not.
+inline JournalEntry on_connection(JournalEntry entry, int client_port, bool first) {
+  entry.client_port = client_port;
+  entry.new_connection = first;
+  return entry;
+}
+
 // The entries that recur, as the provider journals them (operation 42 under k42 unless
 // named otherwise).
 
@@ -214,8 +222,22 @@ struct HandBuiltRun {
   std::vector<JournalEntry> journal;
   std::vector<JobRecord> jobs;
   JudgedPolicy policy = judged_policy(scenario, {});  // nothing declared
+  // Each invocation's entries as the driver charges them, by connection (by_connection()):
+  // else by window.
+  std::optional<std::vector<std::vector<JournalEntry>>> charged;
 
-  Evidence evidence() const { return Evidence(scenario, policy, invocations, journal, jobs); }
+  Evidence evidence() const {
+    if (charged) return Evidence(scenario, policy, invocations, journal, jobs, *charged);
+    return Evidence(scenario, policy, invocations, journal, jobs);
+  }
+  // The run judged as drive() judges one client after another: each request charged by the
+  // connection it came on (scenarios/driver/attribution.hpp).
+  HandBuiltRun by_connection() const {
+    HandBuiltRun charged_run = *this;
+    charged_run.charged = charged_entries(journal, invocations, false);
+    record_charges(*charged_run.charged, charged_run.invocations, false);
+    return charged_run;
+  }
   HandBuiltRun declaring(const std::string& declaration) const {
     HandBuiltRun declared = *this;
     declared.policy = judged_policy(scenario, parse_client_policy(declaration));

@@ -77,6 +77,74 @@ TEST_F(FleetCheckers, RetrySpreadDoesNotLetOneLateClientHideAWave) {
   expect_fail(verdict, retries_of(10));
 }
 
+// Ten clients told Retry-After: 1 by a 429, each retrying `waits[i]` ms later.
+HandBuiltRun after_retry_after(const HandBuiltRun& built) {
+  HandBuiltRun told = built;
+  for (JournalEntry& entry : told.journal) {
+    if (entry.fault && entry.fault->kind == provider::FaultKind::fail_before_commit) {
+      entry = post(
+          {.seq = entry.seq, .at = entry.at.count(), .key = *entry.key, .fault = "rate-limited:1"});
+    }
+  }
+  return told;
+}
+
+TEST_F(FleetCheckers, RetrySpreadCallsAWaveAUniformRetryAfterOrderedTheProviders) {
+  // Every client waited the second it was told, as RFC 9110 asks: the provider made the wave.
+  const Verdict verdict =
+      check("retry-spread", after_retry_after(one_retry_each(
+                                {1001, 1001, 1002, 1001, 1003, 1001, 1002, 1001, 1001, 1004})));
+  expect_pass(verdict);
+  EXPECT_MENTIONS(verdict, "no wave of retries was the clients' own timing");
+  EXPECT_MENTIONS(verdict,
+                  "the provider synchronised the fleet: its 429s said Retry-After: 1 alike");
+}
+
+TEST_F(FleetCheckers, RetrySpreadNamesEveryWaveAUniformRetryAfterOrdered) {
+  // Ten clients, each told Retry-After: 1 twice, each time waiting just that, then created.
+  HandBuiltRun built = run({}, {});
+  for (std::uint64_t i = 0; i < 10; ++i) {
+    const std::uint64_t first = 3 * i + 1;
+    const std::string key = "k" + std::to_string(i);
+    const std::string job_id = "job_" + std::to_string(i);
+    const auto at = static_cast<std::int64_t>(i);
+    built.invocations.push_back(invocation(first, first + 2, succeeded(job_id), static_cast<int>(i),
+                                           "op-" + std::to_string(i)));
+    built.journal.push_back(post({.seq = first, .at = at, .key = key, .fault = "rate-limited:1"}));
+    built.journal.push_back(
+        post({.seq = first + 1, .at = at + 1001, .key = key, .fault = "rate-limited:1"}));
+    built.journal.push_back(post({.seq = first + 2, .at = at + 2003, .key = key, .job = job_id}));
+    built.jobs.push_back(job(job_id, key));
+  }
+  const Verdict verdict = check("retry-spread", built);
+  expect_pass(verdict);
+  EXPECT_MENTIONS(verdict,
+                  "Retry-After: 1 alike and retries number 1 waited just that (median 1001 ms");
+  EXPECT_MENTIONS(verdict, "; so did Retry-After: 1 for retries number 2 (median 1002 ms");
+  EXPECT_MENTIONS(verdict, "as RFC 9110 asks");
+}
+
+TEST_F(FleetCheckers, RetrySpreadHoldsAClientThatPromisesJitterAfterRetryAfterToIt) {
+  const Verdict verdict =
+      check("retry-spread", after_retry_after(one_retry_each({1001, 1001, 1002, 1001, 1003, 1001,
+                                                              1002, 1001, 1001, 1004}))
+                                .declaring("jitter-after-retry-after"));
+  expect_fail(verdict, retries_of(10));
+}
+
+TEST_F(FleetCheckers, RetrySpreadDoesNotCreditJitterForTheMachinesNoiseAfterRetryAfter) {
+  // tenacity waiting exactly Retry-After on a loaded machine (storm-rate-limited): spread
+  // 90 ms by the machine, not by the client. It passes, and is not called jitter.
+  const Verdict verdict =
+      check("retry-spread", after_retry_after(one_retry_each(
+                                {1001, 1001, 1001, 1001, 1001, 1019, 1032, 1090, 1091, 1093})));
+  expect_pass(verdict);
+  EXPECT_MENTIONS(verdict, "no wave of retries was the clients' own timing");
+  EXPECT_MENTIONS(verdict, "retries number 1 waited the Retry-After: 1 the provider gave alike");
+  EXPECT_MENTIONS(verdict, "by jitter on top of it or by the machine's noise");
+  EXPECT_FALSE(contains(verdict.explanation, "spread by jitter (")) << verdict.explanation;
+}
+
 // --- load-amplification ---
 
 TEST_F(FleetCheckers, LoadAmplificationNeedsAnOutage) {

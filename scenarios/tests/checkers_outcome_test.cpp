@@ -98,6 +98,22 @@ TEST_F(Checkers, TruthfulOutcomeAcceptsFailedWhenOnlyALaterRunCreatedTheJob) {
   expect_pass(check("truthful-outcome", record));
 }
 
+TEST_F(Checkers, TruthfulOutcomeFailsAFailedReportWhoseOwnLateRequestCreatedTheJob) {
+  // The first run gave up and reported failed while its retry was still on its connection;
+  // the provider read that retry after the run ended (seq 2, in the next run's window) and
+  // made job_1. It is the first run's request: its report is untrue.
+  const auto record =
+      run({invocation(1, 1, failed()), invocation_43(2, 3, succeeded("job_2"))},
+          {on_connection(fail_before_commit(1), 40001, true),
+           on_connection(post({.seq = 2, .at = 200, .job = "job_1"}), 40001, false),
+           on_connection(post_43(3, 300), 40002, true)},
+          {job("job_1", "k42"), job_43()});
+  expect_pass(check("truthful-outcome", record));  // by window: seq 2 is the next run's
+  const Verdict verdict = check("truthful-outcome", record.by_connection());
+  expect_fail(verdict, {2});
+  EXPECT_MENTIONS(verdict, "reported failed, but the provider holds job_1");
+}
+
 TEST_F(Checkers, TruthfulOutcomeAllowsUnknownAndCountsIt) {
   const auto record = run({invocation(1, 2, unknown())},
                           {post({.seq = 1, .fault = "commit-then-drop", .job = "job_1"}),

@@ -79,6 +79,23 @@ TEST_F(Checkers, CrashRecoveryFailsOnASecondJobEvenAfterALookup) {
   EXPECT_EQ(verdict.severity, Severity::harm);
 }
 
+TEST_F(Checkers, CrashRecoveryCountsAJobTheKilledRunsLateRequestMadeAsFromBeforeTheRestart) {
+  // Killed after its first request; its second, written on the same connection before the
+  // kill, was read in the restart's window and made job_1. The restart then made job_2.
+  const auto record =
+      run({killed_first(), invocation(2, 3, succeeded("job_2"), 1)},
+          {on_connection(fail_before_commit(1), 40001, true),
+           on_connection(post({.seq = 2, .at = 100, .job = "job_1"}), 40001, false),
+           on_connection(post({.seq = 3, .at = 200, .key = "k42-new", .job = "job_2"}), 40002,
+                         true)},
+          {job("job_1", "k42"), job("job_2", "k42-new")})
+          .by_connection();
+  const Verdict verdict = check("crash-recovery", record);
+  expect_fail(verdict, {3});
+  EXPECT_MENTIONS(verdict, "created a second job, job_2 (seq 3, key k42-new), though job_1");
+  EXPECT_EQ(verdict.severity, Severity::harm);
+}
+
 TEST_F(Checkers, CrashRecoveryPassesWhenNothingRunsAfterTheKill) {
   const auto record = run({killed_first()}, {commit_then_delay_10s()}, {job("job_1", "k42")});
   expect_pass(check("crash-recovery", record));

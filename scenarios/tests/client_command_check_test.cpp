@@ -11,8 +11,10 @@ namespace {
 class ClientCommandCheck : public ::testing::Test {
  protected:
   ClientCommandCheck() {
-    const auto program = bin_.write("myclient", "#!/bin/sh\necho '{}'\n");
-    chmod(program.c_str(), 0755);
+    for (const char* name : {"myclient", "python3", "python3.11", "node"}) {
+      const auto program = bin_.write(name, "#!/bin/sh\necho '{}'\n");
+      chmod(program.c_str(), 0755);
+    }
     bin_.write("notexec.py", "print()\n");
     std::filesystem::create_directory(bin_.path() / "adir");
   }
@@ -43,6 +45,25 @@ TEST_F(ClientCommandCheck, ANameNotOnPathIsOneSentenceWithTheClosestProgram) {
   EXPECT_EQ(command_problem("myclinet --x", path()),
             "\"myclinet\" is not a program on PATH (did you mean \"myclient\"?)");
   EXPECT_EQ(command_problem("zzzzzzzz", path()), "\"zzzzzzzz\" is not a program on PATH");
+}
+
+TEST_F(ClientCommandCheck, AnInterpretersScriptThatIsNotThereIsOneSentence) {
+  EXPECT_EQ(command_problem("python3 nothere.py --flag", path()),
+            "nothere.py does not exist (the script python3 would run)");
+  EXPECT_EQ(command_problem("python3.11 " + in_bin("nope.py"), path()),
+            in_bin("nope.py") + " does not exist (the script python3.11 would run)");
+  EXPECT_EQ(command_problem(in_bin("node") + " lib/nothere.mjs", path()),
+            "lib/nothere.mjs does not exist (the script " + in_bin("node") + " would run)");
+  EXPECT_EQ(command_problem("python3 " + in_bin("notexec.py"), path()), std::nullopt)
+      << "a script need not be executable: the interpreter reads it";
+}
+
+TEST_F(ClientCommandCheck, WhatIsNotAScriptPathAfterAnInterpreterIsLeftToIt) {
+  for (const char* command :
+       {"python3 -m client", "python3 -u nothere.py", "node inspect", "python3",
+        "python3 \"no where.py\"", "python3 $SCRIPT", "myclient nothere.py"}) {
+    EXPECT_EQ(command_problem(command, path()), std::nullopt) << command;
+  }
 }
 
 TEST_F(ClientCommandCheck, WhatOnlyTheShellKnowsIsLeftToTheShell) {

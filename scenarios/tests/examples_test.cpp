@@ -191,6 +191,60 @@ TEST(Examples, RunApiPutsTheCatalogOnAnotherWireAndSaysWhatItSkips) {
   EXPECT_NE(run.report.find("--api stripe"), std::string::npos) << run.report;  // the replay
 }
 
+// Careful clients on real retry libraries (examples/libraries: tenacity, urllib3's Retry,
+// cockatiel), each judged by the policy it has, through the catalog scenarios that take the
+// lookup path: a drop after the commit (the lookup finds the job), a timeout after the commit
+// (the same, a second later), and a lookup that fails (fail closed: unknown). Each scenario
+// fails as inconclusive should its planned fault not fire, and a client that re-sent instead
+// of looking up would fail fail-closed: the test cannot pass on a client that was not
+// exercised. Debian's python3 (/usr/bin/python3) has the Python libraries (setup.sh).
+void expect_careful_client_meets_the_lookup_path(const std::string& command) {
+  const std::string catalog = SCENARIOS_DIR "/catalog/";
+  const CatalogRun run = run_catalog(
+      command, "attempts=3,min-backoff=50ms,timeout=1s", catalog + "03-commit-then-drop.json",
+      {catalog + "09-delay-past-timeout.json", catalog + "12-lookup-unavailable.json"});
+  EXPECT_EQ(run.exit_code, 0) << run.report;
+  EXPECT_NE(run.report.find("3 scenarios: 3 met their expectations"), std::string::npos)
+      << run.report;
+  EXPECT_NE(run.report.find("lookup-unavailable (faults[1]) fired 1 time in 1 lookup"),
+            std::string::npos)
+      << run.report;
+}
+
+bool debian_python_has(const std::string& modules) {
+  ChildProcess probe({"/usr/bin/python3", "-c", "import " + modules});
+  const auto status = probe.wait(std::chrono::seconds(30));
+  return status && status->exited() && status->code == 0;
+}
+
+TEST(Examples, TheCarefulTenacityClientLooksUpAndFailsClosed) {
+  if (!std::filesystem::exists("/usr/bin/python3"))
+    GTEST_SKIP() << "Debian's python3 is not installed";
+  ASSERT_TRUE(debian_python_has("tenacity, urllib3"))
+      << "python3-tenacity or python3-urllib3 is not installed: scripts/setup.sh installs them";
+  expect_careful_client_meets_the_lookup_path("/usr/bin/python3 " EXAMPLES_DIR
+                                              "/libraries/python/tenacity_careful.py");
+}
+
+TEST(Examples, TheCarefulUrllib3ClientLooksUpAndFailsClosed) {
+  if (!std::filesystem::exists("/usr/bin/python3"))
+    GTEST_SKIP() << "Debian's python3 is not installed";
+  ASSERT_TRUE(debian_python_has("urllib3"))
+      << "python3-urllib3 is not installed: scripts/setup.sh installs it";
+  expect_careful_client_meets_the_lookup_path("/usr/bin/python3 " EXAMPLES_DIR
+                                              "/libraries/python/urllib3_careful.py");
+}
+
+TEST(Examples, TheCarefulCockatielClientLooksUpAndFailsClosed) {
+  if (!installed("node")) GTEST_SKIP() << "node is not installed";
+  ASSERT_TRUE(
+      std::filesystem::exists(EXAMPLES_DIR "/libraries/node/node_modules/cockatiel/package.json"))
+      << "the cockatiel package is not installed: scripts/setup.sh runs npm ci in "
+         "examples/libraries/node";
+  expect_careful_client_meets_the_lookup_path("node " EXAMPLES_DIR
+                                              "/libraries/node/cockatiel-careful.mjs");
+}
+
 TEST(Examples, TheNaivePythonClientIsFlaggedForDuplicatesAndKeys) {
   if (python3().empty()) GTEST_SKIP() << "python3 is not installed";
   const CatalogRun run = run_catalog(python3() + " " EXAMPLES_DIR "/python/naive_client.py");

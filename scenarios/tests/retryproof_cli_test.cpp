@@ -68,7 +68,7 @@ TEST(RetryproofCommand, NoSubcommandIsAUsageErrorListingTheCommands) {
   EXPECT_EQ(status.code, 2);
   EXPECT_NE(child.standard_error().find(
                 "retryproof: a command is required: provider, proxy, run, explore, client, demo, "
-                "judge or deliver; "),
+                "judge, deliver or ui-snapshot; "),
             std::string::npos)
       << child.standard_error();
   EXPECT_NE(child.standard_error().find("; see retryproof --help"), std::string::npos);
@@ -105,7 +105,15 @@ INSTANTIATE_TEST_SUITE_P(
         UsageTypo{"OptionWithValue",
                   {"provider", "--prot=4040"},
                   "retryproof provider: unknown option \"--prot\" (did you mean \"--port\"?); "
-                  "see retryproof provider --help"}),
+                  "see retryproof provider --help"},
+        // CLI11 finds the required --upstream missing before it looks at the extras.
+        UsageTypo{"RequiredOptionMisspelt",
+                  {"proxy", "--upstrem", "http://127.0.0.1:1"},
+                  "retryproof proxy: unknown option \"--upstrem\" (did you mean "
+                  "\"--upstream\"?); see retryproof proxy --help"},
+        UsageTypo{"RequiredOptionMissing",
+                  {"proxy", "--port", "0"},
+                  "retryproof proxy: --upstream is required; see retryproof proxy --help"}),
     [](const auto& param_info) { return std::string(param_info.param.name); });
 
 class ProviderProcess : public ::testing::TestWithParam<int> {};
@@ -145,6 +153,9 @@ TEST(RetryproofCommand, ProviderOnABusyPortSaysSoAndFails) {
   EXPECT_NE(
       child.standard_error().find("cannot listen on 127.0.0.1:" + std::to_string(occupant.port())),
       std::string::npos)
+      << child.standard_error();
+  EXPECT_NE(child.standard_error().find("the port is in use; --port 0 picks a free one"),
+            std::string::npos)
       << child.standard_error();
 }
 
@@ -312,6 +323,10 @@ TEST(RunCommand, AClientProgramThatIsNotThereIsExit2BeforeAnyScenario) {
   EXPECT_EQ(run_to_end(typo).code, 2);
   EXPECT_NE(typo.standard_error().find("\"pyhton3\" is not a program on PATH"), std::string::npos)
       << typo.standard_error();
+  // The interpreter is there; its script is not, and every scenario would be client-error.
+  expect_usage_error({"run", "--client", "cmd:sh ./no-such-client.sh"},
+                     "retryproof run: --client cmd:sh ./no-such-client.sh: ./no-such-client.sh "
+                     "does not exist (the script sh would run)");
 }
 
 TEST(RunCommand, MutantsSaysWhyItRunsFewerScenariosThanTheCatalogHas) {

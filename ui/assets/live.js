@@ -3,6 +3,10 @@
 // with view.js. The control token, when the server has one, is typed into the page, kept in
 // this script's memory only, and sent in the Authorization header of each data call: never
 // in a URL, never stored, never logged.
+//
+// Unknown is not none: while the page cannot read the server (no token, a wrong one, the
+// server gone, an error), every section says "unknown: <why>" where its numbers would be,
+// never "None", "0" or "no operations yet", which would be claims about traffic it did not see.
 (function () {
   'use strict';
   const Model = globalThis.RetryproofModel;
@@ -42,13 +46,24 @@
     cited: new Set(),
     drawn: -1,
     error: '',
+    unknown: null,     // {cause, words} while the server cannot be read; null once it can
+  };
+
+  // Why the page cannot read, by cause: the words shown where the numbers would be, and what
+  // to do about it. ui-snapshot's relay answers 502 server_unreachable for a server gone.
+  const UNKNOWN = {
+    'token-missing': { words: 'unknown: the control token is missing', fix: 'enter it above' },
+    'token-wrong': { words: 'unknown: wrong token', fix: 'the server refused the control token given; enter the right one above' },
+    unreachable: { words: 'unknown: server unreachable', fix: 'the page tries again every second' },
+    error: { words: 'unknown: the server could not answer', fix: 'the page tries again every second' },
   };
   let model = new Model.JournalModel();
 
   class ApiError extends Error {
-    constructor(status, message) {
+    constructor(status, message, cause) {
       super(message);
       this.status = status;
+      this.cause = cause;  // a key of UNKNOWN
     }
   }
 
@@ -57,14 +72,19 @@
     const headers = {};
     if (state.token) headers.Authorization = 'Bearer ' + state.token;
     if (settings.body !== undefined) headers['Content-Type'] = 'application/json';
-    const response = await fetch(path, {
-      method: settings.method || 'GET',
-      headers: headers,
-      body: settings.body,
-      cache: 'no-store',
-      credentials: 'omit',
-      redirect: 'error',
-    });
+    let response;
+    try {
+      response = await fetch(path, {
+        method: settings.method || 'GET',
+        headers: headers,
+        body: settings.body,
+        cache: 'no-store',
+        credentials: 'omit',
+        redirect: 'error',
+      });
+    } catch (problem) {  // no answer at all: the server is gone, or the network between
+      throw new ApiError(0, 'the server is unreachable (' + (problem.message || problem) + ')', 'unreachable');
+    }
     const text = await response.text();
     let body = null;
     try {
@@ -72,13 +92,20 @@
     } catch (ignored) {
       body = null;
     }
+    const detail = (body && (body.detail || (body.error && body.error.message) || body.error)) || text;
     if (response.status === 401) {
       state.needToken = true;
-      throw new ApiError(401, state.token ? 'the server refused this control token: enter the right one'
-        : 'this server needs its control token: enter it above');
+      // The server says which (a relay such as ui-snapshot's may have sent a token the page
+      // never held); from an older server, whether the page sent one.
+      const wrong = /control token is wrong/.test(detail) || (!/control token is missing/.test(detail) && Boolean(state.token));
+      throw wrong
+        ? new ApiError(401, 'the server refused the control token: enter the right one (' + detail + ')', 'token-wrong')
+        : new ApiError(401, 'this server needs its control token: enter it above (' + detail + ')', 'token-missing');
     }
-    if (!response.ok) throw new ApiError(response.status, (body && body.detail) || (body && body.error) || text);
+    if (body && body.error === 'server_unreachable') throw new ApiError(response.status, detail, 'unreachable');
+    if (!response.ok) throw new ApiError(response.status, 'the server answered ' + response.status + ': ' + detail, 'error');
     state.needToken = false;
+    state.unknown = null;  // read: what follows is drawn from what the server said
     return body;
   }
 
@@ -159,18 +186,45 @@
         await followPlan(Date.now());
         await judge(false);
         state.error = '';
+        state.unknown = null;
       }
     } catch (problem) {
       state.error = problem.message || String(problem);
+      becomeUnknown(problem.cause || 'error');
     }
     draw();
     setTimeout(tick, TICK_MS);
   }
 
+  // What was drawn from an earlier reading no longer stands: the plan and the verdicts are
+  // asked for again, and everything drawn again, once the server can be read.
+  function becomeUnknown(cause) {
+    state.unknown = { cause: cause, words: UNKNOWN[cause].words, fix: UNKNOWN[cause].fix };
+    state.plan = null;
+    state.verdicts = null;
+    state.planAt = 0;
+    state.verdictsAt = 0;
+    state.verdictsCount = -1;
+  }
+
+  function unknownNotice() {
+    return h('p', { className: 'unknown', 'data-unknown': state.unknown.cause },
+      [h('strong', { text: state.unknown.words }), ' — ' + state.unknown.fix + '.']);
+  }
+
+  // Every section that shows a number or a claim about the traffic says it is unknown.
+  function drawUnknown() {
+    for (const id of ['rates', 'duplicate-list', 'verdict-list', 'plan-view', 'operation-list'])
+      document.getElementById(id).replaceChildren(unknownNotice());
+    document.getElementById('chart').replaceChildren();  // its section's notice is the rates'
+    document.getElementById('evidence').replaceChildren();
+  }
+
   function setStatus() {
     const totals = model.totals();
     let text;
-    if (state.error) text = 'Error: ' + state.error;
+    if (state.unknown) text = 'Cannot read the server: ' + state.error + '.';
+    else if (state.error) text = 'Error: ' + state.error;
     else if (state.paused) text = 'Paused at seq ' + state.after + '.';
     else text = 'Following the journal: seq ' + state.after + ', ' + totals.requests + ' requests read' +
       (state.skipped ? ' (the first ' + state.skipped + ' were not read: the page follows the last ' + TAIL + ')' : '') +
@@ -182,6 +236,11 @@
 
   function draw() {
     setStatus();
+    if (state.unknown) {
+      if (state.drawn !== 'unknown:' + state.unknown.cause) drawUnknown();
+      state.drawn = 'unknown:' + state.unknown.cause;
+      return;
+    }
     if (state.drawn === model.version) return;
     state.drawn = model.version;
     const totals = model.totals();
@@ -204,6 +263,7 @@
   }
 
   function drawPlan() {
+    if (state.unknown) return;
     const plan = state.plan || {};
     const now = model.totals().lastAtMs;
     const rules = (plan.faults || []).map((rule) => typeof rule === 'string'
@@ -225,6 +285,7 @@
   }
 
   function drawVerdicts() {
+    if (state.unknown) return;
     const verdicts = state.verdicts || [];
     const list = document.getElementById('verdict-list');
     if (list.contains(document.activeElement)) return;  // the next judgement draws them
@@ -281,7 +342,7 @@
       event.preventDefault();
       state.token = document.getElementById('token').value;
       state.needToken = false;
-      state.error = '';
+      state.error = '';  // state.unknown stays until a read with this token succeeds
       state.planAt = 0;
       state.verdictsCount = -1;
     });
@@ -297,7 +358,8 @@
     document.getElementById('judge-now').addEventListener('click', () => {
       judge(true).catch((problem) => {
         state.error = problem.message;
-        setStatus();
+        becomeUnknown(problem.cause || 'error');
+        draw();
       });
     });
     document.getElementById('plan-form').addEventListener('submit', (event) => {

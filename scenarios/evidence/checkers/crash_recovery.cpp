@@ -24,11 +24,16 @@ Verdict crash_recovery(const Evidence& evidence) {
                                       });
     if (restart == invocations.end()) continue;
 
-    // Jobs of the operation from before the restart, and any the restart created.
+    // Jobs of the operation from before the restart, and any the restart created. A job
+    // the killed client's late request made (its connection's, read after the restart began)
+    // is from before the restart too: it was sent before the kill.
     std::vector<std::string> before;
     for (const JobRecord* job : evidence.jobs_of_operation(killed.operation)) {
       const JournalEntry* created = evidence.creation_of(job->id);
-      if (created != nullptr && created->seq < restart->first_seq) before.push_back(job->id);
+      if (created == nullptr) continue;
+      const std::optional<int> charged = evidence.invocation_of(created->seq);
+      if (created->seq < restart->first_seq || (charged && *charged < restart->index))
+        before.push_back(job->id);
     }
     for (const JournalEntry* create : evidence.creates_of(*restart)) {
       if (create->outcome != provider::Outcome::new_operation || !create->job_id ||

@@ -32,8 +32,8 @@ Verdict fail_closed(const Evidence& evidence) {
                          seq_text(*next) + ") after " + hidden + " (" + seq_text(*at) + "); " +
                          what_it_got(*next) +
                          ". Under lookup-first a lookup was due first; if your client "
-                         "re-sends the same key by design, declare --client-policy "
-                         "on-ambiguous=same-key-retry",
+                         "re-sends the same key by design, declare " +
+                         policy.declare_with + "on-ambiguous=same-key-retry",
                      {at->seq, next->seq});
     }
   }

@@ -55,6 +55,8 @@ Verdict retry_spread(const Evidence& evidence) {
   int judged = 0;
   int ordered = 0;                       // waves a uniform Retry-After made
   std::string synchronised_by_provider;  // what it ordered, in words
+  int told = 0;                          // spread waves that waited a uniform Retry-After
+  std::string spread_after_retry_after;  // those, in words
   for (const auto& [number, wave] : waves) {
     if (wave.size() < kSmallestWave) continue;
     ++judged;
@@ -65,16 +67,31 @@ Verdict retry_spread(const Evidence& evidence) {
     const double least =
         std::max({kLeastSpreadShare * spread.median, static_cast<double>(kLeastSpread.count()),
                   kBackoffShare * static_cast<double>(evidence.policy().min_backoff.count())});
-    if (spread.middle >= least) continue;
+    if (spread.middle >= least) {
+      // Spread, but after a Retry-After the provider gave alike: a client that waits just
+      // that is spread by the machine's noise alone (tens of ms on a busy one), which the
+      // waits cannot tell from jitter on top of it. Say so rather than credit jitter.
+      if (const auto seconds = ordered_by_retry_after(wave, spread.median)) {
+        spread_after_retry_after += "; retries number " + std::to_string(number) +
+                                    " waited the Retry-After: " + std::to_string(*seconds) +
+                                    " the provider gave alike (median " + ms(spread.median) +
+                                    "), spread over " + ms(spread.middle) +
+                                    " by jitter on top of it or by the machine's noise, which "
+                                    "the waits cannot tell apart";
+        ++told;
+      }
+      continue;
+    }
     if (const auto seconds = ordered_by_retry_after(wave, spread.median);
         seconds && !evidence.policy().jitter_after_retry_after) {
-      synchronised_by_provider =
-          "; the provider synchronised the fleet: its 429s said Retry-After: " +
-          std::to_string(*seconds) + " alike and retries number " + std::to_string(number) +
-          " waited just that (median " + ms(spread.median) + ", the middle 80% within " +
-          ms(spread.middle) +
-          "), as RFC 9110 asks. Jitter on top of Retry-After avoids such a wave; a client "
-          "that declares jitter-after-retry-after is held to it";
+      // Every such wave is named: the first says what the provider did, the others add to it.
+      synchronised_by_provider +=
+          (ordered == 0 ? "; the provider synchronised the fleet: its 429s said Retry-After: "
+                        : "; so did Retry-After: ") +
+          std::to_string(*seconds) +
+          (ordered == 0 ? " alike and retries number " : " for retries number ") +
+          std::to_string(number) + (ordered == 0 ? " waited just that (median " : " (median ") +
+          ms(spread.median) + ", the middle 80% within " + ms(spread.middle) + ")";
       ++ordered;
       continue;
     }
@@ -92,12 +109,17 @@ Verdict retry_spread(const Evidence& evidence) {
     return not_applicable("no " + std::to_string(kSmallestWave) +
                           " clients retried the same number of times: no wave to judge");
   }
-  const int own = judged - ordered;
+  const int own = judged - ordered - told;
   return std::move(violations)
-      .verdict((own > 0 ? "each wave of retries was spread by jitter (" + std::to_string(own) +
-                              " judged)"
-                        : std::string("no wave of retries was the clients' own timing")) +
-               synchronised_by_provider);
+      .verdict(
+          (own > 0
+               ? "each wave of retries was spread by jitter (" + std::to_string(own) + " judged)"
+               : std::string("no wave of retries was the clients' own timing")) +
+          synchronised_by_provider +
+          (ordered == 0 ? ""
+                        : ", as RFC 9110 asks. Jitter on top of Retry-After avoids such a "
+                          "wave; a client that declares jitter-after-retry-after is held to it") +
+          spread_after_retry_after);
 }
 
 }  // namespace retryproof::scenarios::checkers

@@ -47,11 +47,12 @@ Verdict truthful_outcome(const Evidence& evidence) {
       }
       case Reported::failed: {
         // A job created from this invocation's request, by a request that arrived before
-        // the invocation ended (a later run's job is not its).
+        // the invocation ended, or later on its own connection (a later run's job is not its).
         for (const JobRecord* job : evidence.jobs_of_operation(invocation.operation)) {
           const JournalEntry* created = evidence.creation_of(job->id);
           if (created == nullptr || !from_these_bodies(*created) ||
-              created->seq > invocation.last_seq) {
+              (created->seq > invocation.last_seq &&
+               evidence.invocation_of(created->seq) != invocation.index)) {
             continue;
           }
           violations.add(label(invocation) + " reported failed, but the provider holds " + job->id +

@@ -95,6 +95,9 @@ TEST(JudgeCommand, ViolationsExitOneAndEveryReportFormatIsWritten) {
   EXPECT_EQ(judged.status.code, 1) << judged.out << judged.err;
   EXPECT_TRUE(contains(judged.out, "FAIL (harm)  traffic")) << judged.out;
   EXPECT_TRUE(contains(judged.out, "operation orderId=o-1 has 2 jobs")) << judged.out;
+  // What judge knows: no client ran, and there is no seed.
+  EXPECT_TRUE(contains(judged.out, "  jobs 2, POSTs 2, judged by attempts 3")) << judged.out;
+  EXPECT_FALSE(contains(judged.out, "seed")) << judged.out;
 
   const json written = json::parse(read_file(report("r.json")));
   EXPECT_EQ(written["summary"]["withHarm"], 1);
@@ -217,6 +220,47 @@ TEST(JudgeCommand, BadInputExitsTwoNamingTheFileTheEntryAndTheField) {
   EXPECT_TRUE(contains(bad_policy.err, "attempts")) << bad_policy.err;
 }
 
+// `curl -o journal.json` against a provider with a control token, without the token, saves
+// the 401's body: judging it as an empty journal would be a clean verdict on nothing.
+TEST(JudgeCommand, ASavedRefusalIsAnErrorNamingTheFixNeverAnEmptyJournal) {
+  TempDir dir("judge-cli");
+  provider::ProviderCore core({.seed = 1, .control_token = "T", .operation_field = "orderId"});
+  for (const char* key : {"a", "b"}) {  // two keys for one order: a duplicate
+    provider::HttpRequest create{.method = "POST", .path = "/jobs", .body = kOrder.dump()};
+    create.headers.emplace("Idempotency-Key", key);
+    core.handle(create, Millis(0));
+  }
+  const auto fetch = [&](std::optional<std::string> token) {
+    provider::HttpRequest request{.method = "GET", .path = "/_test/journal"};
+    if (token) request.headers.emplace("Authorization", "Bearer " + *token);
+    return core.handle(request, Millis(0)).body;
+  };
+  for (const auto& [token, words] :
+       std::vector<std::pair<std::optional<std::string>, std::string>>{
+           {std::nullopt, "the control token is missing"}, {"wrong", "the control token is wrong"}}) {
+    const auto saved = dir.write("refused.json", fetch(token));
+    const Judged refused = judge({saved.string(), "--operation-field", "orderId"});
+    EXPECT_EQ(refused.status.code, 2) << refused.out << refused.err;
+    EXPECT_TRUE(contains(refused.err, "refused.json: not a journal but the control plane's "
+                                      "refusal (unauthorized: " + words))
+        << refused.err;
+    EXPECT_TRUE(contains(refused.err, "the traffic is unknown, not clean")) << refused.err;
+    EXPECT_TRUE(contains(refused.err, "with Authorization: Bearer <control token>")) << refused.err;
+  }
+  // With the token the same journal is read (streamed over HTTP, so taken from the core
+  // here), and its duplicate fails.
+  EXPECT_EQ(core.handle(provider::HttpRequest{.method = "GET",
+                                              .path = "/_test/journal",
+                                              .headers = {{"Authorization", "Bearer T"}}},
+                        Millis(0))
+                .status,
+            200);
+  const auto read = dir.write("journal.json", core.journal_json().dump());
+  const Judged judged = judge({read.string(), "--operation-field", "orderId"});
+  EXPECT_EQ(judged.status.code, 1) << judged.out << judged.err;
+  EXPECT_TRUE(contains(judged.out, "no-duplicate-effect")) << judged.out;
+}
+
 // One proxy per service instance: each journal alone is clean, together they hold two jobs
 // for one order.
 TEST(JudgeCommand, SeveralJournalsAreJudgedAsOneFleet) {
@@ -234,6 +278,9 @@ TEST(JudgeCommand, SeveralJournalsAreJudgedAsOneFleet) {
                                        second.string() + " as one fleet, operations by orderId"))
       << judged.out;
   EXPECT_TRUE(contains(judged.out, "operation orderId=o-1 has 2 jobs")) << judged.out;
+  // What judge knows: no client ran, and there is no seed.
+  EXPECT_TRUE(contains(judged.out, "  jobs 2, POSTs 2, judged by attempts 3")) << judged.out;
+  EXPECT_FALSE(contains(judged.out, "seed")) << judged.out;
   EXPECT_TRUE(contains(judged.out, "1 operation: 1 succeeded (100.0%), 1 duplicated (100.0%)"))
       << judged.out;
   EXPECT_TRUE(contains(judged.out, "journal 2 seq 1")) << judged.out;
@@ -311,8 +358,14 @@ TEST(VerdictsEndpoint, TheProviderJudgesItsOwnJournalLiveAsJudgeDoesASavedOne) {
   const Judged judged = judge({saved.string(), "--operation-field", "orderId", "--client-policy",
                                "attempts=2", "--json", (dir.path() / "r.json").string()});
   EXPECT_EQ(judged.status.code, 1);
+  // The same verdicts; only the advice's word for a declaration is each caller's own.
+  std::string live_verdicts = report["scenarios"][0]["verdicts"].dump();
+  for (std::size_t at = 0; (at = live_verdicts.find("declare it: policy=", at)) != std::string::npos;)
+    live_verdicts.replace(at, std::string("declare it: policy=").size(),
+                          "declare it: --client-policy ");
+  EXPECT_NE(report.dump().find("declare it: policy=min-backoff="), std::string::npos);
   EXPECT_EQ(json::parse(read_file(dir.path() / "r.json"))["scenarios"][0]["verdicts"],
-            report["scenarios"][0]["verdicts"]);
+            json::parse(live_verdicts));
 
   const auto refused = client.Get("/_test/verdicts?policy=attempts%3Dnone");
   ASSERT_TRUE(refused);

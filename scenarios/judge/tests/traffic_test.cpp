@@ -156,6 +156,33 @@ TEST(JudgeTraffic, AResendAfterADropIsFailClosedsUnlessTheServiceDeclaresSameKey
             VerdictStatus::pass);
 }
 
+TEST(JudgeTraffic, TheAdviceNamesTheDefaultsAndTheCallersWordNotAScenario) {
+  Traffic traffic({"fail-before-commit", "fail-before-commit", "fail-before-commit"});
+  for (int attempt = 0; attempt < 4; ++attempt)
+    traffic.create("k-1", kOrder1, 10);  // each at once, one more than the default budget
+
+  const ScenarioResult result = judged(traffic.journal());
+  const std::string backoff = verdict(result, "backoff").explanation;
+  EXPECT_NE(backoff.find("the floor is 50 ms (the default floor; if the service promises "
+                         "another, declare it: --client-policy min-backoff=DURATION)"),
+            std::string::npos)
+      << backoff;
+  const std::string budget = verdict(result, "attempt-budget").explanation;
+  EXPECT_NE(budget.find("the budget is 3 (the default; if the service makes more by design, "
+                        "declare it: --client-policy attempts=N)"),
+            std::string::npos)
+      << budget;
+  EXPECT_EQ(verdicts_text(result).find("scenario"), std::string::npos)
+      << "there is no scenario behind traffic: " << verdicts_text(result);
+
+  // GET /_test/verdicts and the embed helpers take the policy as policy=...
+  const ScenarioResult asked = judge_traffic(
+      traffic.journal(), {.operation_field = "orderId", .declare_with = "policy="});
+  EXPECT_NE(verdict(asked, "backoff").explanation.find("declare it: policy=min-backoff=DURATION"),
+            std::string::npos)
+      << verdict(asked, "backoff").explanation;
+}
+
 TEST(JudgeTraffic, AnOperationsPayloadIsTheOneItsFirstCreateCarried) {
   Traffic traffic({"fail-before-commit"});
   traffic.create("k-1", kOrder1);

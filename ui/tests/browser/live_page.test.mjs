@@ -254,6 +254,60 @@ async function tokenPage(browser) {
   await page.context().close();
 }
 
+// Unknown is not none: a proxy with a control token holds a duplicate; its page opened
+// without the token, then with a wrong one, says "unknown" where every number would be and
+// never "None: every operation has at most one job"; with the right token it shows the
+// duplicate; with the proxy gone, "unknown: server unreachable".
+const CLAIMS = /None: every operation|no operations yet|No verdicts yet|No fault rules|No outage/;
+async function unknownPage(browser, upstream) {
+  const token = 'tok-' + Math.random().toString(36).slice(2);
+  const tokenFile = join(mkdtempSync(join(tmpdir(), 'retryproof-ui-token-')), 'token');
+  writeFileSync(tokenFile, token + '\n');
+  const proxy = spawn(binary, ['proxy', '--upstream', upstream, '--port', '0', '--operation-field', 'orderId', '--control-token-file', tokenFile], { stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(proxy);
+  const base = await new Promise((resolve, reject) => {
+    createInterface({ input: proxy.stdout }).once('line', (line) => resolve(line.trim()));
+    proxy.once('exit', (code) => reject(new Error(`the proxy exited ${code}`)));
+  });
+  check((await post(base, 'u1', 'o-u')).status === 201 && (await post(base, 'u2', 'o-u')).status === 201,
+    'through a proxy with a token: two keys for o-u, two jobs');
+  const { page, problems } = await openPage(browser, base);
+  const sections = ['#rates', '#duplicate-list', '#verdict-list', '#plan-view', '#operation-list'];
+  const unknownEverywhere = (words) => page.waitForFunction(([ids, said]) => ids.every((id) => {
+    const notice = document.querySelector(id + ' .unknown');
+    return notice && notice.textContent.includes(said);
+  }), [sections, words], { timeout: WAIT_MS }).then(() => true, () => false);
+  const claims = async () => CLAIMS.test(await page.textContent('main')) || await page.$$eval('[data-rate], #chart .bucket', (found) => found.length) > 0;
+
+  check(await unknownEverywhere('unknown: the control token is missing'), 'no token: "unknown: the control token is missing" in every section');
+  check(!(await claims()), 'no token: no "None", no "no operations yet", no count');
+  await shot(page, '10-unknown-no-token.png');
+
+  await page.fill('#token', 'not-the-token');
+  await page.press('#token', 'Enter');
+  check(await unknownEverywhere('unknown: wrong token'), 'a wrong token: "unknown: wrong token" in every section');
+  check(!(await claims()), 'a wrong token: no "None", no "no operations yet", no count');
+  check(/refused the control token/.test(await page.textContent('#status')), 'a wrong token: the status says it was refused');
+  await shot(page, '11-unknown-wrong-token.png');
+
+  await page.fill('#token', token);
+  await page.press('#token', 'Enter');
+  await page.waitForSelector('#duplicate-list tr.operation.duplicate[data-operation="o-u"]', { timeout: WAIT_MS });
+  check(true, 'the right token: o-u is among the operations with two effects');
+  check(await page.textContent('[data-rate="requests"]') === '2', 'the right token: the real request count, 2');
+  check(await page.$$eval('.unknown', (found) => found.length) === 0, 'the right token: nothing unknown');
+  await shot(page, '12-token-reads.png');
+
+  proxy.kill('SIGTERM');
+  await new Promise((resolve) => (proxy.exitCode !== null ? resolve() : proxy.once('exit', resolve)));
+  check(await unknownEverywhere('unknown: server unreachable'), 'the proxy gone: "unknown: server unreachable" in every section');
+  check(!(await claims()), 'the proxy gone: none of what it last showed is claimed still');
+  await shot(page, '13-unknown-unreachable.png');
+  check(problems.requests.every((url) => !url.includes(token)), 'the token is in no URL');
+  check(problems.errors.length === 0, `no script error (${problems.errors})`);
+  await page.context().close();
+}
+
 // The same page on a proxy in front of the provider.
 async function proxyPage(browser, upstream) {
   // The drill's outage is still in force on the provider: the proxy needs it answering.
@@ -364,6 +418,7 @@ try {
   await savedPage(browser, (await send(base, 'GET', '/_test/journal')).text);
   await tokenPage(browser);
   await proxyPage(browser, base);
+  await unknownPage(browser, base);
   await rehearsalPage(browser);
 } catch (problem) {
   failures.push(problem.stack || String(problem));

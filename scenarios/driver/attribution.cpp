@@ -1,0 +1,105 @@
+#include "scenarios/driver/attribution.hpp"
+
+#include <map>
+#include <optional>
+#include <utility>
+
+#include "common/invariant.hpp"
+
+namespace retryproof::scenarios {
+namespace {
+
+using provider::JournalEntry;
+using Charged = std::vector<std::vector<JournalEntry>>;
+
+Charged by_listener(const std::vector<JournalEntry>& journal,
+                    const std::vector<InvocationResult>& invocations) {
+  std::map<int, std::size_t> invocation_of_port;
+  for (std::size_t i = 0; i < invocations.size(); ++i) {
+    check_invariant(invocations[i].port.has_value(), "every fleet client has a port of its own");
+    invocation_of_port.emplace(*invocations[i].port, i);
+  }
+  Charged entries(invocations.size());
+  for (const JournalEntry& entry : journal) {
+    if (!entry.port) continue;
+    if (const auto found = invocation_of_port.find(*entry.port); found != invocation_of_port.end())
+      entries[found->second].push_back(entry);
+  }
+  return entries;
+}
+
+// Where a seq fell among windows that follow one another: inside one (`inside`), or after
+// the end of the last one that ended before it (`after`, empty before the first window).
+struct Place {
+  std::optional<std::size_t> inside;
+  std::optional<std::size_t> after;
+};
+
+Place place_of(std::uint64_t seq, const std::vector<InvocationResult>& invocations) {
+  Place place;
+  for (std::size_t i = 0; i < invocations.size(); ++i) {
+    const InvocationResult& invocation = invocations[i];
+    if (seq < invocation.first_seq) break;
+    if (seq <= invocation.last_seq) {
+      place.inside = i;
+      return place;
+    }
+    place.after = i;
+  }
+  return place;
+}
+
+Charged by_connection(const std::vector<JournalEntry>& journal,
+                      const std::vector<InvocationResult>& invocations) {
+  Charged entries(invocations.size());
+  // A connection is the listener it was accepted on and the client's port; a port reused
+  // for a later connection starts again at its first request (new_connection).
+  std::map<std::pair<int, int>, std::size_t> owner_of_connection;
+  for (const JournalEntry& entry : journal) {
+    const Place place = place_of(entry.seq, invocations);
+    std::optional<std::size_t> owner = place.inside;
+    if (entry.client_port) {
+      const std::pair<int, int> connection{entry.port.value_or(0), *entry.client_port};
+      const auto known = owner_of_connection.find(connection);
+      if (known != owner_of_connection.end() && !entry.new_connection) {
+        owner = known->second;
+      } else {
+        // Opened within a window, it is that client's; between two, when no client ran,
+        // only the one that ran last can have opened it.
+        if (!owner) owner = place.after;
+        if (owner) owner_of_connection.insert_or_assign(connection, *owner);
+      }
+    }
+    if (owner) entries[*owner].push_back(entry);
+  }
+  return entries;
+}
+
+}  // namespace
+
+Charged charged_entries(const std::vector<JournalEntry>& journal,
+                        const std::vector<InvocationResult>& invocations, bool fleet) {
+  return fleet ? by_listener(journal, invocations) : by_connection(journal, invocations);
+}
+
+void record_charges(const Charged& entries, std::vector<InvocationResult>& invocations,
+                    bool fleet) {
+  check_invariant(entries.size() == invocations.size(),
+                  "every invocation has its list of charged entries");
+  for (std::size_t i = 0; i < invocations.size(); ++i) {
+    InvocationResult& invocation = invocations[i];
+    if (fleet) {
+      if (entries[i].empty()) continue;
+      invocation.first_seq = entries[i].front().seq;
+      invocation.last_seq = entries[i].back().seq;
+      continue;
+    }
+    invocation.late_seqs.clear();
+    for (const JournalEntry& entry : entries[i]) {
+      if (entry.seq < invocation.first_seq || entry.seq > invocation.last_seq)
+        invocation.late_seqs.push_back(entry.seq);
+    }
+  }
+}
+
+}  // namespace retryproof::scenarios
