@@ -1,6 +1,8 @@
 #include "provider/api_shape.hpp"
 
 #include <algorithm>
+#include <array>
+#include <utility>
 
 #include "common/fingerprint.hpp"
 #include "common/form_body.hpp"
@@ -89,8 +91,63 @@ std::optional<std::map<std::string, std::string>> Route::match(
 }
 
 std::string Route::describe() const {
-  return method + " " + path;
+  std::string text = method + " " + path;
+  std::string_view joint = " with ";
+  for (const auto& [name, value] : headers) {
+    text += std::string(joint) + name + ": " + value;
+    joint = ", ";
+  }
+  for (const auto& [field, value] : body_fields) {
+    text += std::string(joint) + "body " + field + " = " + value;
+    joint = ", ";
+  }
+  return text;
 }
+
+namespace {
+
+// A body field's value as routes and lookups compare it: a string as it is, another JSON
+// value as its compact text; nothing when the body lacks it.
+std::optional<std::string> field_text(const json& body, std::string_view dotted) {
+  const json* value = value_at_path(body, dotted);
+  if (value == nullptr || value->is_null()) return std::nullopt;
+  return value->is_string() ? value->get<std::string>() : compact_json(*value);
+}
+
+// The request's body, decoded once for the routes that read it; null when it is not one.
+class BodyOnce {
+ public:
+  BodyOnce(const ApiShape& shape, const HttpRequest& request) : shape_(shape), request_(request) {}
+  const json& get() {
+    if (!decoded_) {
+      try {
+        decoded_ = shape_.decode_body(request_);
+      } catch (const std::invalid_argument&) {
+        decoded_ = json();
+      }
+    }
+    return *decoded_;
+  }
+
+ private:
+  const ApiShape& shape_;
+  const HttpRequest& request_;
+  std::optional<json> decoded_;
+};
+
+bool carries(const Route& route, const HttpRequest& request, BodyOnce& body) {
+  for (const auto& [name, value] : route.headers) {
+    const auto [first, last] = request.headers.equal_range(name);
+    if (std::none_of(first, last, [&](const auto& header) { return header.second == value; }))
+      return false;
+  }
+  for (const auto& [field, value] : route.body_fields) {
+    if (field_text(body.get(), field) != value) return false;
+  }
+  return true;
+}
+
+}  // namespace
 
 RouteMatch ApiShape::match(const HttpRequest& request) const {
   // A GET route serves HEAD too, as every HTTP server's does.
@@ -103,6 +160,7 @@ RouteMatch ApiShape::match(const HttpRequest& request) const {
     if (allowed.find(route.method) == std::string::npos)
       allowed += (allowed.empty() ? "" : ", ") + route.method;
   };
+  BodyOnce body(*this, request);
   for (const auto& lookup : lookups) {
     const auto captures = lookup.route.match(request.path);
     if (!captures) continue;
@@ -110,18 +168,24 @@ RouteMatch ApiShape::match(const HttpRequest& request) const {
       path_allows(lookup.route);
       continue;
     }
+    if (!carries(lookup.route, request, body)) continue;  // another operation on the path
     // No parameter, or an empty one: a lookup of no key, which finds nothing.
-    return {RequestKind::lookup,
-            {},
-            lookup.query_parameter ? form_field(request.query, *lookup.query_parameter).value_or("")
-                                   : captures->at("key"),
-            &lookup};
+    std::string looked_up =
+        lookup.query_parameter ? form_field(request.query, *lookup.query_parameter).value_or("")
+        : lookup.body_field    ? field_text(body.get(), *lookup.body_field).value_or("")
+                               : captures->at("key");
+    return {RequestKind::lookup, {}, std::move(looked_up), &lookup};
   }
   for (const auto& create : creates) {
     if (!create.match(request.path)) continue;
-    if (method_fits(create)) return {RequestKind::create, {}, {}};
-    path_allows(create);
+    if (!method_fits(create)) {
+      path_allows(create);
+    } else if (carries(create, request, body)) {
+      return {RequestKind::create, {}, {}};
+    }
   }
+  // An operation no route names, on a path that routes share by what the request carries,
+  // is `other`: never taken for a create.
   return {RequestKind::other, allowed, {}};
 }
 
@@ -274,6 +338,26 @@ const json* value_at_path(const json& object, std::string_view dotted) {
   return at;
 }
 
+namespace {
+
+// The code of each status the server refuses a request with itself (HttpConnection::refuse,
+// and the connection cap's 503): one code a status.
+std::optional<std::string> refusal_code(int status) {
+  static constexpr std::array<std::pair<int, std::string_view>, 5> kRefusals{{
+      {400, "bad_request"},
+      {408, "request_timeout"},
+      {413, "payload_too_large"},
+      {431, "request_header_fields_too_large"},
+      {503, "capacity_exhausted"},
+  }};
+  for (const auto& [known, code] : kRefusals) {
+    if (known == status) return std::string(code);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 JournalEntry refused_entry(const ApiShape& api, const RefusedRequest& request, std::uint64_t seq,
                            Millis now) {
   JournalEntry entry{.seq = seq,
@@ -287,6 +371,7 @@ JournalEntry refused_entry(const ApiShape& api, const RefusedRequest& request, s
                      .answered_at = now,
                      .status = request.status};
   if (request.listener != 0) entry.port = request.listener;
+  entry.code = refusal_code(request.status);
   return entry;
 }
 

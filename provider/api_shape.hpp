@@ -26,10 +26,19 @@ namespace retryproof::provider {
 struct Route {
   std::string method;
   std::string path;
+  // What else a request must carry to take the route, where operations share a method and a
+  // path: AWS's JSON protocol sends each as POST / and names it in X-Amz-Target; JSON-RPC and
+  // GraphQL name it in a body field ("method", "operationName"). Each header's exact value,
+  // and each body field's (a dotted path; a string as it is, another JSON value as its
+  // compact text).
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::vector<std::pair<std::string, std::string>> body_fields;
 
   // The segments the braces matched, when `path` matches (the method aside).
   std::optional<std::map<std::string, std::string>> match(std::string_view request_path) const;
-  std::string describe() const;  // "POST /v1/{resource}"
+  bool names_operation() const { return !headers.empty() || !body_fields.empty(); }
+  // "POST /v1/{resource}", "POST / with X-Amz-Target: secretsmanager.CreateSecret"
+  std::string describe() const;
 };
 
 enum class BodyEncoding { json, form };
@@ -46,9 +55,11 @@ struct KeyPlace {
 
 struct Lookup {
   Route route;
-  // Where the value looked up is: the route's {key} segment, or this query parameter. It is
-  // the idempotency key, or under a keyless API the business field's value.
+  // Where the value looked up is: the route's {key} segment, this query parameter, or this
+  // field of the request's body (a dotted path: {"SecretId": ...}). It is the idempotency
+  // key, or under a keyless API the business field's value.
   std::optional<std::string> query_parameter;
+  std::optional<std::string> body_field;
   // Set when the lookup answers a list, as a search endpoint does: {"<list_field>": [...]}
   // with every job the value names, and an empty list (200) when none. Unset: the one job,
   // or a 404.
@@ -107,6 +118,9 @@ struct ApiShape {
   std::optional<ErrorFormat> error_format;      // the profile's when empty
   std::optional<ErrorTemplate> error_template;  // an error body of the API's own form
   std::map<std::string, ErrorOverride, std::less<>> error_overrides;  // by the provider's code
+  // The Content-Type of its errors ("application/x-amz-json-1.1", "application/hal+json"):
+  // an SDK may parse an error only under its API's own media type. Empty: the format's.
+  std::optional<std::string> error_content_type;
   std::string replay_header = "Idempotent-Replayed";
   std::optional<Profile> profile;  // the semantics the shape implies (stripe's replays)
 

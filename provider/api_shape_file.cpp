@@ -2,12 +2,15 @@
 // validated at start, and a mistake names the file, the JSON path and what was expected.
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <fstream>
 #include <stdexcept>
+#include <string_view>
 
 #include "common/json_file.hpp"
 #include "common/json_node.hpp"
 #include "provider/api_shape.hpp"
+#include "provider/error_codes.hpp"
 #include "provider/sdk_shapes.hpp"
 
 namespace retryproof::provider {
@@ -15,19 +18,64 @@ namespace {
 
 using nlohmann::json;
 
-// A shape file's route: {"method": "POST", "path": "/v1/{resource}"}; a lookup's may also
-// name its "queryParameter" and "list".
+// {"X-Amz-Target": "secretsmanager.CreateSecret"}: names, each with the one value it must have.
+std::vector<std::pair<std::string, std::string>> read_conditions(const JsonNode& node,
+                                                                 bool header_names) {
+  node.any_object();
+  if (node.value.empty()) node.fail("expected at least one name and the value it must have");
+  std::vector<std::pair<std::string, std::string>> conditions;
+  for (const auto& [name, unused] : node.value.items()) {
+    const JsonNode value = node.field(name);
+    const bool token = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) != 0 ||
+             std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
+    });
+    if (header_names && !token)
+      value.fail("not a header name (letters, digits and -_.!#$%&'*+^`|~)");
+    if (!header_names && name.empty()) value.fail("a body field is a dotted path, not empty");
+    conditions.emplace_back(name, value.non_empty_string());
+  }
+  return conditions;
+}
+
+// A shape file's route: {"method": "POST", "path": "/v1/{resource}"}, with the "headers" and
+// "bodyFields" that tell operations on one path apart; a lookup's may also name its
+// "queryParameter", "bodyField" and "list".
 Route read_route(const JsonNode& node, bool lookup = false) {
   if (lookup) {
-    node.object({"method", "path", "queryParameter", "list"});
+    node.object({"method", "path", "headers", "bodyFields", "queryParameter", "bodyField", "list"});
   } else {
-    node.object({"method", "path"});
+    node.object({"method", "path", "headers", "bodyFields"});
   }
   if (!node.has("method") || !node.has("path"))
     node.fail("a route names its \"method\" and \"path\"");
   Route route{node.field("method").non_empty_string(), node.field("path").non_empty_string()};
   if (!route.path.starts_with('/')) node.field("path").fail("a path begins with /");
+  if (node.has("headers")) route.headers = read_conditions(node.field("headers"), true);
+  if (node.has("bodyFields")) route.body_fields = read_conditions(node.field("bodyFields"), false);
   return route;
+}
+
+// Routes that share a method and a path tell their operations apart by what the request
+// carries: one that names nothing would take every other operation there for itself.
+void check_shared_paths(const ApiShape& shape) {
+  std::vector<std::pair<const Route*, std::string>> routes;
+  for (std::size_t i = 0; i < shape.lookups.size(); ++i)
+    routes.emplace_back(&shape.lookups[i].route, "$.lookups[" + std::to_string(i) + "]");
+  for (std::size_t i = 0; i < shape.creates.size(); ++i)
+    routes.emplace_back(&shape.creates[i], "$.creates[" + std::to_string(i) + "]");
+  for (const auto& [route, path] : routes) {
+    if (route->names_operation()) continue;
+    for (const auto& [other, other_path] : routes) {
+      if (other == route || !other->names_operation() || other->method != route->method ||
+          other->path != route->path)
+        continue;
+      throw FormatError(path + ": " + route->describe() + " is shared with " + other_path + " (" +
+                        other->describe() +
+                        "): each route on a shared path names its operation in \"headers\" or "
+                        "\"bodyFields\", so that an unknown operation is never taken for it");
+    }
+  }
 }
 
 const std::vector<std::pair<std::string_view, BodyEncoding>> kEncodings = {
@@ -37,22 +85,6 @@ const std::vector<std::pair<std::string_view, ErrorFormat>> kErrorFormats = {
     {"plain", ErrorFormat::plain_json},
     {"problem", ErrorFormat::problem_json},
     {"stripe", ErrorFormat::stripe_object}};
-
-// The provider's error codes a shape may restate.
-constexpr std::array<std::string_view, 13> kErrorCodes = {
-    "bad_request",
-    "capacity_exhausted",
-    "idempotency_key_required",
-    "idempotency_key_invalid",
-    "idempotency_key_in_flight",
-    "idempotency_key_reused_with_different_payload",
-    "invalid_json",
-    "internal_error",
-    "invalid_form_body",
-    "payload_too_large",
-    "not_found",
-    "rate_limited",
-    "temporarily_unavailable"};
 
 template <typename Value>
 Value one_of(const JsonNode& node, const std::vector<std::pair<std::string_view, Value>>& known) {
@@ -118,10 +150,39 @@ void read_error_template(const JsonNode& errors, ApiShape& shape) {
   shape.error_template = std::move(form);
 }
 
+// A media type as a Content-Type header carries it: type "/" subtype, both tokens (RFC 9110
+// 8.3.1), then any parameters; nothing that could end the header.
+std::string read_media_type(const JsonNode& node) {
+  const std::string text = node.non_empty_string();
+  const auto token = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 ||
+           std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
+  };
+  const std::size_t slash = text.find('/');
+  const std::size_t end = std::min(text.find(';'), text.size());
+  const bool type_ok =
+      slash != std::string::npos && slash > 0 && slash + 1 < end &&
+      std::all_of(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(slash), token) &&
+      std::all_of(text.begin() + static_cast<std::ptrdiff_t>(slash) + 1,
+                  text.begin() + static_cast<std::ptrdiff_t>(end), token);
+  const bool printable = std::all_of(text.begin(), text.end(), [](char c) {
+    return static_cast<unsigned char>(c) >= 0x20 && c != 0x7f;
+  });
+  if (!type_ok || !printable) {
+    node.fail(
+        "expected a media type, type/subtype with optional ;parameters, such as "
+        "\"application/x-amz-json-1.1\" or \"application/hal+json\"");
+  }
+  return text;
+}
+
 // "errors": {"format": "stripe", "codes": {"idempotency_key_in_flight": {"status": 409,
-// "code": "idempotency_key_in_use", "message": "..."}}}, or a "template" of the API's own.
+// "code": "idempotency_key_in_use", "message": "..."}}}, or a "template" of the API's own;
+// "contentType" for the media type they are sent as.
 void read_errors(const JsonNode& errors, ApiShape& shape) {
-  errors.object({"format", "template", "values", "codes"});
+  errors.object({"format", "template", "values", "codes", "contentType"});
+  if (errors.has("contentType"))
+    shape.error_content_type = read_media_type(errors.field("contentType"));
   if (errors.has("format")) shape.error_format = one_of(errors.field("format"), kErrorFormats);
   if (errors.has("template")) {
     read_error_template(errors, shape);
@@ -133,11 +194,10 @@ void read_errors(const JsonNode& errors, ApiShape& shape) {
   codes.any_object();
   for (const auto& [code, unused] : codes.value.items()) {
     const JsonNode row = codes.field(code);
-    if (std::find(kErrorCodes.begin(), kErrorCodes.end(), code) == kErrorCodes.end()) {
-      std::string known;
-      for (const auto name : kErrorCodes)
-        known += (known.empty() ? "" : ", ") + std::string(name);
-      row.fail("not an error code of the provider; expected one of " + known);
+    const ErrorCodeRow* known = error_code_row(code);
+    if (known == nullptr || !known->restatable) {
+      row.fail("not an error code of the provider; expected one of " +
+               std::string(restatable_codes_text()));
     }
     row.object({"status", "code", "message", "values"});
     ErrorOverride& override = shape.error_overrides[code];
@@ -253,15 +313,19 @@ std::vector<Lookup> read_lookups(const JsonNode& lookups) {
   std::vector<Lookup> read;
   for (std::size_t i = 0; i < lookups.value.size(); ++i) {
     const JsonNode item = lookups.item(i);
-    Lookup lookup{read_route(item, true), std::nullopt, std::nullopt};
+    Lookup lookup{read_route(item, true), std::nullopt, std::nullopt, std::nullopt};
     if (item.has("list")) lookup.list_field = item.field("list").non_empty_string();
+    if (item.has("queryParameter") && item.has("bodyField"))
+      item.fail("a lookup reads its value from a \"queryParameter\" or a \"bodyField\", not both");
     if (item.has("queryParameter")) {
       lookup.query_parameter = item.field("queryParameter").non_empty_string();
+    } else if (item.has("bodyField")) {
+      lookup.body_field = item.field("bodyField").non_empty_string();
     } else if (lookup.route.path != "/{key}" && !lookup.route.path.ends_with("/{key}") &&
                lookup.route.path.find("/{key}/") == std::string::npos) {
       item.fail(
           "a lookup finds the key (or, without one, the operation field's value) in a "
-          "path segment that is exactly {key} or in a \"queryParameter\"");
+          "path segment that is exactly {key}, in a \"queryParameter\" or in a \"bodyField\"");
     }
     read.push_back(std::move(lookup));
   }
@@ -320,6 +384,7 @@ ApiShape api_shape_from_json(const json& document, const std::string& origin) {
     if (root.has("encodings")) shape.encodings = read_encodings(root.field("encodings"));
     if (root.has("lookups")) shape.lookups = read_lookups(root.field("lookups"));
     if (root.has("created")) read_created(root.field("created"), shape.created);
+    check_shared_paths(shape);
     if (root.has("errors")) read_errors(root.field("errors"), shape);
     if (root.has("replayHeader"))
       shape.replay_header = root.field("replayHeader").non_empty_string();

@@ -70,6 +70,9 @@ struct Decision {
   Headers headers;
   std::string body;
   std::string content_type = "application/json";
+  // An error's code among the provider's own (error_codes.hpp), whatever status and code a
+  // shape sent it as: what the journal records the answer meant. Empty for a success.
+  std::string code;
   Millis delay{0};  // hold the connection this long before delivering
   // Set when the request is held in flight (delay-before-commit): after `delay`, the
   // decision to deliver is ProviderCore::complete(*pending_commit, now).

@@ -129,6 +129,7 @@ void record_answer(JournalEntry& entry, const Decision& decision, Millis now) {
   const bool status_line_sent =
       decision.delivery == Delivery::respond || decision.delivery == Delivery::truncate;
   if (status_line_sent) entry.status = decision.status;
+  if (status_line_sent && !decision.code.empty()) entry.code = decision.code;
   const auto retry_after = decision.headers.find("Retry-After");
   if (retry_after == decision.headers.end()) return;
   const std::string& text = retry_after->second;
@@ -172,6 +173,7 @@ void to_json(json& out, const JournalEntry& entry) {
       {"jobId", or_null(entry.job_id)},
       {"closeNotify", or_null(entry.close_notify)},
   };
+  if (entry.code) out["code"] = *entry.code;
   // What the client sent: byte for byte when it is UTF-8, else escaped and marked so.
   put_client_text(out, "path", entry.path);
   if (entry.key) put_client_text(out, "key", *entry.key);
@@ -214,6 +216,7 @@ void from_json(const json& in, JournalEntry& entry) {
   entry.abandoned_at = abandoned ? std::optional<Millis>(Millis(*abandoned)) : std::nullopt;
   entry.delivery = parse_name(kDeliveries, text_of(in, "delivery"), "delivery");
   entry.status = optional_number<int>(in, "status");
+  entry.code = optional_text(in, "code");
   entry.retry_after_seconds = optional_number<int>(in, "retryAfter");
   entry.job_id = optional_text(in, "jobId");
   entry.port = optional_number<int>(in, "port");

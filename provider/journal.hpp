@@ -71,7 +71,13 @@ struct JournalEntry {
   // interpreter of the decision could see it.
   std::optional<Millis> abandoned_at;
   Delivery delivery = Delivery::respond;
-  std::optional<int> status;               // empty when no status line was sent
+  std::optional<int> status;  // empty when no status line was sent
+  // The provider's code of an error answer (error_codes.hpp: "rate_limited"), whatever status
+  // and code its API shape sent it as: what the verdicts read the answer's meaning from. Empty
+  // for a success, an answer sent without a status line, a replay, and an upstream's answer
+  // no shape maps (those are read by their status, as a journal saved before codes is). Its
+  // JSON "code" is there only when the entry has one.
+  std::optional<std::string> code;
   std::optional<int> retry_after_seconds;  // the Retry-After the response carried
   std::optional<std::string> job_id;
   // The extra listener it arrived on (ProviderServer::add_listener): in a fleet each client

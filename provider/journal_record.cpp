@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string_view>
 
+#include "provider/error_codes.hpp"
 #include "provider/fault.hpp"
 #include "provider/job_ids.hpp"
 
@@ -90,6 +91,16 @@ Fault fault_of(FaultKind kind, std::uint32_t argument) {
   return fault;
 }
 
+// An error code in the record's 4 bits (0 for none), if it is among the table's first 15.
+std::optional<std::uint16_t> code_bits(const std::optional<std::string>& code) {
+  if (!code) return 0;
+  const auto& table = error_code_table();
+  for (std::size_t i = 0; i < table.size() && i < 15; ++i) {
+    if (table[i].code == *code) return static_cast<std::uint16_t>(i + 1);
+  }
+  return std::nullopt;
+}
+
 // Whether the enum's value fits a field of `bits` bits (`reserved` values taken before it).
 template <typename Enum>
 bool fits(Enum value, unsigned bits, unsigned reserved = 0) {
@@ -110,6 +121,8 @@ JournalCodec::JournalCodec(std::shared_ptr<KeyTables> shared, std::string id_pre
     : shared_(std::move(shared)), id_prefix_(std::move(id_prefix)) {}
 
 bool JournalCodec::pack_answer(Record& record, const JournalEntry& entry) {
+  const std::optional<std::uint16_t> code = code_bits(entry.code);
+  if (!code) return false;
   const Millis at(record.at_ms);
   const auto answered = offset(entry.answered_at, at);
   const auto abandoned = offset(entry.abandoned_at, at);
@@ -122,6 +135,7 @@ bool JournalCodec::pack_answer(Record& record, const JournalEntry& entry) {
   record.retry_after = *retry_after;
   record.delivery = static_cast<std::uint16_t>(entry.delivery) & 3U;
   record.close_notify = !entry.close_notify ? 0 : (*entry.close_notify ? 2 : 1);
+  record.code = *code & 15U;
   return true;
 }
 
@@ -189,6 +203,7 @@ JournalEntry JournalCodec::unpack(const Record& record, std::uint64_t seq) const
   if (record.operation != Record::kNone)
     entry.operation = std::string(texts_.view(record.operation));
   entry.outcome = static_cast<Outcome>(record.outcome);
+  if (record.code != 0) entry.code = std::string(error_code_table()[record.code - 1U].code);
   if (record.fault != 0)
     entry.fault = fault_of(static_cast<FaultKind>(record.fault - 1), record.fault_argument);
   entry.answered_at = time_at(record.answered, at);

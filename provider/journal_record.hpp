@@ -44,6 +44,9 @@ struct JournalRecord {
   std::uint16_t client_port = 0;
   std::uint16_t kind : 2 = 0;
   std::uint16_t outcome : 4 = 0;
+  // The answer's error code: 0 none; else 1 + its row in error_code_table(), among the
+  // first 15 (another, or a code that table does not know, keeps the entry whole).
+  std::uint16_t code : 4 = 0;
   std::uint16_t delivery : 2 = 0;
   std::uint16_t fault : 4 = 0;  // 0: no fault; else the FaultKind + 1
   std::uint16_t has_job_id : 1 = 0;

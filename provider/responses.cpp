@@ -1,41 +1,18 @@
 #include "provider/responses.hpp"
 
+#include <algorithm>
 #include <array>
 #include <utility>
 
 #include "common/json_text.hpp"
+#include "provider/error_codes.hpp"
 
 namespace retryproof::provider {
 namespace {
 
-// Problem titles: short, the same for every occurrence of a code (RFC 9457 3.1.4).
-constexpr std::array<std::pair<std::string_view, std::string_view>, 18> kTitles{{
-    {"idempotency_key_required", "Idempotency-Key is missing"},
-    {"idempotency_key_invalid", "Idempotency-Key is malformed"},
-    {"idempotency_key_in_flight", "A request with this Idempotency-Key is still being processed"},
-    {"idempotency_key_reused_with_different_payload",
-     "Idempotency-Key was already used with a different payload"},
-    {"invalid_json", "The body is not a JSON object"},
-    {"payload_too_large", "The body is too large"},
-    {"not_found", "Not found"},
-    {"method_not_allowed", "Method not allowed"},
-    {"temporarily_unavailable", "Temporarily unavailable"},
-    {"rate_limited", "Too many requests"},
-    {"internal_error", "Internal error"},
-    {"unauthorized", "Unauthorized"},
-    {"bad_request", "Bad request"},
-    {"invalid_fault_plan", "The fault plan is invalid"},
-    {"invalid_reset", "The reset request is invalid"},
-    {"invalid_clock", "The clock request is invalid"},
-    {"invalid_journal_query", "The journal query is invalid"},
-    {"capacity_exhausted", "The provider holds as many keys as it may"},
-}};
-
 std::string_view title_of(std::string_view code) {
-  for (const auto& [known, title] : kTitles) {
-    if (known == code) return title;
-  }
-  return code;
+  const ErrorCodeRow* row = error_code_row(code);
+  return row == nullptr ? code : row->title;
 }
 
 }  // namespace
@@ -91,10 +68,12 @@ constexpr std::array<std::pair<ErrorFormat, Decision (*)(int, std::string_view, 
 
 Decision error_response(int status, std::string_view code, std::string_view detail,
                         ErrorFormat format) {
-  for (const auto& [known, write] : kErrorWriters) {
-    if (known == format) return write(status, code, detail);
-  }
-  return plain_error(status, code, detail);
+  const auto writer = std::find_if(kErrorWriters.begin(), kErrorWriters.end(),
+                                   [&](const auto& row) { return row.first == format; });
+  Decision error =
+      (writer == kErrorWriters.end() ? plain_error : writer->second)(status, code, detail);
+  error.code = std::string(code);
+  return error;
 }
 
 Decision ErrorStyle::error(int status, std::string_view code, std::string_view detail) const {
@@ -107,11 +86,93 @@ Decision ErrorStyle::error(int status, std::string_view code, std::string_view d
   const std::string_view message = as.message       ? std::string_view(*as.message)
                                    : detail.empty() ? title_of(code)
                                                     : detail;
-  if (shape->error_template) {
-    return json_response(sent_status,
-                         shape->error_template->render(sent_status, sent_code, message, as.values));
+  // Whatever the shape sends, the journal records the code it was written from.
+  Decision error =
+      shape->error_template
+          ? json_response(sent_status,
+                          shape->error_template->render(sent_status, sent_code, message, as.values))
+          : error_response(sent_status, sent_code, as.message ? message : detail, format);
+  error.code = std::string(code);
+  if (shape->error_content_type) error.content_type = *shape->error_content_type;
+  return error;
+}
+
+namespace {
+
+// The code a template's string puts "{code}" in, read from the same place of `body`.
+std::optional<std::string> code_in_template(const nlohmann::json& form,
+                                            const nlohmann::json& body) {
+  if (form.is_string()) {
+    const std::string text = form.get<std::string>();
+    const std::size_t at = text.find("{code}");
+    if (at == std::string::npos || !body.is_string()) return std::nullopt;
+    const std::string sent = body.get<std::string>();
+    const std::string before = text.substr(0, at);
+    const std::string after = text.substr(at + 6);
+    if (sent.size() < before.size() + after.size() || !sent.starts_with(before) ||
+        !sent.ends_with(after))
+      return std::nullopt;
+    return sent.substr(before.size(), sent.size() - before.size() - after.size());
   }
-  return error_response(sent_status, sent_code, as.message ? message : detail, format);
+  if (form.is_object() && body.is_object()) {
+    for (const auto& [name, part] : form.items()) {
+      const auto found = body.find(name);
+      if (found == body.end()) continue;
+      if (auto code = code_in_template(part, *found)) return code;
+    }
+  } else if (form.is_array() && body.is_array()) {
+    for (std::size_t i = 0; i < form.size() && i < body.size(); ++i) {
+      if (auto code = code_in_template(form[i], body[i])) return code;
+    }
+  }
+  return std::nullopt;
+}
+
+// Where each format writes the code: {"error": code}, a problem's "error", Stripe's
+// {"error": {"code": ...}}.
+std::optional<std::string> code_in_format(ErrorFormat format, const nlohmann::json& body) {
+  if (!body.is_object()) return std::nullopt;
+  const auto error = body.find("error");
+  if (error == body.end()) return std::nullopt;
+  if (format == ErrorFormat::stripe_object) {
+    if (!error->is_object() || !error->contains("code") || !(*error)["code"].is_string())
+      return std::nullopt;
+    return (*error)["code"].get<std::string>();
+  }
+  if (!error->is_string()) return std::nullopt;
+  return error->get<std::string>();
+}
+
+}  // namespace
+
+std::optional<std::string> ErrorStyle::code_of(int status, std::string_view body) const {
+  if (status < 400) return std::nullopt;
+  const nlohmann::json parsed = nlohmann::json::parse(body, nullptr, false);
+  if (parsed.is_discarded()) return std::nullopt;
+  const std::optional<std::string> sent =
+      shape != nullptr && shape->error_template
+          ? code_in_template(shape->error_template->body, parsed)
+          : code_in_format(format, parsed);
+  if (!sent) return std::nullopt;
+  // The rows that send this code, and among them those that send it with this status.
+  std::vector<std::string_view> named;
+  std::vector<std::string_view> with_status;
+  for (const ErrorCodeRow& row : error_code_table()) {
+    const ErrorOverride* as = nullptr;
+    if (shape != nullptr) {
+      const auto restated = shape->error_overrides.find(row.code);
+      if (restated != shape->error_overrides.end()) as = &restated->second;
+    }
+    const std::string_view sent_code =
+        as != nullptr && as->code ? std::string_view(*as->code) : row.code;
+    if (sent_code != *sent) continue;
+    named.push_back(row.code);
+    if (as != nullptr && as->status ? *as->status == status : row.status == status)
+      with_status.push_back(row.code);
+  }
+  if (named.size() == 1) return std::string(named.front());
+  if (with_status.size() == 1) return std::string(with_status.front());
+  return std::nullopt;
 }
 
 ErrorFormat error_format_of(const ApiShape& shape) {

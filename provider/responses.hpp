@@ -4,6 +4,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -30,6 +31,11 @@ struct ErrorStyle {
   ErrorFormat format = ErrorFormat::plain_json;
 
   Decision error(int status, std::string_view code, std::string_view detail = {}) const;
+  // The provider's code an answer of this style was written from, read back from its body
+  // (where the format or the shape's template puts the code) and its status: a proxy's
+  // reading of its upstream's errors. Nothing for a success, a body that names no code, a
+  // code no row restates as it, or one that two rows restate alike under this status.
+  std::optional<std::string> code_of(int status, std::string_view body) const;
 };
 
 // The format a shape's clients read errors in: the shape's, else its profile's (baseline's

@@ -4,6 +4,7 @@
 #include <cassert>
 
 #include "common/utf8.hpp"
+#include "provider/error_codes.hpp"
 #include "provider/json_body.hpp"
 #include "provider/responses.hpp"
 #include "proxy/proxy_faults.hpp"
@@ -39,6 +40,13 @@ Outcome create_outcome(int status, bool has_key) {
   if (status == 400 && !has_key) return Outcome::missing_key;
   if (status >= 400 && status < 500) return Outcome::invalid;
   return Outcome::new_operation;  // a 5xx: an attempt the upstream failed
+}
+
+// The status the provider itself sends the code with, which the outcomes above read: the
+// answer's own when it names no code a row knows.
+int provider_status(const std::string& code, int status) {
+  const provider::ErrorCodeRow* row = code.empty() ? nullptr : provider::error_code_row(code);
+  return row == nullptr ? status : row->status;
 }
 
 Outcome lookup_outcome(int status) {
@@ -297,8 +305,11 @@ Decision ProxyCore::settle(JournalEntry& entry, const Pending& pending,
             "): " + std::to_string(decision.status);
   } else {
     upstream.status = static_cast<std::uint16_t>(answer.status);
-    read_answer(entry, pending, answer, now);
     decision = as_decision(answer);
+    // What the shape says the answer meant, for the journal and the outcome: a 400
+    // ThrottlingException is the rate limit it was mapped from.
+    decision.code = errors_.code_of(answer.status, answer.body).value_or("");
+    read_answer(entry, pending, answer, now, provider_status(decision.code, answer.status));
     line +=
         std::to_string(answer.status) + (entry.job_id ? " job=" + escape_text(*entry.job_id) : "");
   }
@@ -321,17 +332,16 @@ Decision ProxyCore::settle(JournalEntry& entry, const Pending& pending,
 }
 
 void ProxyCore::read_answer(JournalEntry& entry, const Pending& pending,
-                            const UpstreamAnswer& answer, Millis now) {
+                            const UpstreamAnswer& answer, Millis now, int status) {
   if (entry.kind == RequestKind::lookup) {
-    entry.outcome = lookup_outcome(answer.status);
+    entry.outcome = lookup_outcome(status);
     if (entry.outcome == Outcome::lookup_hit) entry.job_id = object_id(config_.api, answer.body);
     return;
   }
   if (entry.kind != RequestKind::create) return;  // `other`, as the journal says of them
   if (!is_success(answer.status)) {
     // An API without keys needs none: its refusals are not for a missing key.
-    entry.outcome =
-        create_outcome(answer.status, entry.key.has_value() || !config_.api.key.exists());
+    entry.outcome = create_outcome(status, entry.key.has_value() || !config_.api.key.exists());
     return;
   }
   entry.job_id = object_id(config_.api, answer.body);

@@ -160,9 +160,10 @@ class ProxyCore final : public provider::ControlTarget {
   // What the client of a forwarded request gets, written into its journal entry.
   provider::Decision settle(provider::JournalEntry& entry, const Pending& pending,
                             const UpstreamAnswer& answer, Millis now);
-  // Reads the upstream's answer into the journal entry (outcome, job) and the jobs.
+  // Reads the upstream's answer into the journal entry (outcome, job) and the jobs; its
+  // outcome by `status`, the one the provider sends the answer's code with.
   void read_answer(provider::JournalEntry& entry, const Pending& pending,
-                   const UpstreamAnswer& answer, Millis now);
+                   const UpstreamAnswer& answer, Millis now, int status);
   void append(const provider::JournalEntry& entry);
   UpstreamFields& upstream_of(std::uint64_t seq);  // of an entry in memory
   void log(const std::string& line) const;

@@ -27,6 +27,7 @@ packages=(
   curl                 # examples and the README walkthrough
   dpkg-dev file        # the .deb's runtime dependencies (CPack runs dpkg-shlibdeps on the binary)
   python3              # the Python embedding helper's tests, and the Python examples
+  python3-boto3        # examples/aws-python: AWS's Python SDK, Debian's, run by /usr/bin/python3 (scenarios/sdks/aws)
   python3-venv python3-setuptools python3-wheel python3-pytest  # embed/python installed with pip into a new venv, and its pytest plugin run (embed_python_package)
   python3-requests     # tls_run_test: Python's requests trusts run --tls's CA through REQUESTS_CA_BUNDLE alone
   python3-urllib3 python3-tenacity  # examples_tests: the careful library clients in examples/libraries/python (Debian's urllib3 1.26 and tenacity 8.2)

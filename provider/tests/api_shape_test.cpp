@@ -32,7 +32,8 @@ TEST(ApiShapeFile, ErrorsNameTheFileThePathAndWhatWasExpected) {
             "shape.json: $.encodings[0]: expected \"json\" or \"form\"");
   EXPECT_EQ(shape_load_error({{"lookups", {{{"method", "GET"}, {"path", "/jobs"}}}}}),
             "shape.json: $.lookups[0]: a lookup finds the key (or, without one, the operation "
-            "field's value) in a path segment that is exactly {key} or in a \"queryParameter\"");
+            "field's value) in a path segment that is exactly {key}, in a \"queryParameter\" or in "
+            "a \"bodyField\"");
   // A {key} inside a segment would match only its own text: refused, never a throw later.
   EXPECT_NE(shape_load_error({{"lookups", {{{"method", "GET"}, {"path", "/orders/{key}.json"}}}}})
                 .find("exactly {key}"),
@@ -251,6 +252,37 @@ TEST(DefaultShape, IsTheSeedsWire) {
   EXPECT_EQ(core.handle(make_request("POST", "/jobs", "{}"), Millis{1}).body,
             R"({"detail":"send an Idempotency-Key header naming the logical operation",)"
             R"("error":"idempotency_key_required"})");
+}
+
+// An SDK may parse an error only under its API's media type (botocore reads AWS JSON errors
+// as application/x-amz-json-1.1, a HAL client application/hal+json).
+TEST(ApiShapeFile, ErrorsMaySetTheirContentType) {
+  const ApiShape aws =
+      api_shape_from_json(json::parse(R"({"errors": {"contentType": "application/x-amz-json-1.1",
+                                 "template": {"__type": "{code}", "message": "{message}"}}})"),
+                          "aws.json");
+  const ErrorStyle errors{.shape = &aws, .format = error_format_of(aws)};
+  EXPECT_EQ(errors.error(429, "rate_limited").content_type, "application/x-amz-json-1.1");
+  const ApiShape hal = api_shape_from_json(
+      json::parse(R"({"errors": {"contentType": "application/hal+json; charset=utf-8"}})"),
+      "hal.json");
+  EXPECT_EQ((ErrorStyle{.shape = &hal}.error(404, "not_found").content_type),
+            "application/hal+json; charset=utf-8");
+  // Without one, the format's own.
+  EXPECT_EQ((ErrorStyle{.shape = &jobs_shape()}.error(404, "not_found").content_type),
+            "application/json");
+}
+
+TEST(ApiShapeFile, AnErrorContentTypeThatIsNoMediaTypeIsRefused) {
+  const std::string expected =
+      "shape.json: $.errors.contentType: expected a media type, type/subtype with optional "
+      ";parameters, such as \"application/x-amz-json-1.1\" or \"application/hal+json\"";
+  for (const char* bad : {"json", "application/", "/json", "application json/x",
+                          "application/json\r\nX-Injected: 1", "application/js on"}) {
+    EXPECT_EQ(shape_load_error({{"errors", {{"contentType", bad}}}}), expected) << bad;
+  }
+  EXPECT_EQ(shape_load_error({{"errors", {{"contentType", 7}}}}),
+            "shape.json: $.errors.contentType: expected a string");
 }
 
 }  // namespace

@@ -79,6 +79,66 @@ TEST(ShapeFileOverHttp, CreatesByBodyTokenAndLooksUpByQueryParameter) {
   EXPECT_EQ(server.core().job_count(), 1u);
 }
 
+TEST(ShapeFileOverHttp, ErrorsAreSentWithTheShapesContentType) {
+  const TempDir dir("retryproof-shape-http");
+  ProviderConfig config;
+  config.api = load_api_shape(
+      dir.write("aws.json", R"({"errors": {"contentType": "application/x-amz-json-1.1",
+        "template": {"__type": "{code}", "message": "{message}"},
+        "codes": {"not_found": {"status": 400, "code": "ResourceNotFoundException"}}}})")
+          .string());
+  ProviderServer server(config, {.port = 0});
+  httplib::Client client(server.base_url());
+  const auto missed = client.Get("/jobs/by-idempotency-key/nobody");
+  ASSERT_TRUE(missed);
+  EXPECT_EQ(missed->status, 400);
+  EXPECT_EQ(missed->get_header_value("Content-Type"), "application/x-amz-json-1.1");
+  EXPECT_EQ(json::parse(missed->body)["__type"], "ResourceNotFoundException");
+  // A success keeps the API's JSON.
+  const auto created =
+      client.Post("/jobs", {{"Idempotency-Key", "k"}}, R"({"orderId":"o"})", "application/json");
+  ASSERT_TRUE(created);
+  EXPECT_EQ(created->status, 201);
+  EXPECT_EQ(created->get_header_value("Content-Type"), "application/json");
+}
+
+// AWS's JSON protocol: every operation is POST /, named in X-Amz-Target.
+TEST(ShapeFileOverHttp, RoutesByXAmzTargetTellACreateFromItsLookupAndFromAnythingElse) {
+  const TempDir dir("retryproof-shape-http");
+  ProviderConfig config;
+  config.api = load_api_shape(dir.write("secrets.json", R"({
+    "creates": [{"method": "POST", "path": "/",
+                 "headers": {"X-Amz-Target": "secretsmanager.CreateSecret"}}],
+    "key": {"bodyField": "ClientRequestToken"},
+    "lookups": [{"method": "POST", "path": "/", "bodyField": "ClientRequestToken",
+                 "headers": {"X-Amz-Target": "secretsmanager.DescribeSecret"}}]})")
+                                  .string());
+  ProviderServer server(config, {.port = 0});
+  httplib::Client client(server.base_url());
+  const auto call = [&](const std::string& target, const std::string& body) {
+    return client.Post("/", {{"X-Amz-Target", "secretsmanager." + target}}, body,
+                       "application/x-amz-json-1.1");
+  };
+  const std::string secret = R"({"Name":"db","ClientRequestToken":"t-1"})";
+  const auto created = call("CreateSecret", secret);
+  ASSERT_TRUE(created);
+  EXPECT_EQ(created->status, 201) << created->body;
+  const auto found = call("DescribeSecret", R"({"ClientRequestToken":"t-1"})");
+  ASSERT_TRUE(found);
+  EXPECT_EQ(found->status, 200) << found->body;
+  const auto other = call("PutSecretValue", secret);
+  ASSERT_TRUE(other);
+  EXPECT_EQ(other->status, 404);
+
+  const json entries = json::parse(client.Get("/_test/journal")->body)["entries"];
+  ASSERT_EQ(entries.size(), 3u);
+  EXPECT_EQ(entries[0]["kind"], "create");
+  EXPECT_EQ(entries[1]["kind"], "lookup");
+  EXPECT_EQ(entries[1]["outcome"], "lookup_hit");
+  EXPECT_EQ(entries[2]["kind"], "other");
+  EXPECT_EQ(server.core().job_count(), 1u);
+}
+
 TEST(StripeShapeOverHttp, AFormEncodedCreateWithStripesHeadersGetsAPaymentIntent) {
   ProviderServer server({.profile = Profile::stripe, .api = stripe_shape()}, {.port = 0});
   httplib::Client client(server.base_url());

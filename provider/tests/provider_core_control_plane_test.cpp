@@ -160,6 +160,15 @@ TEST_F(ProviderCoreTest, JournalRecordsEveryDataPlaneRequest) {
   // The two faults the plan scripted name their place in it.
   expected[8]["planned"] = "faults[0]";
   expected[10]["planned"] = "faults[1]";
+  // Each error answer names the provider's code it was written from.
+  expected[2]["code"] = "idempotency_key_reused_with_different_payload";
+  expected[3]["code"] = "idempotency_key_required";
+  expected[4]["code"] = "idempotency_key_invalid";
+  expected[5]["code"] = "invalid_json";
+  expected[7]["code"] = "not_found";
+  expected[10]["code"] = "temporarily_unavailable";
+  expected[11]["code"] = "not_found";
+  expected[12]["code"] = "method_not_allowed";
   const json journal = journal_of(core_);
   EXPECT_EQ(journal["count"], 13);
   ASSERT_EQ(journal["entries"].size(), expected.size());

@@ -32,6 +32,12 @@ JournalEntry create_entry(std::uint64_t seq, const std::string& key, Outcome out
                           std::optional<std::string> fault, std::optional<int> status,
                           Delivery delivery, std::optional<std::string> job_id) {
   const bool planned = fault && *fault != "none";
+  // The code the answer was written from: its fault row's, else its outcome's.
+  std::optional<std::string> code;
+  if (fault && status && !row_of(parse_fault(*fault).kind).error_code.empty())
+    code = std::string(row_of(parse_fault(*fault).kind).error_code);
+  if (outcome == Outcome::conflict) code = "idempotency_key_in_flight";
+  if (outcome == Outcome::rejected) code = "idempotency_key_reused_with_different_payload";
   return {.seq = seq,
           .at = Millis{0},
           .method = "POST",
@@ -45,6 +51,7 @@ JournalEntry create_entry(std::uint64_t seq, const std::string& key, Outcome out
           .answered_at = Millis{0},
           .delivery = delivery,
           .status = status,
+          .code = code,
           .job_id = std::move(job_id)};
 }
 
@@ -377,7 +384,8 @@ TEST_F(ProviderFaultsTest, LookupUnavailableFailsTheNextLookupOnly) {
                                       .fault = Fault{FaultKind::lookup_unavailable},
                                       .planned = "faults[0]",
                                       .answered_at = Millis{0},
-                                      .status = 503}));
+                                      .status = 503,
+                                      .code = "temporarily_unavailable"}));
   EXPECT_EQ(entries[3].outcome, Outcome::lookup_hit);
   EXPECT_EQ(entries[3].fault, std::nullopt);
   EXPECT_EQ(entries[3].job_id, id_of(body_of(found)));

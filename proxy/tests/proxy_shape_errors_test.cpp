@@ -140,5 +140,52 @@ TEST(ProxyShapeErrors, TheJobsShapeKeepsThePlainForm) {
   EXPECT_EQ(answer.body, json({{"error", "temporarily_unavailable"}})) << answer.body;
 }
 
+// An API in AWS's JSON protocol's manner, which throttles with a 400 ThrottlingException.
+provider::ApiShape aws_like() {
+  return provider::api_shape_from_json(json::parse(R"({"name": "aws-like",
+    "errors": {"template": {"__type": "{code}", "message": "{message}"}, "codes": {
+      "rate_limited": {"status": 400, "code": "ThrottlingException"},
+      "idempotency_key_reused_with_different_payload": {"status": 400,
+        "code": "IdempotentParameterMismatchException"}}}})"),
+                                       "aws-like.json");
+}
+
+TEST(ProxyShapeErrors, TheJournalNamesTheCodeTheUpstreamsAnswerWasMappedFrom) {
+  provider::ProviderConfig aws;
+  aws.api = aws_like();
+  provider::ProviderServer upstream(aws, {.port = 0});
+  ProxyServer proxy({.api = aws_like()}, {.port = 0}, parse_upstream_url(upstream.base_url()));
+  testing::install_plan(upstream.base_url(), {{"faults", {"rate-limited:0"}}});
+  const RawAnswer throttled = exchange(proxy.port(), raw_post_jobs("a1", R"({"orderId":"o1"})"));
+  EXPECT_EQ(throttled.status, 400) << throttled.head;
+  EXPECT_EQ(throttled.body["__type"], "ThrottlingException") << throttled.body;
+  exchange(proxy.port(), raw_post_jobs("a2", R"({"orderId":"o2"})"));
+  const RawAnswer mismatch = exchange(proxy.port(), raw_post_jobs("a2", R"({"orderId":"o3"})"));
+  EXPECT_EQ(mismatch.status, 400) << mismatch.head;
+
+  const auto entries = proxy.core().journal();
+  ASSERT_EQ(entries.size(), 3u);
+  // Two 400s, told apart by what the shape says each meant.
+  EXPECT_EQ(entries[0].status, 400);
+  EXPECT_EQ(entries[0].code, "rate_limited");
+  EXPECT_EQ(entries[1].code, std::nullopt);  // the 201
+  EXPECT_EQ(entries[2].status, 400);
+  EXPECT_EQ(entries[2].code, "idempotency_key_reused_with_different_payload");
+  EXPECT_EQ(entries[2].outcome, provider::Outcome::rejected);  // read as the 422 it means
+}
+
+TEST(ProxyShapeErrors, AnUpstreamErrorNoShapeRowMapsHasNoCode) {
+  RawUpstream upstream(std::string("HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\n"
+                                   "Content-Length: 34\r\nConnection: close\r\n\r\n") +
+                           R"({"__type":"AccessDeniedException"})",
+                       RawUpstream::Then::close);
+  ProxyServer proxy({.api = aws_like()}, {.port = 0}, parse_upstream_url(upstream.url()));
+  const RawAnswer denied = exchange(proxy.port(), raw_post_jobs("a1", R"({"orderId":"o1"})"));
+  EXPECT_EQ(denied.status, 400) << denied.head;
+  const auto entries = proxy.core().journal();
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(entries[0].code, std::nullopt);  // read by its status: a 400
+}
+
 }  // namespace
 }  // namespace retryproof::proxy

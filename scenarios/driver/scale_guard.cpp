@@ -28,10 +28,11 @@ std::optional<std::string> undecided_at_scale(const Scenario& scenario,
       if (!ended) continue;  // not judged by the verdicts either
       const Millis gap = creates[i]->at - *ended;
       // The requirement the verdicts hold this gap to: the floor, or the Retry-After.
-      const Millis required = std::max(result.policy.min_backoff,
-                                       Millis(checkers::status_of(previous) == 429
-                                                  ? previous.retry_after_seconds.value_or(0) * 1000
-                                                  : 0));
+      const Millis required =
+          std::max(result.policy.min_backoff,
+                   Millis(checkers::meaning_of(previous) == provider::Meaning::rate_limited
+                              ? previous.retry_after_seconds.value_or(0) * 1000
+                              : 0));
       // A retry that did not wait at all and measures `gap` here measures gap / N at real
       // time: when that still meets the requirement (a floor of a few ms, as explore draws),
       // real time would pass it too, and there is nothing to decide there.

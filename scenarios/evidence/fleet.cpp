@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "provider/fault_plan.hpp"
+#include "scenarios/evidence/checkers/violations.hpp"
 
 namespace retryproof::scenarios {
 
@@ -21,8 +22,15 @@ namespace {
 bool failed_for_client(const JournalEntry& entry, Millis timeout) {
   if (entry.delivery != provider::Delivery::respond) return true;
   if (!entry.answered_at || *entry.answered_at - entry.at > timeout) return true;
-  const int status = entry.status.value_or(0);
-  return status >= 500 || status == 429;
+  switch (checkers::meaning_of(entry)) {
+    case provider::Meaning::rate_limited:
+    case provider::Meaning::unavailable:
+    case provider::Meaning::hidden:
+    case provider::Meaning::server_error:
+      return true;
+    default:
+      return false;
+  }
 }
 
 // When the failure reached the client: its answer, the end of its connection, or its

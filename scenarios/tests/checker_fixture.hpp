@@ -46,8 +46,9 @@ struct Post {
   std::string key = "k42";
   json payload = payload_42();
   Outcome outcome = Outcome::new_operation;
-  std::string fault = "none";  // for a new operation
-  std::optional<int> status;   // for other outcomes (a new one's comes from its fault)
+  std::string fault = "none";       // for a new operation
+  std::optional<int> status;        // for other outcomes (a new one's comes from its fault)
+  std::optional<std::string> code;  // for other outcomes (a new one's comes from its fault)
   std::optional<std::string> job;
   bool payload_read = true;  // false: refused before the body was read, no fingerprint
 };
@@ -61,6 +62,7 @@ inline JournalEntry post(const Post& p) {
                      .outcome = p.outcome,
                      .answered_at = Millis(p.at),
                      .status = p.status,
+                     .code = p.code,
                      .job_id = p.job};
   if (!p.key.empty()) entry.key = p.key;
   if (p.payload_read) entry.fingerprint = fingerprint(p.payload);
@@ -71,6 +73,7 @@ inline JournalEntry post(const Post& p) {
   entry.delivery = row.delivery;
   const bool status_line = row.delivery == Delivery::respond || row.delivery == Delivery::truncate;
   entry.status = status_line ? std::optional<int>(row.status) : std::nullopt;
+  if (status_line && !row.error_code.empty()) entry.code = std::string(row.error_code);
   if (row.parameter == provider::FaultParameter::hold)
     entry.answered_at = entry.at + fault.duration;
   if (row.parameter == provider::FaultParameter::retry_after) {
@@ -103,7 +106,9 @@ inline JournalEntry lookup(const Lookup& l) {
                      .job_id = l.job};
   if (l.outcome == Outcome::lookup_failed) {
     entry.fault = provider::Fault{provider::FaultKind::lookup_unavailable};
+    entry.code = "temporarily_unavailable";
   }
+  if (l.outcome == Outcome::lookup_miss) entry.code = "not_found";
   return entry;
 }
 
@@ -145,6 +150,7 @@ inline JournalEntry rejected_drift(std::uint64_t seq, std::int64_t at,
                .payload = drifted_42(),
                .outcome = Outcome::rejected,
                .status = 422,
+               .code = "idempotency_key_reused_with_different_payload",
                .job = job_id});
 }
 
@@ -156,6 +162,7 @@ inline JournalEntry keyless(std::uint64_t seq, std::int64_t at = 0) {
                .key = "",
                .outcome = Outcome::missing_key,
                .status = 400,
+               .code = "idempotency_key_required",
                .payload_read = false});
 }
 

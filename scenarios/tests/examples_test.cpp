@@ -3,6 +3,7 @@
 // Skipped where the interpreter is not installed.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 
 #include "scenarios/process/child_process.hpp"
@@ -149,6 +150,29 @@ TEST(Examples, TheOpenAiSdkIsJudgedOnAnApiWithoutKeys) {
 // findings, gave-up after a 429 it never retries and client-error after a 201 cut short.
 TEST(Examples, TheMollieSdkMeetsItsSetOverHttps) {
   expect_sdk_set("mollie", "@mollie/api-client", "8 scenarios: 8 met their expectations");
+}
+
+// AWS's Python SDK, Debian's python3-boto3 unmodified, run by the interpreter Debian
+// installed it for, on a Secrets Manager CreateSecret shape: AWS throttles with a 400
+// ThrottlingException, which botocore retries rightly and the verdicts read as the rate
+// limit it was mapped from; in both of botocore's retry modes (AWS_RETRY_MODE, as its
+// documentation configures them).
+TEST(Examples, TheDebianBoto3SdkMeetsItsSetInBothRetryModes) {
+  const std::string python = "/usr/bin/python3";
+  ChildProcess probe({python, "-c", "import boto3"});
+  const auto status = probe.wait(std::chrono::seconds(30));
+  if (!status || !status->exited() || status->code != 0)
+    GTEST_SKIP() << "Debian's python3-boto3 is not installed: scripts/setup.sh installs it";
+  for (const char* mode : {"legacy", "standard"}) {
+    ::setenv("AWS_RETRY_MODE", mode, 1);
+    const CatalogRun run = run_catalog(python + " " EXAMPLES_DIR "/aws-python/client.py", "",
+                                       SCENARIOS_DIR "/sdks/aws");
+    EXPECT_EQ(run.exit_code, 0) << mode << "\n" << run.report;
+    EXPECT_NE(run.report.find("3 scenarios: 3 met their expectations"), std::string::npos)
+        << mode << "\n"
+        << run.report;
+  }
+  ::unsetenv("AWS_RETRY_MODE");
 }
 
 // run --api: the catalog on Stripe's wire. What cannot mean the same there is skipped, with

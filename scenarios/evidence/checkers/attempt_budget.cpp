@@ -23,7 +23,7 @@ Verdict attempt_budget(const Evidence& evidence) {
     // Without a key, only a 429 proves the create was turned away before any work: a
     // retry after anything else may make a second effect.
     for (std::size_t i = 1; i < creates.size(); ++i) {
-      if (status_of(*creates[i - 1]) == 429) continue;
+      if (meaning_of(*creates[i - 1]) == provider::Meaning::rate_limited) continue;
       violations.add(label(invocation) + " re-sent a create (" + seq_text(*creates[i]) +
                          ") after " + what_it_got(*creates[i - 1]) + " (" +
                          seq_text(*creates[i - 1]) +

@@ -1,7 +1,8 @@
 // gave-up (policy): a run that reports failed or unknown must have tried: not without a
 // single request (unless an earlier run of the operation gave it its answer), and not with
 // budget left after a failure the provider's contract says is safe to retry (503, 429; on
-// an API without keys only a 429, which turns a create away before any work).
+// an API without keys only a 429, which turns a create away before any work). Each is read
+// by its meaning, the code the journal recorded, whatever status the API shape sent it as.
 //
 // Except a run that failed closed: it reported unknown after a lookup that could not say
 // what its create did. The provider answered the create on time, but that does not prove
@@ -22,9 +23,9 @@ bool failed_lookup_after(const Evidence& evidence, const InvocationResult& invoc
                          const JournalEntry& create) {
   const auto entries = evidence.entries_of(invocation);
   return std::any_of(entries.begin(), entries.end(), [&](const JournalEntry& entry) {
-    const int status = status_of(entry);
+    const provider::Meaning meaning = meaning_of(entry);
     return entry.kind == provider::RequestKind::lookup && entry.seq > create.seq &&
-           status != 200 && status != 404;
+           meaning != provider::Meaning::success && meaning != provider::Meaning::not_found;
   });
 }
 
@@ -49,8 +50,10 @@ Verdict gave_up(const Evidence& evidence) {
     const auto creates = evidence.creates_of(invocation);
     if (creates.empty() || static_cast<int>(creates.size()) >= policy.attempts) continue;
     const JournalEntry& last = *creates.back();
-    const int status = status_of(last);
-    const bool safe_to_retry = status == 429 || (status == 503 && !evidence.keyless());
+    const provider::Meaning meaning = meaning_of(last);
+    const bool limited = meaning == provider::Meaning::rate_limited;
+    const bool safe_to_retry =
+        limited || (meaning == provider::Meaning::unavailable && !evidence.keyless());
     if (!safe_to_retry) continue;
     if (invocation.outcome->outcome == Reported::unknown &&
         failed_lookup_after(evidence, invocation, last)) {
@@ -59,13 +62,13 @@ Verdict gave_up(const Evidence& evidence) {
     // A lookup after it that found the job would have made the report succeeded; one that
     // found nothing does not change that budget was left.
     violations.add(
-        label(invocation) + " reported " + reported + " after a " + std::to_string(status) + " (" +
+        label(invocation) + " reported " + reported + " after a " + answer_text(last) + " (" +
             seq_text(last) + ") with " +
             std::to_string(policy.attempts - static_cast<int>(creates.size())) + " of its " +
             std::to_string(policy.attempts) + " attempts left; the provider's contract makes a " +
-            std::to_string(status) +
+            answer_text(last) +
             (evidence.keyless() ? " safe to retry" : " safe to retry with the same key") +
-            (status == 429 ? " after its Retry-After" : " after a backoff") +
+            (limited ? " after its Retry-After" : " after a backoff") +
             " (if your client's budget is smaller, declare --client-policy attempts=" +
             std::to_string(creates.size()) + ")",
         {last.seq});

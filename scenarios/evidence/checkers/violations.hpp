@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "provider/error_codes.hpp"
 #include "scenarios/evidence/evidence.hpp"
 #include "scenarios/evidence/verdicts.hpp"
 
@@ -70,6 +71,25 @@ inline int status_of(const JournalEntry& entry) {
   return entry.status.value_or(0);
 }
 
+// What an answer meant: by the provider's code the journal recorded (what the API shape
+// mapped it from), else, in a journal without codes, by its status (provider/error_codes.hpp).
+// A 400 ThrottlingException a shape maps from rate_limited is a rate limit, not a 400.
+inline provider::Meaning meaning_of(const JournalEntry& entry) {
+  const std::optional<std::string_view> code =
+      entry.code ? std::optional<std::string_view>(*entry.code) : std::nullopt;
+  return provider::meaning_of_answer(code, entry.status);
+}
+
+// An answer's status in words, with the code when the shape sent it under a status not the
+// provider's own: "429", "400 rate_limited".
+inline std::string answer_text(const JournalEntry& entry) {
+  std::string text = entry.status ? std::to_string(*entry.status) : std::string("no response");
+  if (!entry.code) return text;
+  const provider::ErrorCodeRow* row = provider::error_code_row(*entry.code);
+  if (row == nullptr || !entry.status || row->status != *entry.status) text += " " + *entry.code;
+  return text;
+}
+
 // When the attempt ended for the client: when the answer reached it, or when it closed the
 // connection, whichever came first. Nothing when neither was seen: an answer held past the
 // client's timeout, whose client was not seen to leave (its timer started before its
@@ -96,7 +116,7 @@ inline std::string hidden_outcome(const JournalEntry& entry, Millis timeout) {
     case provider::Delivery::respond:
       break;
   }
-  if (status_of(entry) == 500) return "a 500";
+  if (meaning_of(entry) == provider::Meaning::hidden) return "a " + answer_text(entry);
   if (!entry.answered_at || *entry.answered_at - entry.at > timeout) {
     return "no answer within the client's timeout of " + std::to_string(timeout.count()) + " ms";
   }
