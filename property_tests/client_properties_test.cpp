@@ -5,6 +5,7 @@
 #include <rapidcheck/gtest.h>
 
 #include <iostream>
+#include <set>
 #include <sstream>
 
 #include "property_tests/generators.hpp"
@@ -110,7 +111,24 @@ TEST_P(Teeth, RapidcheckFindsAScheduleThatExposesTheMutantAndShrinksIt) {
   EXPECT_LE(complexity(*smallest), 6u) << to_scenario_json(*smallest, "shrunk").dump();
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryMutant, Teeth, ::testing::ValuesIn(client::all_mutants()),
+// The schedules here are one client's: a mutant only a fleet's verdicts can catch (no-jitter,
+// whose fleet retries in one wave: retry-spread) is held to them by the storm set's mutant
+// matrix instead (MutantMatrix). It once passed here on a kill point its schedule never
+// reached, counted as a client error: a red the harness made, now inconclusive.
+std::vector<client::Mutant> mutants_one_client_can_show() {
+  static const std::set<std::string_view> fleet_verdicts = {"load-amplification", "retry-spread",
+                                                            "recovery"};
+  std::vector<client::Mutant> shown;
+  for (const client::Mutant mutant : client::all_mutants()) {
+    const auto& caught_by = client::row_of(mutant).caught_by;
+    if (std::any_of(caught_by.begin(), caught_by.end(),
+                    [&](std::string_view id) { return !fleet_verdicts.contains(id); }))
+      shown.push_back(mutant);
+  }
+  return shown;
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryMutant, Teeth, ::testing::ValuesIn(mutants_one_client_can_show()),
                          [](const auto& param_info) {
                            std::string name = client::to_string(param_info.param);
                            std::erase(name, '-');
