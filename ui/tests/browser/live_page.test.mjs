@@ -184,6 +184,13 @@ async function livePage(browser, base) {
   check(await page.evaluate(() => window.pwned === undefined), 'no script from a key ran');
   await shot(page, '01-operations.png');
 
+  // A job id is one word: on a narrow screen it moves to the next line whole, never split.
+  await page.setViewportSize({ width: 360, height: 1400 });
+  const splitIds = await page.$$eval('#operation-list .job code',
+    (codes) => codes.filter((c) => c.getClientRects().length > 1).map((c) => c.textContent));
+  check(splitIds.length === 0, `no job id wraps mid-word at 360 px (${splitIds.join(', ') || 'none split'})`);
+  await page.setViewportSize({ width: 1280, height: 1400 });
+
   // A verdict linked to its requests, reached from the keyboard.
   await page.waitForSelector('li.verdict[data-verdict="no-duplicate-effect"][data-status="fail"] a.evidence', { timeout: WAIT_MS });
   const cited = await page.$$eval('li.verdict[data-verdict="no-duplicate-effect"] a.evidence', (links) => links.map((a) => Number(a.dataset.seq)));
