@@ -39,8 +39,9 @@ std::vector<Retry> retries(const Evidence& evidence);
 // the client is judged by: a wait without jitter is spread only by the machine's noise
 // (nothing in simulation), while equal jitter, the narrowest common one (half the step
 // random), spreads a wave of 10 that narrowly with a chance of about 3e-6 (full and
-// decorrelated jitter less). got's 0-100 ms on a 1 s step passes; a 0 ms wait (retries at
-// once) does not.
+// decorrelated jitter less). got's 0-100 ms on a 1 s step passes with no declared floor and
+// fails with its declared 1 s one (a tenth of it is 100 ms); a 0 ms wait (retries at once)
+// never passes.
 constexpr std::size_t kSmallestWave = 10;
 constexpr double kLeastSpreadShare = 0.01;
 constexpr Millis kLeastSpread{5};
