@@ -48,10 +48,9 @@ Schedule schedule_of(std::uint64_t seed, bool killed) {
   schedule.max_delay_ms = schedule.base_delay_ms * 4;
   if (killed) {
     using When = KillPoint::When;
-    constexpr std::array kKillPoints{KillPoint{When::after_commit},
-                                     KillPoint{When::after_request, 1},
-                                     KillPoint{When::after_request, 2},
-                                     KillPoint{When::after_request, 3}};
+    constexpr std::array kKillPoints{
+        KillPoint{When::after_commit}, KillPoint{When::after_request, 1},
+        KillPoint{When::after_request, 2}, KillPoint{When::after_request, 3}};
     schedule.kill = kKillPoints[random.next() % kKillPoints.size()];
   }
   return schedule;
@@ -61,8 +60,8 @@ Schedule schedule_of(std::uint64_t seed, bool killed) {
 void expect_both_worlds_agree(std::uint64_t seed, bool killed) {
   const Schedule schedule = schedule_of(seed, killed);
   const Scenario scenario = to_scenario(schedule, "loopback-" + std::to_string(seed));
-  const std::string replay = "seed " + std::to_string(seed) +
-                             " (replay: --gtest_filter=*seed" + std::to_string(seed) +
+  const std::string replay = "seed " + std::to_string(seed) + " (replay: --gtest_filter=*seed" +
+                             std::to_string(seed) +
                              "), schedule: " + to_scenario_json(schedule, "replay").dump();
 
   const ScenarioResult simulated = simulate(scenario, ClientChoice{}, seed).result;

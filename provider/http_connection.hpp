@@ -167,8 +167,8 @@ class HttpConnection final : public Connection,
   ConnectionContext& context_;
   ConnectionBudget::Slot slot_;
   int listener_;
-  int client_port_ = 0;            // the peer's port, read once at the start
-  bool read_a_request_ = false;    // a request was handed on: the next is not the first
+  int client_port_ = 0;          // the peer's port, read once at the start
+  bool read_a_request_ = false;  // a request was handed on: the next is not the first
   std::uint64_t registry_id_ = 0;
   ConnectionTimer deadline_;
   ConnectionTimer hold_;
@@ -186,9 +186,9 @@ class HttpConnection final : public Connection,
   bool head_request_ = false;
   bool http10_ = false;
   Decision decision_;
-  std::string out_;  // the bytes being written
+  std::string out_;          // the bytes being written
   std::size_t drained_ = 0;  // bytes read and discarded while closing (into buffer_)
-  bool tls_up_ = false;  // the handshake completed: a graceful close sends close_notify
+  bool tls_up_ = false;      // the handshake completed: a graceful close sends close_notify
   // The journal entry whose answer was delivered last on this connection, until the next
   // request: a close_notify that follows it is journaled as its.
   std::uint64_t answered_seq_ = 0;

@@ -4,7 +4,6 @@
 // that unread bytes do not turn the close into an RST that destroys the response; and the
 // timer behind every deadline. The rest of HttpConnection is in http_connection.cpp.
 #include <algorithm>
-
 #include <boost/asio/post.hpp>
 
 #include "common/duration.hpp"

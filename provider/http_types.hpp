@@ -51,7 +51,7 @@ struct RefusedRequest {
   int status = 0;
   std::string method;  // empty when the head was never read whole
   std::string path;
-  int listener = 0;  // as HttpRequest::listener
+  int listener = 0;     // as HttpRequest::listener
   int client_port = 0;  // as HttpRequest::client_port and new_connection
   bool new_connection = false;
 };

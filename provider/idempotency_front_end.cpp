@@ -19,7 +19,8 @@ IdempotencyFrontEnd::IdempotencyFrontEnd(FrontEndConfig config, IdempotencyStore
                                          FaultPlan& plan, const std::uint64_t& seed)
     : config_(std::move(config)), jobs_(jobs), plan_(plan), seed_(seed) {}
 
-CreateAdmission IdempotencyFrontEnd::admit(const CreateAttempt& create, JournalEntry& entry, Millis now) {
+CreateAdmission IdempotencyFrontEnd::admit(const CreateAttempt& create, JournalEntry& entry,
+                                           Millis now) {
   CreateAdmission admission;
   for (const AdmissionStage& stage : admission_stages()) {
     (this->*stage.run)(create, entry, admission, now);
@@ -29,7 +30,7 @@ CreateAdmission IdempotencyFrontEnd::admit(const CreateAttempt& create, JournalE
 }
 
 CreateAdmission IdempotencyFrontEnd::ask_outage(std::string_view subject, bool for_lookup,
-                                          JournalEntry& entry, Millis now) {
+                                                JournalEntry& entry, Millis now) {
   CreateAdmission admission;
   const std::optional<PlannedOutage> taken =
       plan_.take_outage(std::string(subject), for_lookup, now, seed_);

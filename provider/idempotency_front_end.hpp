@@ -75,7 +75,8 @@ struct FrontEndConfig {
 class IdempotencyFrontEnd;
 struct AdmissionStage {
   std::string_view name;
-  void (IdempotencyFrontEnd::*run)(const CreateAttempt&, JournalEntry&, CreateAdmission&, Millis now);
+  void (IdempotencyFrontEnd::*run)(const CreateAttempt&, JournalEntry&, CreateAdmission&,
+                                   Millis now);
 };
 // The stages, in the order they run.
 const std::vector<AdmissionStage>& admission_stages();
@@ -91,7 +92,8 @@ class IdempotencyFrontEnd {
   CreateAdmission admit(const CreateAttempt& create, JournalEntry& entry, Millis now);
   // The outage stage alone, for a lookup (`for_lookup`) or a create: an answer when the
   // service is down, the slowdown when it is slow, else nothing.
-  CreateAdmission ask_outage(std::string_view subject, bool for_lookup, JournalEntry& entry, Millis now);
+  CreateAdmission ask_outage(std::string_view subject, bool for_lookup, JournalEntry& entry,
+                             Millis now);
 
   // A create on its way, from its admission until its core settles it (a held request
   // commits, the upstream answers): its key is in flight, and a new operation's job has a

@@ -23,7 +23,7 @@ namespace retryproof::provider {
 struct JournalRecord {
   static constexpr std::uint32_t kNone = UINT32_MAX;    // no time, no reference
   static constexpr std::uint16_t kNone16 = UINT16_MAX;  // no Retry-After
-  static constexpr std::uint16_t kNoStatus = 1023;       // the 10-bit status field's "none"
+  static constexpr std::uint16_t kNoStatus = 1023;      // the 10-bit status field's "none"
   static constexpr std::uint32_t kMaxFaultArgument = (1U << 24) - 1;
 
   std::int64_t at_ms = 0;
@@ -32,8 +32,8 @@ struct JournalRecord {
   std::uint32_t key = kNone;          // KeyTables::keys
   std::uint32_t fingerprint = kNone;  // KeyTables::digests
   std::uint32_t operation = kNone;    // the codec's texts
-  std::uint32_t line = kNone;        // the codec's texts: the method's length, the method, the path
-  std::uint32_t job_id = 0;          // the id's value, when has_job_id
+  std::uint32_t line = kNone;  // the codec's texts: the method's length, the method, the path
+  std::uint32_t job_id = 0;    // the id's value, when has_job_id
   // The fault's duration or Retry-After, by its row (a hold past 4.6 hours is kept whole),
   // and the plan's source beside it in the same 32 bits.
   std::uint32_t fault_argument : 24 = 0;

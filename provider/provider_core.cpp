@@ -382,7 +382,8 @@ void ProviderCore::close_notify_sent(std::uint64_t seq) {
 
 void ProviderCore::record_refused(const RefusedRequest& request, Millis now) {
   std::lock_guard lock(mutex_);
-  JournalEntry entry = refused_entry(config_.api, request, journal_.next_seq(), now + clock_offset_);
+  JournalEntry entry =
+      refused_entry(config_.api, request, journal_.next_seq(), now + clock_offset_);
   if (request.client_port != 0) {
     entry.client_port = request.client_port;
     entry.new_connection = request.new_connection;

@@ -132,8 +132,8 @@ Disposition ProxyCore::begin(const HttpRequest& request, Millis now) {
   return step;
 }
 
-Disposition ProxyCore::route(const HttpRequest& request, const RequestClass& seen, JournalEntry& entry,
-                      Millis now) {
+Disposition ProxyCore::route(const HttpRequest& request, const RequestClass& seen,
+                             JournalEntry& entry, Millis now) {
   entry.kind = seen.kind;
   if (!request.malformed.empty()) {  // journaled as the server read it, refused, not forwarded
     if (seen.kind == RequestKind::lookup) entry.key = seen.key;
@@ -148,7 +148,7 @@ Disposition ProxyCore::route(const HttpRequest& request, const RequestClass& see
 }
 
 Disposition ProxyCore::route_lookup(const HttpRequest& request, const RequestClass& seen,
-                             JournalEntry& entry, Millis now) {
+                                    JournalEntry& entry, Millis now) {
   // Without idempotency keys a lookup asks by the business field's value.
   (config_.api.key.exists() ? entry.key : entry.operation) = seen.key;
   // As at the provider: asked before anything else, by key (else path), and drawn from the
@@ -170,7 +170,7 @@ Disposition ProxyCore::route_lookup(const HttpRequest& request, const RequestCla
 }
 
 Disposition ProxyCore::route_create(const HttpRequest& request, const RequestClass& seen,
-                             JournalEntry& entry, Millis now) {
+                                    JournalEntry& entry, Millis now) {
   if (!seen.key.empty()) entry.key = seen.key;
   entry.fingerprint = seen.fingerprint;
   if (config_.operation_field && seen.payload) {
@@ -206,9 +206,10 @@ Disposition ProxyCore::route_create(const HttpRequest& request, const RequestCla
   return new_operation(request, create, *seen.payload, entry, admission.slowdown);
 }
 
-Disposition ProxyCore::new_operation(const HttpRequest& request, const provider::CreateAttempt& create,
-                              const nlohmann::json& payload, JournalEntry& entry,
-                              std::optional<Millis> slowdown) {
+Disposition ProxyCore::new_operation(const HttpRequest& request,
+                                     const provider::CreateAttempt& create,
+                                     const nlohmann::json& payload, JournalEntry& entry,
+                                     std::optional<Millis> slowdown) {
   // In a slowdown the plan is not asked: the hold is the fault, and the upstream is asked after it.
   provider::PlannedFault planned =
       slowdown ? provider::PlannedFault{Fault{.kind = FaultKind::delay_before_commit,
@@ -240,7 +241,7 @@ std::uint64_t ProxyCore::nth_attempt(provider::AttemptCounts& counts, const std:
 }
 
 Disposition ProxyCore::forward(const HttpRequest& request, const JournalEntry& entry,
-                        std::optional<Fault> fault, const std::string& key, bool reserved) {
+                               std::optional<Fault> fault, const std::string& key, bool reserved) {
   const std::uint64_t ticket = next_ticket_++;
   pending_.emplace(ticket, Pending{entry.seq, key, fault, {}, reserved});
   front_.begin(key, reserved);

@@ -136,24 +136,24 @@ class ProxyCore final : public provider::ControlTarget {
   };
 
   Disposition route(const provider::HttpRequest& request, const RequestClass& seen,
-             provider::JournalEntry& entry, Millis now);
+                    provider::JournalEntry& entry, Millis now);
   // Through the idempotency front end (outages, in flight, replays, capacity), as at the
   // provider; a new operation takes its fault here.
   Disposition route_create(const provider::HttpRequest& request, const RequestClass& seen,
-                    provider::JournalEntry& entry, Millis now);
-  Disposition new_operation(const provider::HttpRequest& request, const provider::CreateAttempt& create,
-                     const nlohmann::json& payload, provider::JournalEntry& entry,
-                     std::optional<Millis> slowdown);
+                           provider::JournalEntry& entry, Millis now);
+  Disposition new_operation(const provider::HttpRequest& request,
+                            const provider::CreateAttempt& create, const nlohmann::json& payload,
+                            provider::JournalEntry& entry, std::optional<Millis> slowdown);
   // An outage first (answered here, or a slowdown held then forwarded), then lookup-unavailable.
   Disposition route_lookup(const provider::HttpRequest& request, const RequestClass& seen,
-                    provider::JournalEntry& entry, Millis now);
+                           provider::JournalEntry& entry, Millis now);
   std::uint64_t nth_attempt(provider::AttemptCounts& counts, const std::string& key,
                             bool for_lookup);
   // Sent to the upstream now, or after a hold: a request on its way, its create's `key` in
   // flight and, for a new operation, its job's place reserved under max_keys.
   Disposition forward(const provider::HttpRequest& request, const provider::JournalEntry& entry,
-               std::optional<provider::Fault> fault, const std::string& key = {},
-               bool reserved = false);
+                      std::optional<provider::Fault> fault, const std::string& key = {},
+                      bool reserved = false);
   provider::Decision hold(const provider::HttpRequest& request, const provider::JournalEntry& entry,
                           std::optional<provider::Fault> fault, Millis duration,
                           const std::string& key, bool reserved);

@@ -145,9 +145,9 @@ TEST(FaultCatalogue, UnknownNameListsTheCatalogue) {
       "rate-limited[:<seconds>], lookup-unavailable, commit-then-delay:<duration>, "
       "delay-before-commit:<duration>, reset-before-commit";
   EXPECT_EQ(parse_fault_error("explode"), "unknown fault \"explode\"; " + catalogue);
-  EXPECT_EQ(parse_fault_error("commit-then-delay-2s"),
-            "unknown fault \"commit-then-delay-2s\" (did you mean \"commit-then-delay\"?); " +
-                catalogue);
+  EXPECT_EQ(
+      parse_fault_error("commit-then-delay-2s"),
+      "unknown fault \"commit-then-delay-2s\" (did you mean \"commit-then-delay\"?); " + catalogue);
   EXPECT_EQ(parse_fault_error("Rate-Limited:5"),
             "unknown fault \"Rate-Limited:5\" (did you mean \"rate-limited\"?); " + catalogue);
   EXPECT_EQ(parse_fault_error("comit-then-drop"),

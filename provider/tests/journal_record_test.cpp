@@ -163,9 +163,9 @@ TEST(JournalRecord, AValueTooWideForTheRecordKeepsItsEntryWholeAndUnchanged) {
   wide[4].job_id = "job_0A1B2C3D";                                        // upper-case digits
   wide[5].retry_after_seconds = 70'000;
   wide[6].fault = Fault{.kind = FaultKind::commit_then_drop, .duration = Millis(3)};
-  wide[7].status = 1023;                                                  // not three digits
+  wide[7].status = 1023;  // not three digits
   wide[8].fault = Fault{.kind = FaultKind::delay_before_commit, .duration = Millis(1 << 24)};
-  wide[9].client_port = 65536;                                            // not a port
+  wide[9].client_port = 65536;  // not a port
   for (const JournalEntry& entry : wide) {
     const RoundTrip back = round_trip(entry);
     EXPECT_EQ(back.entry, entry) << nlohmann::json(entry).dump();

@@ -246,11 +246,11 @@ TEST_F(ProviderTokenTest, EveryControlCallWithoutTheTokenIs401AndChangesNothing)
     std::string challenge;
   };
   const std::vector<Refused> refused_headers = {
-      {std::nullopt, missing, "Bearer"},         {"", not_bearer, invalid},
-      {"Bearer wrong", wrong, invalid},          {"s3cret", not_bearer, invalid},
-      {"Bearer s3cret ", wrong, invalid},        {"Bearer  s3cret", wrong, invalid},
-      {"Basic s3cret", not_bearer, invalid},     {"Bearer", not_bearer, invalid},
-      {"Bearer s3cre", wrong, invalid},          {"Bearer s3cretX", wrong, invalid},
+      {std::nullopt, missing, "Bearer"},     {"", not_bearer, invalid},
+      {"Bearer wrong", wrong, invalid},      {"s3cret", not_bearer, invalid},
+      {"Bearer s3cret ", wrong, invalid},    {"Bearer  s3cret", wrong, invalid},
+      {"Basic s3cret", not_bearer, invalid}, {"Bearer", not_bearer, invalid},
+      {"Bearer s3cre", wrong, invalid},      {"Bearer s3cretX", wrong, invalid},
   };
   for (const auto& c : calls) {
     for (const auto& [authorization, detail, challenge] : refused_headers) {

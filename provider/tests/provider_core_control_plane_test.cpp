@@ -185,7 +185,8 @@ TEST_F(ProviderCoreTest, ControlCallsAreNotJournaled) {
   get(core_, "/_test/journal");
   call(core_, "GET", "/_test/faults");  // 405
   call(core_, "GET", "/_test/nope");    // 404
-  EXPECT_EQ(journal_of(core_), json({{"count", 0}, {"entries", json::array()}, {"complete", true}}));
+  EXPECT_EQ(journal_of(core_),
+            json({{"count", 0}, {"entries", json::array()}, {"complete", true}}));
 
   post(core_, "key-A", kOrder42);
   install(core_, {"none"});
@@ -207,7 +208,8 @@ TEST_F(ProviderCoreTest, ResetEmptiesStorePlanAndJournal) {
   EXPECT_EQ(body_of(reset)["reset"], true);
 
   EXPECT_EQ(jobs_of(core_), json({{"count", 0}, {"jobs", json::array()}}));
-  EXPECT_EQ(journal_of(core_), json({{"count", 0}, {"entries", json::array()}, {"complete", true}}));
+  EXPECT_EQ(journal_of(core_),
+            json({{"count", 0}, {"entries", json::array()}, {"complete", true}}));
   expect_error(lookup(core_, "key-A"), 404, "not_found");
   // The plan is empty: the next new operation gets `none`; the old key is new again.
   EXPECT_EQ(post(core_, "key-A", kOrder42).status, 201);

@@ -220,10 +220,12 @@ TEST_P(OneControlPlane, AWebPagesHostOrOriginIsRefusedEvenForHealth) {
     EXPECT_EQ(provider::testing::status_of(foreign.received), 403);
     EXPECT_NE(foreign.received.find("forbidden_origin"), std::string::npos);
     // A JSON body that names what is accepted.
-    const json refusal = json::parse(foreign.received.substr(foreign.received.find("\r\n\r\n") + 4));
+    const json refusal =
+        json::parse(foreign.received.substr(foreign.received.find("\r\n\r\n") + 4));
     EXPECT_EQ(refusal["error"], "forbidden_origin");
-    EXPECT_NE(refusal["detail"].get<std::string>().find("it accepts no Origin, or http://127.0.0.1:"),
-              std::string::npos)
+    EXPECT_NE(
+        refusal["detail"].get<std::string>().find("it accepts no Origin, or http://127.0.0.1:"),
+        std::string::npos)
         << refusal;
     const auto rebound = provider::testing::raw_exchange(
         port, "GET " + std::string(path) + " HTTP/1.1\r\nHost: evil.example:" +
@@ -291,7 +293,8 @@ TEST_P(OneControlPlane, AResetEmptiesJobsJournalAndPlanAndTakesASeed) {
   EXPECT_EQ(json::parse(reset->body), json({{"reset", true}, {"seed", 7}}));
   EXPECT_EQ(this->get("/_test/jobs")["count"], 0);
   EXPECT_EQ(this->get("/_test/journal")["count"], 0);
-  EXPECT_EQ(this->get("/_test/faults"), json({{"faults", json::array()}, {"fired", json::array()}}));
+  EXPECT_EQ(this->get("/_test/faults"),
+            json({{"faults", json::array()}, {"fired", json::array()}}));
   EXPECT_EQ(this->client().Post("/_test/reset", R"({"sed":7})", "application/json")->status, 400);
 }
 

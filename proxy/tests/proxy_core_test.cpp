@@ -53,7 +53,8 @@ TEST_F(ProxyCoreTest, AnOutageAnswersHereAndForwardsNothingInItsWindow) {
   Disposition during = core.begin(post_request("k"), Millis(10));
   ASSERT_TRUE(std::holds_alternative<Decision>(during));
   EXPECT_EQ(std::get<Decision>(during).status, 503);
-  Disposition lookup = core.begin({.method = "GET", .path = "/jobs/by-idempotency-key/k"}, Millis(20));
+  Disposition lookup =
+      core.begin({.method = "GET", .path = "/jobs/by-idempotency-key/k"}, Millis(20));
   ASSERT_TRUE(std::holds_alternative<Decision>(lookup));
   EXPECT_EQ(std::get<Decision>(lookup).status, 503);
   EXPECT_EQ(entry(0)["outcome"], "outage");
@@ -241,7 +242,8 @@ TEST(ProxyLog, SaysWhatItDecidedAndWhatTheUpstreamDidNeverAPayload) {
   ProxyCore core({.log = [&](const std::string& line) { lines.push_back(line); }});
   core.begin(control_request("POST", "/_test/faults", R"({"faults":["commit-then-drop"]})"),
              Millis(0));
-  const Disposition step = core.begin(post_request("k", R"({"orderId":"secret-order"})"), Millis(0));
+  const Disposition step =
+      core.begin(post_request("k", R"({"orderId":"secret-order"})"), Millis(0));
   core.finish(std::get<Forward>(step).ticket, upstream_created("job_up"), Millis(1));
   const HttpRequest lookup{.method = "GET", .path = "/jobs/by-idempotency-key/a\nforged"};
   const Disposition looked = core.begin(lookup, Millis(2));

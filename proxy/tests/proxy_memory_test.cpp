@@ -31,7 +31,8 @@ HttpRequest lookup_request(const std::string& key) {
 }
 
 Decision send_control(ProxyCore& core, const std::string& path, const json& body) {
-  const Disposition step = core.begin({.method = "POST", .path = path, .body = body.dump()}, Millis(0));
+  const Disposition step =
+      core.begin({.method = "POST", .path = path, .body = body.dump()}, Millis(0));
   return std::get<Decision>(step);
 }
 

@@ -16,9 +16,15 @@ namespace {
 // makes is the page's. --no-sandbox: Chromium refuses to start as root with its sandbox,
 // and CI runners and containers run as root.
 constexpr const char* kFlags[] = {
-    "--headless",       "--no-sandbox",    "--disable-gpu",
-    "--disable-quic",   "--no-first-run",  "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--hide-scrollbars",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--hide-scrollbars",
 };
 
 // Chromium's own start and teardown, beyond the page's budget.
@@ -67,12 +73,13 @@ std::string take_snapshot(const SnapshotRequest& request) {
   ChildProcess chromium(argv);
   const auto deadline =
       std::chrono::milliseconds(request.virtual_time_budget_ms) * 4 + kStartAllowance;
-  const auto status = chromium.wait(std::chrono::duration_cast<std::chrono::milliseconds>(deadline));
+  const auto status =
+      chromium.wait(std::chrono::duration_cast<std::chrono::milliseconds>(deadline));
   if (!status) {
     chromium.send_signal(SIGKILL);
-    throw std::runtime_error(request.chromium.string() + " did not finish within " +
-                             std::to_string(std::chrono::duration_cast<std::chrono::seconds>(deadline).count()) +
-                             " s");
+    throw std::runtime_error(
+        request.chromium.string() + " did not finish within " +
+        std::to_string(std::chrono::duration_cast<std::chrono::seconds>(deadline).count()) + " s");
   }
   if (!status->exited() || status->code != 0 || !std::filesystem::exists(request.png) ||
       std::filesystem::file_size(request.png) == 0) {

@@ -16,7 +16,7 @@ inline constexpr const char* kDebianChromium = "/usr/bin/chromium";
 struct SnapshotRequest {
   std::filesystem::path chromium = kDebianChromium;
   std::string url;
-  std::filesystem::path png;       // absolute
+  std::filesystem::path png;  // absolute
   bool dump_dom = false;
   int virtual_time_budget_ms = 5000;
   std::string window_size = "1280,2000";

@@ -88,8 +88,8 @@ constexpr std::string_view kInterpreters[] = {"python", "node", "nodejs", "bash"
 
 bool is_interpreter(const std::string& program) {
   std::string name = fs::path(program).filename().string();
-  while (!name.empty() && (std::isdigit(static_cast<unsigned char>(name.back())) != 0 ||
-                           name.back() == '.'))
+  while (!name.empty() &&
+         (std::isdigit(static_cast<unsigned char>(name.back())) != 0 || name.back() == '.'))
     name.pop_back();
   return std::ranges::find(kInterpreters, name) != std::end(kInterpreters);
 }
@@ -120,10 +120,9 @@ std::optional<std::string> program_problem(const std::string& word,
 // word that looks like a path (a directory in it, or an extension) is taken for a script:
 // `node inspect x.js` names a subcommand; an option (-m, -c, -u ...) leaves it to the program.
 std::optional<std::string> script_problem(const std::string& program, const std::string& script) {
-  const bool looks_like_a_path = script.find('/') != std::string::npos ||
-                                 fs::path(script).has_extension();
-  if (!is_interpreter(program) || !is_plain(script) || script.front() == '-' ||
-      !looks_like_a_path)
+  const bool looks_like_a_path =
+      script.find('/') != std::string::npos || fs::path(script).has_extension();
+  if (!is_interpreter(program) || !is_plain(script) || script.front() == '-' || !looks_like_a_path)
     return std::nullopt;
   std::error_code error;
   if (fs::exists(script, error)) return std::nullopt;

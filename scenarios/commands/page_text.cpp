@@ -9,14 +9,20 @@ namespace {
 
 // Elements whose end starts a new line of text.
 constexpr std::array<std::string_view, 21> kBlocks = {
-    "p",  "div", "li", "tr", "h1", "h2", "h3", "h4",      "dt",      "dd",      "section",
-    "ul", "ol",  "table", "caption", "figcaption", "header", "main", "br", "summary", "form"};
+    "p",       "div",        "li",     "tr",      "h1", "h2",      "h3",
+    "h4",      "dt",         "dd",     "section", "ul", "ol",      "table",
+    "caption", "figcaption", "header", "main",    "br", "summary", "form"};
 
 // Elements whose content is not text a reader sees.
 constexpr std::array<std::string_view, 3> kHidden = {"script", "style", "template"};
 
-constexpr std::array<std::pair<std::string_view, std::string_view>, 6> kEntities = {{
-    {"&amp;", "&"}, {"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""}, {"&#39;", "'"}, {"&nbsp;", " "}}};
+constexpr std::array<std::pair<std::string_view, std::string_view>, 6> kEntities = {
+    {{"&amp;", "&"},
+     {"&lt;", "<"},
+     {"&gt;", ">"},
+     {"&quot;", "\""},
+     {"&#39;", "'"},
+     {"&nbsp;", " "}}};
 
 template <std::size_t N>
 bool listed(const std::array<std::string_view, N>& names, std::string_view name) {
@@ -68,7 +74,8 @@ class TextBuilder {
     text_.push_back(c);
   }
   void add(std::string_view s) {
-    for (const char c : s) add(c);
+    for (const char c : s)
+      add(c);
   }
   std::string take() {
     line_break();
@@ -97,8 +104,10 @@ std::string page_text(std::string_view html) {
         at = close == std::string_view::npos ? html.size() : close;
         continue;
       }
-      if (listed(kBlocks, name)) text.line_break();
-      else text.word_break();
+      if (listed(kBlocks, name))
+        text.line_break();
+      else
+        text.word_break();
       continue;
     }
     if (html[at] == '&') {

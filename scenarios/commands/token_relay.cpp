@@ -11,7 +11,7 @@ namespace {
 // The answer's headers the page depends on (its Content-Security-Policy above all), passed
 // back as the server sent them.
 constexpr std::array<std::string_view, 6> kPassedBack = {
-    "Content-Security-Policy", "X-Content-Type-Options", "Referrer-Policy",
+    "Content-Security-Policy", "X-Content-Type-Options",       "Referrer-Policy",
     "Cache-Control",           "Cross-Origin-Resource-Policy", "WWW-Authenticate"};
 
 void refuse(httplib::Response& response, int status, const std::string& code,
@@ -62,7 +62,8 @@ TokenRelay::TokenRelay(std::string upstream, std::optional<std::string> token)
 TokenRelay::~TokenRelay() {
   // cpp-httplib's stop() is lost on a server whose thread has not yet begun to listen, and
   // the join would then wait for ever: stop it once it is listening (or has given up).
-  while (!server_.is_running() && !listening_done_) std::this_thread::yield();
+  while (!server_.is_running() && !listening_done_)
+    std::this_thread::yield();
   server_.stop();
   if (thread_.joinable()) thread_.join();
 }
@@ -90,7 +91,8 @@ void TokenRelay::relay(const httplib::Request& request, httplib::Response& respo
   if (!is_own(request))
     return refuse(response, 403, "forbidden_origin",
                   "ui-snapshot's relay answers its own Chromium only (Host and Origin "
-                  "127.0.0.1:" + std::to_string(port_) + ")");
+                  "127.0.0.1:" +
+                      std::to_string(port_) + ")");
   if (!request.path.starts_with("/_test/"))
     return refuse(response, 404, "not_found", "ui-snapshot's relay serves /_test/ only");
   httplib::Client client(upstream_);
@@ -100,7 +102,8 @@ void TokenRelay::relay(const httplib::Request& request, httplib::Response& respo
   if (token_) headers.emplace("Authorization", "Bearer " + *token_);
   const auto answer = client.Get(request.target, headers);
   if (!answer) {
-    const std::string problem = upstream_ + " did not answer (" + httplib::to_string(answer.error()) + ")";
+    const std::string problem =
+        upstream_ + " did not answer (" + httplib::to_string(answer.error()) + ")";
     note(false, problem);
     return refuse(response, 502, "server_unreachable", problem);
   }

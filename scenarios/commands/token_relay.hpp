@@ -21,8 +21,8 @@ namespace retryproof::scenarios {
 
 // What the relay could not read, as the server said it.
 struct RelayTally {
-  int refused = 0;      // 401 and 403 answers
-  int unreachable = 0;  // requests the server did not answer
+  int refused = 0;            // 401 and 403 answers
+  int unreachable = 0;        // requests the server did not answer
   std::string first_problem;  // the first of either, in the server's words
 };
 

@@ -73,7 +73,8 @@ std::optional<std::string> read_token(const std::string& file) {
 
 void check_outputs(const SnapshotOptions& options) {
   if (!std::regex_match(options.window_size, std::regex(R"([1-9][0-9]{1,4},[1-9][0-9]{1,4})")))
-    throw UsageProblem("--window-size " + options.window_size + ": expected WIDTH,HEIGHT such as 1280,2000");
+    throw UsageProblem("--window-size " + options.window_size +
+                       ": expected WIDTH,HEIGHT such as 1280,2000");
   for (const std::string* path : {&options.png, &options.dump_text}) {
     if (path->empty()) continue;
     if (const auto why = unwritable(*path)) throw UsageProblem(*path + ": " + *why);
@@ -133,8 +134,8 @@ int snapshot(const SnapshotOptions& options) {
       return 1;
     }
     std::cout << "wrote " << options.png
-              << (options.dump_text.empty() ? "" : " and " + options.dump_text) << ": "
-              << base << kPage << '\n';
+              << (options.dump_text.empty() ? "" : " and " + options.dump_text) << ": " << base
+              << kPage << '\n';
     return 0;
   } catch (const std::exception& problem) {
     std::cerr << "retryproof ui-snapshot: " << problem.what() << '\n';
@@ -161,7 +162,8 @@ void add_ui_snapshot_command(CLI::App& app, int& exit_code) {
                       "RETRYPROOF_CONTROL_TOKEN environment variable, else none)");
   command->add_option("--dump-text", options->dump_text,
                       "Also write the page's words to FILE, one block a line, to grep");
-  command->add_option("--chromium", options->chromium, "The Chromium to run")->capture_default_str();
+  command->add_option("--chromium", options->chromium, "The Chromium to run")
+      ->capture_default_str();
   command
       ->add_option("--virtual-time-budget", options->virtual_time_budget_ms,
                    "Milliseconds of virtual time the page's scripts run before the shot: without "

@@ -141,8 +141,9 @@ ScenarioResult drive(const Scenario& scenario, const ClientChoice& client,
     InvocationResult done = world.invoke(plan);
     // Invocations run one after another: each window starts after the last one ended (what
     // was journaled between two, when no client ran, is charged by its connection).
-    check_invariant(result.invocations.empty() ? done.first_seq == 1
-                                               : done.first_seq > result.invocations.back().last_seq,
+    check_invariant(result.invocations.empty()
+                        ? done.first_seq == 1
+                        : done.first_seq > result.invocations.back().last_seq,
                     "the first window of the journal starts at seq 1, and each later one after "
                     "the one before it ended");
     check_invariant(done.last_seq + 1 >= done.first_seq,

@@ -33,7 +33,7 @@ struct InvocationResult {
   // its connections that the provider read after it was reaped (a killed client's bytes),
   // in a later window or between two (scenarios/driver/attribution.hpp). By seq.
   std::vector<std::uint64_t> late_seqs;
-  Millis started_at{0};         // on the provider's clock
+  Millis started_at{0};  // on the provider's clock
   Millis ended_at{0};
   bool killed = false;                 // by the scenario's kill point, on purpose
   bool timed_out = false;              // still running at the scenario's time limit

@@ -29,8 +29,7 @@ struct JudgeOptions {
 // proxy's 502) holds an error body, not a journal: judging it as an empty journal would be
 // a clean verdict on nothing. Its own words say what to fix.
 void refuse_error_body(const std::string& path, const nlohmann::json& document) {
-  if (!document.is_object() || document.contains("entries") || !document.contains("error"))
-    return;
+  if (!document.is_object() || document.contains("entries") || !document.contains("error")) return;
   const nlohmann::json& error = document["error"];
   // The baseline and problem+json forms say {"error": code, "detail"}; Stripe's nests them.
   const nlohmann::json& fields = error.is_object() ? error : document;

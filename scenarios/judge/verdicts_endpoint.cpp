@@ -39,9 +39,8 @@ VerdictsQuery verdicts_query(const std::string& query, const std::string& record
   const std::string who = "this " + std::string(server);
   // Its callers declare a promise as its query does: policy=... (the embed helpers'
   // verdicts(policy=...) too), not run's --client-policy.
-  VerdictsQuery asked{.traffic = {.operation_field = recorded_field,
-                                  .declare_with = "policy=",
-                                  .name = "traffic"}};
+  VerdictsQuery asked{
+      .traffic = {.operation_field = recorded_field, .declare_with = "policy=", .name = "traffic"}};
   TrafficOptions& options = asked.traffic;
   for (std::size_t start = 0, end = 0; start < query.size(); start = end + 1) {
     end = std::min(query.find('&', start), query.size());
@@ -94,10 +93,10 @@ provider::ControlEndpoint verdicts_endpoint() {
                 .of = std::max<std::uint64_t>(context.journaled, journal.size())};
             // What it does not hold, each verdict that could change is inconclusive: the
             // judgement is of what was read, and says so.
-            for (provider::MissingEntries& missing : provider::gaps_in(
-                     journal, 1,
-                     "not in memory, so not judged live: judge a saved copy of "
-                     "GET /_test/journal, which reads the --journal-file too"))
+            for (provider::MissingEntries& missing :
+                 provider::gaps_in(journal, 1,
+                                   "not in memory, so not judged live: judge a saved copy of "
+                                   "GET /_test/journal, which reads the --journal-file too"))
               asked.traffic.gaps.push_back({1, std::move(missing)});
             const RunSummary summary{
                 .seed = context.seed,

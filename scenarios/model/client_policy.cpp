@@ -226,8 +226,9 @@ std::string JudgedPolicy::min_backoff_text() const {
   const std::string floor = std::to_string(min_backoff.count()) + " ms";
   if (declared_min_backoff) return floor + " (declared)";
   if (!from_scenario) {
-    return floor + " (the default floor; if the service promises another, declare it: " +
-           declare_with + "min-backoff=DURATION)";
+    return floor +
+           " (the default floor; if the service promises another, declare it: " + declare_with +
+           "min-backoff=DURATION)";
   }
   if (follows_settings) return floor + " (the scenario's floor, half its client.baseDelay)";
   return floor +

@@ -12,7 +12,10 @@ std::pair<int, int> connection_of(const provider::JournalEntry& entry) {
 }  // namespace
 
 KillWatch::KillWatch(const provider::ProviderCore& core, KillPoint kill)
-    : core_(core), kill_(kill), first_seq_(core.journal_size() + 1), jobs_before_(core.job_count()) {
+    : core_(core),
+      kill_(kill),
+      first_seq_(core.journal_size() + 1),
+      jobs_before_(core.job_count()) {
   if (!kill_.armed()) return;
   // The window and the connections before it from one reading of the journal.
   const std::vector<provider::JournalEntry> before = core.journal();

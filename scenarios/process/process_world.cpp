@@ -129,8 +129,7 @@ InvocationResult ProcessWorld::invoke(const InvocationPlan& plan) {
   // The answer that reaches the kill point, and every later one, is kept until the client is
   // dead: it dies not knowing that answer, as the simulated client does. The gate may ask
   // after this call returns (an answer passing as the client is killed): it holds a copy.
-  if (plan.invocation.kill.armed())
-    server_.answers().close_when([kill] { return kill.reached(); });
+  if (plan.invocation.kill.armed()) server_.answers().close_when([kill] { return kill.reached(); });
 
   const std::unique_ptr<ChildProcess> started = start_client(plan, server_.base_url());
   ChildProcess& child = *started;

@@ -67,19 +67,20 @@ json inconclusive_verdicts_json(const ScenarioResult& result) {
 }
 
 json invocation_json(const InvocationResult& invocation) {
-  json out = {{"index", invocation.index},
-          {"number", invocation.number()},
-          {"operation", valid_utf8(invocation.operation)},
-          {"payload", clean_json(invocation.payload)},
-          {"killed", invocation.killed},
-          {"outcome", invocation.outcome ? clean_json(invocation.outcome->line) : json(nullptr)},
-          {"clientError", valid_utf8(invocation.client_error)},
-          {"exit", valid_utf8(invocation.exit)},
-          {"standardError", valid_utf8(invocation.standard_error)},
-          {"firstSeq", invocation.first_seq},
-          {"lastSeq", invocation.last_seq},
-          {"startedAtMs", invocation.started_at.count()},
-          {"endedAtMs", invocation.ended_at.count()}};
+  json out = {
+      {"index", invocation.index},
+      {"number", invocation.number()},
+      {"operation", valid_utf8(invocation.operation)},
+      {"payload", clean_json(invocation.payload)},
+      {"killed", invocation.killed},
+      {"outcome", invocation.outcome ? clean_json(invocation.outcome->line) : json(nullptr)},
+      {"clientError", valid_utf8(invocation.client_error)},
+      {"exit", valid_utf8(invocation.exit)},
+      {"standardError", valid_utf8(invocation.standard_error)},
+      {"firstSeq", invocation.first_seq},
+      {"lastSeq", invocation.last_seq},
+      {"startedAtMs", invocation.started_at.count()},
+      {"endedAtMs", invocation.ended_at.count()}};
   // Requests on its connections read after its window closed: charged to it, not to the
   // window they fell in. Only when there are any.
   if (!invocation.late_seqs.empty()) out["lateSeqs"] = invocation.late_seqs;

@@ -59,7 +59,7 @@ class SimulatedTransport final : public client::Transport {
   std::unique_ptr<Timeline> own_time_;  // only for a client alone
   VirtualTime& time_;
   int listener_ = 0;
-  int client_port_ = 0;   // 0: none yet
+  int client_port_ = 0;     // 0: none yet
   bool connected_ = false;  // a request was sent on client_port_
   std::function<bool()> kill_when_;
 };

@@ -14,9 +14,11 @@ namespace {
 using provider::JournalEntry;
 
 JournalEntry on(std::uint64_t seq, std::optional<int> client_port, bool first) {
-  return JournalEntry{
-      .seq = seq, .method = "POST", .path = "/jobs", .client_port = client_port,
-      .new_connection = first};
+  return JournalEntry{.seq = seq,
+                      .method = "POST",
+                      .path = "/jobs",
+                      .client_port = client_port,
+                      .new_connection = first};
 }
 
 InvocationResult window(int index, std::uint64_t first, std::uint64_t last) {

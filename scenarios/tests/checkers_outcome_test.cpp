@@ -102,12 +102,11 @@ TEST_F(Checkers, TruthfulOutcomeFailsAFailedReportWhoseOwnLateRequestCreatedTheJ
   // The first run gave up and reported failed while its retry was still on its connection;
   // the provider read that retry after the run ended (seq 2, in the next run's window) and
   // made job_1. It is the first run's request: its report is untrue.
-  const auto record =
-      run({invocation(1, 1, failed()), invocation_43(2, 3, succeeded("job_2"))},
-          {on_connection(fail_before_commit(1), 40001, true),
-           on_connection(post({.seq = 2, .at = 200, .job = "job_1"}), 40001, false),
-           on_connection(post_43(3, 300), 40002, true)},
-          {job("job_1", "k42"), job_43()});
+  const auto record = run({invocation(1, 1, failed()), invocation_43(2, 3, succeeded("job_2"))},
+                          {on_connection(fail_before_commit(1), 40001, true),
+                           on_connection(post({.seq = 2, .at = 200, .job = "job_1"}), 40001, false),
+                           on_connection(post_43(3, 300), 40002, true)},
+                          {job("job_1", "k42"), job_43()});
   expect_pass(check("truthful-outcome", record));  // by window: seq 2 is the next run's
   const Verdict verdict = check("truthful-outcome", record.by_connection());
   expect_fail(verdict, {2});
@@ -168,18 +167,18 @@ TEST_F(Checkers, GaveUpFailsAStopAfterA503WithBudgetLeft) {
 TEST_F(Checkers, GaveUpAcceptsUnknownAfterALookupThatCouldNotAnswer) {
   // The client took the 503 as unknown (its timer fired before it read the answer), looked
   // the key up during the outage and failed closed.
-  const auto record =
-      run({invocation(1, 2, unknown())},
-          {fail_before_commit(1), lookup({.seq = 2, .at = 300, .outcome = Outcome::lookup_failed})});
+  const auto record = run(
+      {invocation(1, 2, unknown())},
+      {fail_before_commit(1), lookup({.seq = 2, .at = 300, .outcome = Outcome::lookup_failed})});
   expect_pass(check("gave-up", record));
 }
 
 TEST_F(Checkers, GaveUpStillFailsAStopAfterALookupThatFoundNothing) {
   // A 404 proves the create did not commit: with budget left, the same key may go again.
   for (const Said& outcome : {failed(), unknown()}) {
-    const auto record =
-        run({invocation(1, 2, outcome)},
-            {fail_before_commit(1), lookup({.seq = 2, .at = 300, .outcome = Outcome::lookup_miss})});
+    const auto record = run(
+        {invocation(1, 2, outcome)},
+        {fail_before_commit(1), lookup({.seq = 2, .at = 300, .outcome = Outcome::lookup_miss})});
     const Verdict verdict = check("gave-up", record);
     expect_fail(verdict, {1});
     EXPECT_MENTIONS(verdict, "after a 503 (seq 1) with 2 of its 3 attempts left");
@@ -188,9 +187,9 @@ TEST_F(Checkers, GaveUpStillFailsAStopAfterALookupThatFoundNothing) {
 
 TEST_F(Checkers, GaveUpStillFailsAFailedReportAfterALookupThatCouldNotAnswer) {
   // Failed is not failing closed: the create's outcome was never proven.
-  const auto record =
-      run({invocation(1, 2, failed())},
-          {fail_before_commit(1), lookup({.seq = 2, .at = 300, .outcome = Outcome::lookup_failed})});
+  const auto record = run(
+      {invocation(1, 2, failed())},
+      {fail_before_commit(1), lookup({.seq = 2, .at = 300, .outcome = Outcome::lookup_failed})});
   expect_fail(check("gave-up", record), {1});
 }
 

@@ -71,12 +71,13 @@ Scenario runs_killed_but_the_last(int runs) {
     invocations.push_back({{"operation", "order-1"}});
     if (i + 1 < runs) invocations.back()["kill"] = "after-request:1";
   }
-  return scenario_from_json({{"name", "late-request"},
-                             {"description", "A run is killed with a request not yet read."},
-                             {"operations", {{{"id", "order-1"}, {"payload", {{"orderId", "order-1"}}}}}},
-                             {"invocations", invocations},
-                             {"client", {{"timeout", "5s"}}}},
-                            "late-request.json");
+  return scenario_from_json(
+      {{"name", "late-request"},
+       {"description", "A run is killed with a request not yet read."},
+       {"operations", {{{"id", "order-1"}, {"payload", {{"orderId", "order-1"}}}}}},
+       {"invocations", invocations},
+       {"client", {{"timeout", "5s"}}}},
+      "late-request.json");
 }
 
 // The scenario run with the client above.

@@ -15,7 +15,6 @@ namespace {
 
 using nlohmann::json;
 
-
 TEST(TokenRelay, AddsTheTokenSoTheBrowserNeedsNone) {
   provider::ProviderServer server({.control_token = "s3cret"}, {.port = 0});
   const TokenRelay relay(server.base_url(), "s3cret");
@@ -30,7 +29,8 @@ TEST(TokenRelay, AddsTheTokenSoTheBrowserNeedsNone) {
 
 TEST(TokenRelay, CountsARefusalInTheServersWordsAndPassesItOn) {
   provider::ProviderServer server({.control_token = "s3cret"}, {.port = 0});
-  for (const std::optional<std::string>& token : {std::optional<std::string>(), std::optional<std::string>("wrong")}) {
+  for (const std::optional<std::string>& token :
+       {std::optional<std::string>(), std::optional<std::string>("wrong")}) {
     const TokenRelay relay(server.base_url(), token);
     const auto answer = httplib::Client(relay.base_url()).Get("/_test/faults");
     ASSERT_TRUE(answer);
@@ -76,8 +76,7 @@ TEST(TokenRelay, OnlyReadsAndOnlyForItsOwnHostAndOrigin) {
   const auto data_plane = browser.Get("/jobs/by-idempotency-key/k");
   ASSERT_TRUE(data_plane);
   EXPECT_EQ(data_plane->status, 404) << "the relay serves /_test/ only";
-  const auto own = browser.Get("/_test/journal",
-                               {{"Origin", relay.base_url()}});
+  const auto own = browser.Get("/_test/journal", {{"Origin", relay.base_url()}});
   ASSERT_TRUE(own);
   EXPECT_EQ(own->status, 200) << "its own page's Origin reads";
 }
@@ -98,11 +97,10 @@ TEST(ChromiumSnapshot, WaitsForThePagesScriptsAndKeepsNothing) {
   const auto has = [&](const std::string& argument) {
     return std::find(arguments.begin(), arguments.end(), argument) != arguments.end();
   };
-  for (const char* flag : {"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                           "--no-first-run", "--disable-background-networking",
-                           "--disable-component-update", "--disable-sync",
-                           "--user-data-dir=/tmp/p", "--virtual-time-budget=5000",
-                           "--screenshot=/tmp/x.png"})
+  for (const char* flag :
+       {"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        "--user-data-dir=/tmp/p", "--virtual-time-budget=5000", "--screenshot=/tmp/x.png"})
     EXPECT_TRUE(has(flag)) << flag;
   EXPECT_EQ(arguments.back(), "http://127.0.0.1:1/_test/ui");
   EXPECT_FALSE(has("--dump-dom"));

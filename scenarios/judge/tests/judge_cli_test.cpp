@@ -235,14 +235,16 @@ TEST(JudgeCommand, ASavedRefusalIsAnErrorNamingTheFixNeverAnEmptyJournal) {
     if (token) request.headers.emplace("Authorization", "Bearer " + *token);
     return core.handle(request, Millis(0)).body;
   };
-  for (const auto& [token, words] :
-       std::vector<std::pair<std::optional<std::string>, std::string>>{
-           {std::nullopt, "the control token is missing"}, {"wrong", "the control token is wrong"}}) {
+  for (const auto& [token, words] : std::vector<std::pair<std::optional<std::string>, std::string>>{
+           {std::nullopt, "the control token is missing"},
+           {"wrong", "the control token is wrong"}}) {
     const auto saved = dir.write("refused.json", fetch(token));
     const Judged refused = judge({saved.string(), "--operation-field", "orderId"});
     EXPECT_EQ(refused.status.code, 2) << refused.out << refused.err;
-    EXPECT_TRUE(contains(refused.err, "refused.json: not a journal but the control plane's "
-                                      "refusal (unauthorized: " + words))
+    EXPECT_TRUE(contains(refused.err,
+                         "refused.json: not a journal but the control plane's "
+                         "refusal (unauthorized: " +
+                             words))
         << refused.err;
     EXPECT_TRUE(contains(refused.err, "the traffic is unknown, not clean")) << refused.err;
     EXPECT_TRUE(contains(refused.err, "with Authorization: Bearer <control token>")) << refused.err;
@@ -360,7 +362,8 @@ TEST(VerdictsEndpoint, TheProviderJudgesItsOwnJournalLiveAsJudgeDoesASavedOne) {
   EXPECT_EQ(judged.status.code, 1);
   // The same verdicts; only the advice's word for a declaration is each caller's own.
   std::string live_verdicts = report["scenarios"][0]["verdicts"].dump();
-  for (std::size_t at = 0; (at = live_verdicts.find("declare it: policy=", at)) != std::string::npos;)
+  for (std::size_t at = 0;
+       (at = live_verdicts.find("declare it: policy=", at)) != std::string::npos;)
     live_verdicts.replace(at, std::string("declare it: policy=").size(),
                           "declare it: --client-policy ");
   EXPECT_NE(report.dump().find("declare it: policy=min-backoff="), std::string::npos);

@@ -176,8 +176,8 @@ TEST(JudgeTraffic, TheAdviceNamesTheDefaultsAndTheCallersWordNotAScenario) {
       << "there is no scenario behind traffic: " << verdicts_text(result);
 
   // GET /_test/verdicts and the embed helpers take the policy as policy=...
-  const ScenarioResult asked = judge_traffic(
-      traffic.journal(), {.operation_field = "orderId", .declare_with = "policy="});
+  const ScenarioResult asked =
+      judge_traffic(traffic.journal(), {.operation_field = "orderId", .declare_with = "policy="});
   EXPECT_NE(verdict(asked, "backoff").explanation.find("declare it: policy=min-backoff=DURATION"),
             std::string::npos)
       << verdict(asked, "backoff").explanation;
