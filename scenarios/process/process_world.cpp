@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <functional>
 #include <thread>
 
 #include "common/duration.hpp"
@@ -111,6 +112,38 @@ std::unique_ptr<ChildProcess> ProcessWorld::start_client(const InvocationPlan& p
                                         environment);
 }
 
+namespace {
+
+constexpr std::chrono::milliseconds kSlice(20);  // how soon a loop notices a change
+
+// Waits until the provider's records show the kill point reached, then kills the client; or
+// until the client ends first (then there is nothing to kill), or the deadline. The slices
+// let the loop notice a client that ended. Its exit status, when it ended on its own.
+std::optional<ExitStatus> kill_at_its_point(
+    ChildProcess& child, provider::ProviderCore& core, const KillWatch& kill,
+    const std::function<SteadyClock::time_point()>& deadline, InvocationResult& result) {
+  std::optional<ExitStatus> status;
+  while (!status && SteadyClock::now() < deadline()) {
+    const provider::ProviderCore::Progress seen = core.progress();
+    if (kill.reached()) {
+      child.send_signal(SIGKILL);
+      result.killed = true;
+      break;
+    }
+    // Until a request is journaled or a job stored (then the journal is read again).
+    const auto slice = std::min(deadline(), SteadyClock::now() + kSlice);
+    core.wait_until(
+        [&](const provider::ProviderCore::Progress& now) {
+          return now.jobs != seen.jobs || now.journal_entries != seen.journal_entries;
+        },
+        slice);
+    status = child.wait(std::chrono::milliseconds(0));
+  }
+  return status;
+}
+
+}  // namespace
+
 InvocationResult ProcessWorld::invoke(const InvocationPlan& plan) {
   provider::ProviderCore& core = server_.core();
   if (plan.invocation.after > Millis(0)) core.advance_clock(plan.invocation.after);
@@ -135,29 +168,9 @@ InvocationResult ProcessWorld::invoke(const InvocationPlan& plan) {
   ChildProcess& child = *started;
   InvocationDeadline limit(scenario_.time_limit, options_.time_scale);
   const auto deadline = [&] { return limit.at(core.journal_size() >= result.first_seq); };
-  constexpr std::chrono::milliseconds kSlice(20);  // how soon a loop notices a change
 
   std::optional<ExitStatus> status;
-  if (plan.invocation.kill.armed()) {
-    // Until the provider's records show the point reached, or the client ends first (then
-    // there is nothing to kill). The slices let the loop notice a client that ended.
-    while (!status && SteadyClock::now() < deadline()) {
-      const provider::ProviderCore::Progress seen = core.progress();
-      if (kill.reached()) {
-        child.send_signal(SIGKILL);
-        result.killed = true;
-        break;
-      }
-      // Until a request is journaled or a job stored (then the journal is read again).
-      const auto slice = std::min(deadline(), SteadyClock::now() + kSlice);
-      core.wait_until(
-          [&](const provider::ProviderCore::Progress& now) {
-            return now.jobs != seen.jobs || now.journal_entries != seen.journal_entries;
-          },
-          slice);
-      status = child.wait(std::chrono::milliseconds(0));
-    }
-  }
+  if (plan.invocation.kill.armed()) status = kill_at_its_point(child, core, kill, deadline, result);
   while (!status && SteadyClock::now() < deadline()) {
     status = child.wait(until(std::min(deadline(), SteadyClock::now() + kSlice)));
   }

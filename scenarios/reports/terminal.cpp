@@ -147,8 +147,8 @@ const char* status_colour(ScenarioStatus status) {
   return kRed;
 }
 
-void write_block(std::ostream& out, const ScenarioResult& result, Colour colour) {
-  const bool met = result.met();
+// The scenario's heading, what it ran with, its plan and the harness's stalls.
+void write_heading(std::ostream& out, const ScenarioResult& result, Colour colour) {
   std::string heading = paint(scenario_mark(result), status_colour(result.status()), colour) +
                         "  " + paint(terminal_text(result.name), kBold, colour);
   if (!result.file.empty()) heading += "  (" + terminal_text(result.file) + ")";
@@ -167,9 +167,10 @@ void write_block(std::ostream& out, const ScenarioResult& result, Colour colour)
     out << "  harness stalled: " << stall.lasted().count() << " ms from +" << stall.from.count()
         << "ms (" << terminal_text(stall.what) << ")\n";
   }
-  for (const std::string& line : load_terminal_lines(result))
-    out << line << '\n';
+}
 
+// One row per invocation: its operation, what it reported, the seqs it was charged.
+void write_invocations(std::ostream& out, const ScenarioResult& result, Colour colour) {
   if (result.invocations.empty()) {
     out << "  invocations: none\n";
   } else {
@@ -184,6 +185,15 @@ void write_block(std::ostream& out, const ScenarioResult& result, Colour colour)
     }
     write_table(out, "    ", rows, colour);
   }
+}
+
+void write_block(std::ostream& out, const ScenarioResult& result, Colour colour) {
+  const bool met = result.met();
+  write_heading(out, result, colour);
+  for (const std::string& line : load_terminal_lines(result))
+    out << line << '\n';
+
+  write_invocations(out, result, colour);
 
   if (result.verdicts.empty()) {
     out << "  verdicts: none\n";

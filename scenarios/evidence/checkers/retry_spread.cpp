@@ -44,6 +44,38 @@ std::optional<int> ordered_by_retry_after(const std::vector<const Retry*>& wave,
   return std::nullopt;
 }
 
+// A wave's waits, measured.
+Spread spread_of_wave(const std::vector<const Retry*>& wave) {
+  std::vector<double> waits;
+  for (const Retry* retry : wave)
+    waits.push_back(static_cast<double>(retry->wait.count()));
+  return spread_of(std::move(waits));
+}
+
+// The narrowest spread that is not a wave (fleet.hpp).
+double least_spread(const Spread& spread, Millis min_backoff) {
+  return std::max({kLeastSpreadShare * spread.median, static_cast<double>(kLeastSpread.count()),
+                   kBackoffShare * static_cast<double>(min_backoff.count())});
+}
+
+// "; retries number 2 waited the Retry-After: 1 the provider gave alike (...)"
+std::string spread_after_retry_after_text(int number, int seconds, const Spread& spread) {
+  return "; retries number " + std::to_string(number) +
+         " waited the Retry-After: " + std::to_string(seconds) +
+         " the provider gave alike (median " + ms(spread.median) + "), spread over " +
+         ms(spread.middle) +
+         " by jitter on top of it or by the machine's noise, which the waits cannot tell apart";
+}
+
+// Every wave the provider ordered is named: the first says what it did, the others add to it.
+std::string synchronised_text(bool first, int number, int seconds, const Spread& spread) {
+  return (first ? "; the provider synchronised the fleet: its 429s said Retry-After: "
+                : "; so did Retry-After: ") +
+         std::to_string(seconds) + (first ? " alike and retries number " : " for retries number ") +
+         std::to_string(number) + (first ? " waited just that (median " : " (median ") +
+         ms(spread.median) + ", the middle 80% within " + ms(spread.middle) + ")";
+}
+
 }  // namespace
 
 Verdict retry_spread(const Evidence& evidence) {
@@ -60,38 +92,21 @@ Verdict retry_spread(const Evidence& evidence) {
   for (const auto& [number, wave] : waves) {
     if (wave.size() < kSmallestWave) continue;
     ++judged;
-    std::vector<double> waits;
-    for (const Retry* retry : wave)
-      waits.push_back(static_cast<double>(retry->wait.count()));
-    const Spread spread = spread_of(waits);
-    const double least =
-        std::max({kLeastSpreadShare * spread.median, static_cast<double>(kLeastSpread.count()),
-                  kBackoffShare * static_cast<double>(evidence.policy().min_backoff.count())});
+    const Spread spread = spread_of_wave(wave);
+    const double least = least_spread(spread, evidence.policy().min_backoff);
+    const auto seconds = ordered_by_retry_after(wave, spread.median);
     if (spread.middle >= least) {
       // Spread, but after a Retry-After the provider gave alike: a client that waits just
       // that is spread by the machine's noise alone (tens of ms on a busy one), which the
       // waits cannot tell from jitter on top of it. Say so rather than credit jitter.
-      if (const auto seconds = ordered_by_retry_after(wave, spread.median)) {
-        spread_after_retry_after += "; retries number " + std::to_string(number) +
-                                    " waited the Retry-After: " + std::to_string(*seconds) +
-                                    " the provider gave alike (median " + ms(spread.median) +
-                                    "), spread over " + ms(spread.middle) +
-                                    " by jitter on top of it or by the machine's noise, which "
-                                    "the waits cannot tell apart";
+      if (seconds) {
+        spread_after_retry_after += spread_after_retry_after_text(number, *seconds, spread);
         ++told;
       }
       continue;
     }
-    if (const auto seconds = ordered_by_retry_after(wave, spread.median);
-        seconds && !evidence.policy().jitter_after_retry_after) {
-      // Every such wave is named: the first says what the provider did, the others add to it.
-      synchronised_by_provider +=
-          (ordered == 0 ? "; the provider synchronised the fleet: its 429s said Retry-After: "
-                        : "; so did Retry-After: ") +
-          std::to_string(*seconds) +
-          (ordered == 0 ? " alike and retries number " : " for retries number ") +
-          std::to_string(number) + (ordered == 0 ? " waited just that (median " : " (median ") +
-          ms(spread.median) + ", the middle 80% within " + ms(spread.middle) + ")";
+    if (seconds && !evidence.policy().jitter_after_retry_after) {
+      synchronised_by_provider += synchronised_text(ordered == 0, number, *seconds, spread);
       ++ordered;
       continue;
     }
