@@ -63,30 +63,6 @@ bool is_expect_continue(const http::request<http::string_body>& message) {
          boost::beast::iequals(message[http::field::expect], "100-continue");
 }
 
-}  // namespace
-
-std::uint64_t ConnectionRegistry::add(std::weak_ptr<Connection> connection) {
-  std::lock_guard lock(mutex_);
-  connections_.emplace(++next_id_, std::move(connection));
-  return next_id_;
-}
-
-void ConnectionRegistry::remove(std::uint64_t id) {
-  std::lock_guard lock(mutex_);
-  connections_.erase(id);
-}
-
-std::vector<std::shared_ptr<Connection>> ConnectionRegistry::live() const {
-  std::lock_guard lock(mutex_);
-  std::vector<std::shared_ptr<Connection>> live;
-  for (const auto& [id, connection] : connections_) {
-    if (auto alive = connection.lock()) live.push_back(std::move(alive));
-  }
-  return live;
-}
-
-namespace {
-
 template <class Stream>
 Stream open_stream(ConnectionSocket socket, ConnectionContext& context) {
   if constexpr (std::is_same_v<Stream, TlsStream>) {
