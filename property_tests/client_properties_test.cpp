@@ -113,17 +113,13 @@ TEST_P(Teeth, RapidcheckFindsAScheduleThatExposesTheMutantAndShrinksIt) {
 
 // The schedules here are one client's: a mutant only a fleet's verdicts can catch (no-jitter,
 // whose fleet retries in one wave: retry-spread) is held to them by the storm set's mutant
-// matrix instead (MutantMatrix). It once passed here on a kill point its schedule never
+// matrix instead (MutantMatrix), and one only traffic can show (no-budget) by the traffic set
+// (sim_traffic_tests). It once passed here on a kill point its schedule never
 // reached, counted as a client error: a red the harness made, now inconclusive.
 std::vector<client::Mutant> mutants_one_client_can_show() {
-  static const std::set<std::string_view> fleet_verdicts = {"load-amplification", "retry-spread",
-                                                            "recovery"};
   std::vector<client::Mutant> shown;
   for (const client::Mutant mutant : client::all_mutants()) {
-    const auto& caught_by = client::row_of(mutant).caught_by;
-    if (std::any_of(caught_by.begin(), caught_by.end(),
-                    [&](std::string_view id) { return !fleet_verdicts.contains(id); }))
-      shown.push_back(mutant);
+    if (client::row_of(mutant).shown_by == client::ShownBy::one_client) shown.push_back(mutant);
   }
   return shown;
 }

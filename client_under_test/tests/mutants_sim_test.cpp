@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,7 +34,7 @@ TEST(Mutants, EveryMutantHasATestHere) {
   EXPECT_EQ(names, (std::vector<std::string>{
                        "fresh-key-per-attempt", "blind-retry", "no-backoff", "unbounded",
                        "payload-drift", "timeout-is-failure", "retries-4xx", "ignores-retry-after",
-                       "memory-only-intent", "nested-retry-new-key", "no-jitter"}));
+                       "memory-only-intent", "nested-retry-new-key", "no-jitter", "no-budget"}));
 }
 
 TEST(Mutants, EveryMutantDeviatesFromTheReferenceAndNamesWhatCatchesIt) {
@@ -51,7 +52,8 @@ TEST(Mutants, EveryMutantDeviatesFromTheReferenceAndNamesWhatCatchesIt) {
                           b.retries_definitive != reference.retries_definitive ||
                           b.honours_retry_after != reference.honours_retry_after ||
                           b.backs_off != reference.backs_off || b.jitters != reference.jitters ||
-                          b.bounded != reference.bounded || b.rounds != reference.rounds;
+                          b.bounded != reference.bounded || b.rounds != reference.rounds ||
+                          b.uses_budget != reference.uses_budget;
     EXPECT_TRUE(deviates);
     EXPECT_FALSE(row.caught_by.empty());
     EXPECT_FALSE(row.bug.empty());
@@ -320,6 +322,33 @@ TEST(Mutants, NestedRetryNewKeyStartsOverUnderASecondKey) {
             (std::vector<std::string>{kPost + "new -", kLookup + "lookup_failed 503"}));
   EXPECT_EQ(reference.job_count(), 1u);
   EXPECT_EQ(kept.outcome, ClientOutcome::unknown);
+}
+
+// --- no-budget ----------------------------------------------------------------------------
+
+TEST(Mutants, NoBudgetRetriesThoughItsInstancesBudgetIsSpent) {
+  // An instance whose budget is down to its last retry: ten first requests add one token.
+  const auto spent_budget = [] {
+    auto budget = std::make_unique<RetryBudget>(0.1, 1);
+    EXPECT_TRUE(budget->withdraw());
+    return budget;
+  };
+  SimHarness sim(with_plan({"fail-before-commit", "fail-before-commit"}));
+  const auto naive_budget = spent_budget();
+  ClientParts naive = sim.parts();
+  naive.budget = naive_budget.get();
+  sim.run_with(naive, order_operation(), {}, Mutant::no_budget);
+  EXPECT_EQ(sim.post_count(), 3u);  // the bug: every failure retried, whatever the budget says
+
+  SimHarness reference(with_plan({"fail-before-commit", "fail-before-commit"}));
+  const auto budget = spent_budget();
+  ClientParts parts = reference.parts();
+  parts.budget = budget.get();
+  const ClientResult result = reference.run_with(parts, order_operation());
+  EXPECT_EQ(reference.post_count(), 1u);             // its first request, then the budget said no
+  EXPECT_EQ(result.outcome, ClientOutcome::failed);  // a 503 proved nothing committed
+  EXPECT_NE(result.reason.find("retry budget is spent"), std::string::npos) << result.reason;
+  EXPECT_EQ(budget->withheld(), 1);
 }
 
 }  // namespace

@@ -122,8 +122,17 @@ int run_mutant_matrix(const std::vector<Scenario>& catalog, RunOptions options, 
       scenarios.push_back(scenario);
     }
   }
+  // A mutant only traffic can show (a retry budget lives in a long-lived instance) joins a
+  // matrix whose scenarios have traffic; elsewhere it could not be caught, and is left out.
+  const bool has_traffic = std::any_of(scenarios.begin(), scenarios.end(),
+                                       [](const Scenario& scenario) { return scenario.traffic; });
   std::vector<ClientChoice> clients = {ClientChoice{}};
   for (const client::Mutant mutant : client::all_mutants()) {
+    if (!has_traffic && client::row_of(mutant).shown_by == client::ShownBy::traffic) {
+      std::cerr << "left out: mutant:" << client::to_string(mutant)
+                << ", which only traffic shows (run --simulate --mutants scenarios/traffic)\n";
+      continue;
+    }
     clients.push_back({ClientChoice::Kind::mutant, mutant, {}});
   }
   for (const auto& choice : clients) {
