@@ -87,24 +87,32 @@ void SessionProcess::read_lines(Instance& instance) {
     if (const auto line = child.read_line(kSlice)) take_line(instance, ++number, *line);
     share_stderr();
   }
-  {
-    const std::lock_guard lock(mutex_);
-    instance.answering = false;
-  }
-  changed_.notify_all();
-  reap(instance);
-  // What it wrote before it ended, read while reaping; and a last line left without its
-  // newline, which is still its word.
-  while (const auto line = child.read_line(milliseconds(0)))
-    take_line(instance, ++number, *line);
-  const std::string& output = child.standard_output();
-  if (!child.output_open() && !output.empty() && output.back() != '\n') {
+  // The lines read but not taken yet; once its output has ended, a last line left without
+  // its newline too, which is still its word.
+  bool last_taken = false;
+  const auto take_read_lines = [&] {
+    while (const auto line = child.read_line(milliseconds(0)))
+      take_line(instance, ++number, *line);
+    const std::string& output = child.standard_output();
+    if (child.output_open() || last_taken || output.empty() || output.back() == '\n') return;
+    last_taken = true;
     const std::size_t newline = output.rfind('\n');
     take_line(instance, ++number, output.substr(newline == std::string::npos ? 0 : newline + 1));
+  };
+  take_read_lines();
+  if (!child.output_open()) {  // every line it will ever print is taken: it cannot answer now
+    {
+      const std::lock_guard lock(mutex_);
+      instance.answering = false;
+    }
+    changed_.notify_all();
   }
+  reap(instance);
+  take_read_lines();  // what it wrote before it ended, read while reaping
   share_stderr();
   {
     const std::lock_guard lock(mutex_);
+    instance.answering = false;
     instance.ended = true;
   }
   changed_.notify_all();
