@@ -130,8 +130,17 @@ int run_session(const ClientOptions& options, const CLI::App& command) {
   return serve_session(config, std::cin, std::cout, std::cerr);
 }
 
+// --session, or RETRYPROOF_SESSION=1 with no operation named: the harness starts a session
+// client with that variable (docs/sessions.md). A client that a session's process runs for
+// one operation inherits it, but names its operation, and runs that one.
+bool session_mode(const ClientOptions& options) {
+  if (options.session) return true;
+  return from_environment("", "RETRYPROOF_SESSION") == "1" && options.operation_id.empty() &&
+         from_environment("", "RETRYPROOF_OPERATION").empty();
+}
+
 int run_client(const ClientOptions& options, const CLI::App& command) {
-  if (options.session) return run_session(options, command);
+  if (session_mode(options)) return run_session(options, command);
   Operation operation;
   ClientSettings settings;
   Mutant mutant = Mutant::none;
@@ -228,7 +237,8 @@ void add_client_command(CLI::App& app, int& exit_code) {
                     "JSON line per operation on standard input, {\"id\",\"operationId\","
                     "\"payload\"}; each runs concurrently and its outcome line, tagged with its "
                     "\"id\", goes to standard output when done. The seed is --seed or "
-                    "RETRYPROOF_SEED");
+                    "RETRYPROOF_SEED. RETRYPROOF_SESSION=1, with no operation named, says the "
+                    "same");
   command->callback([options, command, &exit_code] { exit_code = run_client(*options, *command); });
 }
 

@@ -121,8 +121,10 @@ class Lines {
   explicit Lines(const Options& options) : options_(options) {}
   void answer(const std::string& id, nlohmann::json line) {
     line["id"] = id;
+    // A reason quoting bytes that are not UTF-8 (a provider's garbled answer) is still a line.
+    const std::string text = line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     const std::lock_guard lock(mutex_);
-    *options_.output << line.dump() << std::endl;
+    *options_.output << text << std::endl;
   }
   void note(const std::string& text) {
     const std::lock_guard lock(mutex_);
@@ -167,6 +169,9 @@ inline void run(const Handler& handler, const Operation& operation, Lines& lines
   } catch (const std::exception& error) {
     lines.note(operation.id + ": " + error.what());
     line = unknown(std::string("client error: ") + error.what());
+  } catch (...) {
+    lines.note(operation.id + ": an exception that is not a std::exception");
+    line = unknown("client error");
   }
   lines.answer(operation.id, std::move(line));
 }

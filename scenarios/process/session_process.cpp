@@ -77,11 +77,11 @@ void SessionProcess::read_lines(Instance& instance) {
   ChildProcess& child = *instance.child;
   std::size_t number = 0;
   std::size_t shared_stderr = 0;
-  const auto share_stderr = [&] {
+  const auto share_stderr = [&] {  // what it wrote since the last time: a long log is not copied
     if (child.standard_error().size() == shared_stderr) return;
     const std::lock_guard lock(mutex_);
-    instance.standard_error = child.standard_error();
-    shared_stderr = instance.standard_error.size();
+    instance.standard_error.append(child.standard_error(), shared_stderr);
+    shared_stderr = child.standard_error().size();
   };
   while (!instance.stopping && child.output_open() && !child.await_end(milliseconds(0))) {
     if (const auto line = child.read_line(kSlice)) take_line(instance, ++number, *line);

@@ -41,6 +41,8 @@ void PrintTo(const SessionClient& client, std::ostream* out) {
 
 std::vector<SessionClient> session_clients() {
   return {{"Reference", {RETRYPROOF_BINARY, "client", "--session"}, ""},
+          // Told by RETRYPROOF_SESSION alone, as the harness's environment tells it.
+          {"ReferenceByEnvironment", {RETRYPROOF_BINARY, "client"}, ""},
           {"Python", {"python3", EXAMPLES_DIR "/python/session_client.py"}, "python3"},
           {"Node", {"node", EXAMPLES_DIR "/node/session_client.mjs"}, "node"},
           {"Cpp", {SESSION_CLIENT_EXAMPLE}, ""}};
