@@ -58,7 +58,11 @@ SessionProcess::~SessionProcess() {
 }
 
 void SessionProcess::start() {
-  const int number = ++instance_number_;
+  int number = 0;
+  {
+    const std::lock_guard lock(mutex_);
+    number = ++instance_number_;
+  }
   std::map<std::string, std::string> environment = environment_;
   environment["RETRYPROOF_SESSION"] = "1";
   environment["RETRYPROOF_INSTANCE"] = std::to_string(number);
@@ -232,11 +236,16 @@ void SessionProcess::close_input() {
 std::optional<ExitStatus> SessionProcess::wait_for_exit(Clock::time_point deadline) {
   std::unique_lock lock(mutex_);
   if (!current_) return std::nullopt;
-  changed_.wait_until(lock, deadline, [&] { return current_->ended; });
-  return current_->ended ? current_->status : std::nullopt;
+  changed_.wait_until(lock, deadline, [&] { return !current_ || current_->ended; });
+  return current_ && current_->ended ? current_->status : std::nullopt;
 }
 
 void SessionProcess::kill() {
+  const std::lock_guard writing(write_mutex_);
+  kill_current();
+}
+
+void SessionProcess::kill_current() {
   {
     const std::lock_guard lock(mutex_);
     if (!current_ || current_->status) return;
@@ -247,7 +256,7 @@ void SessionProcess::kill() {
 
 void SessionProcess::stop_current() {
   if (!current_) return;
-  kill();
+  kill_current();
   current_->stopping = true;
   current_->reader.join();
   std::unique_ptr<Instance> ended;

@@ -3,7 +3,8 @@
 // answering each with an outcome line tagged with the operation's id, in any order. A
 // reader thread collects those lines by id and records every line that breaks the contract
 // (ContractError). Every wait has a deadline, and a killed or ended process is reaped, so a
-// client that hangs, floods or crashes cannot hang the harness.
+// client that hangs, floods or crashes cannot hang the harness. Any thread may call any
+// member: send, close_input, kill and restart take turns, and the waits watch the reader.
 #pragma once
 
 #include <chrono>
@@ -86,6 +87,7 @@ class SessionProcess {
  private:
   struct Instance;
   void start();
+  void kill_current();  // with write_mutex_ held: no restart replaces the instance meanwhile
   void stop_current();
   void read_lines(Instance& instance);
   void take_line(Instance& instance, std::size_t number, const std::string& text);
