@@ -62,7 +62,15 @@ const std::vector<MutantRow>& mutant_catalogue() {
        "no-jitter",
        "backs off exponentially without jitter: a fleet that fails together retries together",
        {.jitters = false},
-       {"retry-spread"}},
+       {"retry-spread"},
+       ShownBy::fleet},
+      {Mutant::no_budget,
+       "no-budget",
+       "retries every failure to its attempts, whatever its instance's retry budget says: a "
+       "fleet's retries keep an overloaded service down",
+       {.uses_budget = false},
+       {"retry-budget"},
+       ShownBy::traffic},
   };
   return catalogue;
 }

@@ -23,6 +23,7 @@ enum class Mutant {
   memory_only_intent,
   nested_retry_new_key,
   no_jitter,
+  no_budget,
 };
 
 // Where the idempotency key comes from.
@@ -52,7 +53,13 @@ struct ClientBehaviour {
   bool jitters = true;  // half of each backoff step is random, so a fleet does not retry in waves
   bool bounded = true;  // stops at the attempt budget
   int rounds = 1;       // an outer loop that starts over (with KeyScheme::per_round)
+  bool uses_budget = true;  // asks its instance's retry budget before each retry
 };
+
+// What a mutant's bug needs to show: one client, a fleet of them, or a fleet of long-lived
+// service instances under steady traffic (a retry budget lives in an instance: a client
+// started per operation has a full bucket each time).
+enum class ShownBy { one_client, fleet, traffic };
 
 struct MutantRow {
   Mutant mutant;
@@ -60,6 +67,7 @@ struct MutantRow {
   std::string_view bug;  // in words, for help and reports
   ClientBehaviour behaviour;
   std::vector<std::string_view> caught_by;  // verdict ids that must flag it in the catalog
+  ShownBy shown_by = ShownBy::one_client;
 };
 
 // The reference client first, then every mutant.

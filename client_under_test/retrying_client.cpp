@@ -84,6 +84,7 @@ struct RetryingClient::Run {
   int round = 1;        // of an outer loop that starts over (ClientBehaviour::rounds)
   int budget_used = 0;  // creates sent toward the budget in this run (and round)
   bool key_used_for_another_payload = false;  // by an earlier run: a found job may be its
+  bool sent_unseen = false;  // a create whose outcome it could not see: it may have committed
 };
 
 RetryingClient::RetryingClient(ClientSettings settings, ClientParts parts, Mutant mutant)
@@ -179,6 +180,7 @@ RetryingClient::Next RetryingClient::attempt(Run& run) {
     run.final_lookup = true;  // a 5xx can come after a commit: never report failed on a guess
     return Next::reconcile;
   }
+  if (!instance_allows_retry(run)) return out_of_retries(run);
   Step step;
   const TransportResponse response = send_create(run, step);
   const int status = response.ok() ? response.status : 0;
@@ -269,6 +271,7 @@ RetryingClient::Next RetryingClient::after_unseen_outcome(Run& run, Step& step,
                                                           const TransportResponse& response) {
   step.classification = "ambiguous";
   run.may_still_commit |= response.failure == TransportFailure::timeout;
+  run.sent_unseen = true;
   if (behaviour_.on_hidden == OnHiddenOutcome::report_failed) {
     step.decision = "stop: treat the unseen outcome as a failure";
     record(run, step);
@@ -287,6 +290,7 @@ RetryingClient::Next RetryingClient::after_unseen_outcome(Run& run, Step& step,
 }
 
 RetryingClient::Next RetryingClient::reconcile(Run& run) {
+  if (!instance_allows_retry(run)) return out_of_retries(run);
   Step step{.attempt = run.intent.attempts,
             .at = parts_.clock.now(),
             .request = "GET /jobs/by-idempotency-key/" + percent_encode(run.intent.idempotency_key),
@@ -365,6 +369,37 @@ RetryingClient::Next RetryingClient::confirm(Run& run, const std::string& job_id
   run.result.outcome = ClientOutcome::succeeded;
   run.result.job_id = job_id;
   return Next::done;
+}
+
+// The instance's budget withholds the next request (a retry, or a lookup after an outcome it
+// could not see: either is load on a service that is failing). What the run sent either
+// proved nothing committed, and the operation failed; or it may have committed, and the
+// outcome is unknown — its intent stays in the ledger for a later run to look up. Never
+// failed on a guess.
+RetryingClient::Next RetryingClient::out_of_retries(Run& run) {
+  const std::string spent = "its instance's retry budget is spent after " +
+                            std::to_string(run.intent.attempts) + " attempts";
+  if (!run.may_still_commit && !run.sent_unseen) {
+    return give_up(run, ClientOutcome::failed, spent + ": nothing it sent committed");
+  }
+  return give_up(run, ClientOutcome::unknown, spent + ": a request may have committed");
+}
+
+// A first request fills the instance's budget a little; each later one needs a whole token.
+bool RetryingClient::instance_allows_retry(Run& run) {
+  if (!parts_.budget || !behaviour_.uses_budget) return true;
+  if (run.budget_used == 0) {
+    parts_.budget->deposit();
+    return true;
+  }
+  if (parts_.budget->withdraw()) return true;
+  record(run, Step{.attempt = run.intent.attempts,
+                   .at = parts_.clock.now(),
+                   .request = "(retry budget)",
+                   .key = run.intent.idempotency_key,
+                   .result = "spent",
+                   .decision = "no retry: its instance's retry budget is spent"});
+  return false;
 }
 
 // The budget is per run, as the harness counts it: a restart is a new decision to carry the

@@ -15,6 +15,7 @@
 
 #include "client_under_test/intent_ledger.hpp"
 #include "client_under_test/mutant.hpp"
+#include "client_under_test/retry_budget.hpp"
 #include "client_under_test/time_and_chance.hpp"
 #include "client_under_test/transport.hpp"
 
@@ -66,6 +67,9 @@ struct ClientParts {
   Sleeper& sleeper;
   Random& random;
   IntentLedger& ledger;  // durable; the memory-only-intent mutant ignores it
+  // The service instance's, shared by every operation it serves (retry_budget.hpp); none for
+  // a client that runs one operation and ends. The no-budget mutant ignores it.
+  RetryBudget* budget = nullptr;
 };
 
 class RetryingClient {
@@ -91,6 +95,8 @@ class RetryingClient {
   Next give_up(Run& run, ClientOutcome outcome, const std::string& reason);
   Next confirm(Run& run, const std::string& job_id);
   bool budget_left(const Run& run) const;
+  bool instance_allows_retry(Run& run);
+  Next out_of_retries(Run& run);
   IntentLedger& ledger();
   Millis backoff(int attempts_made);
   void record(Run& run, Step step);

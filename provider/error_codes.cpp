@@ -30,6 +30,8 @@ const std::vector<ErrorCodeRow>& error_code_table() {
       {"upstream_unreachable", 502, server_error, "The upstream is unreachable", false},
       {"upstream_timeout", 504, server_error, "The upstream did not answer in time", false},
       // Kept whole in the journal from here on.
+      // A provider past its capacity (provider/capacity.hpp) sheds what it cannot queue.
+      {"overloaded", 503, unavailable, "The provider is past its capacity", true},
       {"method_not_allowed", 405, other, "Method not allowed", false},
       {"request_timeout", 408, other, "The request was not received in time", false},
       {"request_header_fields_too_large", 431, other, "The request head is too large", false},

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/json_fields.hpp"
 #include "common/json_text.hpp"
 #include "common/splitmix64.hpp"
 #include "common/stable_hash.hpp"
@@ -21,22 +22,19 @@ constexpr std::size_t kKeysCountedPerOutage = 100'000;
 // The most payload field names kept to suggest a match rule's mistyped field from.
 constexpr std::size_t kFieldNamesKept = 256;
 
+std::string rate_text(double rate) {
+  std::string text = std::to_string(rate);
+  text.erase(text.find_last_not_of('0') + 1);
+  if (text.back() == '.') text.pop_back();
+  return text;
+}
+
 bool is_lookup_fault(const Fault& fault) {
   return row_of(fault.kind).target == FaultTarget::lookup;
 }
 
 [[noreturn]] void fail(const std::string& where, const std::string& what) {
   throw std::invalid_argument(where + ": " + what);
-}
-
-void refuse_unknown_fields(const json& object, const std::string& where,
-                           std::initializer_list<std::string_view> known) {
-  for (const auto& [field, value] : object.items()) {
-    if (std::find(known.begin(), known.end(), field) == known.end()) {
-      fail(where, "unknown field \"" + field + "\"" +
-                      did_you_mean(field, std::vector<std::string>(known.begin(), known.end())));
-    }
-  }
 }
 
 bool optional_at(const json& entry, const std::string& where) {
@@ -187,7 +185,7 @@ FaultPlan FaultPlan::from_json(const json& body) {
   if (!body.is_object()) throw std::invalid_argument("the plan must be a JSON object");
   // "fired" is what GET /_test/faults adds to a plan; a plan posted back as it was read is
   // read past it, and starts its counts afresh.
-  refuse_unknown_fields(body, "plan", {"faults", "chaos", "outages", "fired"});
+  refuse_unknown_fields(body, "plan", {"faults", "chaos", "outages", "capacity", "fired"});
   FaultPlan plan;
   if (body.contains("faults")) {
     const json& faults = body["faults"];
@@ -231,9 +229,21 @@ FaultPlan FaultPlan::from_json(const json& body) {
     for (std::size_t i = 0; i < outages.size(); ++i)
       plan.add_outage(parse_outage(outages[i], "outages[" + std::to_string(i) + "]"));
   }
-  if (!body.contains("faults") && !body.contains("chaos") && !body.contains("outages")) {
+  if (body.contains("capacity")) {
+    plan.capacity_.emplace(parse_capacity(body["capacity"]));
+    plan.capacity_use_ = plan.uses_.size();
+    const Capacity& capacity = plan.capacity_->capacity();
+    plan.uses_.push_back(
+        {.source = "capacity",
+         .fault = "a capacity of " + rate_text(capacity.rate) + " requests a second",
+         .target = "requests that waited or were shed",
+         .asked_for = "request",
+         .optional = capacity.optional});
+  }
+  if (!body.contains("faults") && !body.contains("chaos") && !body.contains("outages") &&
+      !body.contains("capacity")) {
     throw std::invalid_argument(
-        "the plan needs \"faults\" (names and rules), \"chaos\" or \"outages\"");
+        "the plan needs \"faults\" (names and rules), \"chaos\", \"outages\" or \"capacity\"");
   }
   return plan;
 }
@@ -282,6 +292,16 @@ std::optional<PlannedOutage> FaultPlan::take_outage(const std::string& subject, 
     }
   }
   return std::nullopt;
+}
+
+std::optional<Queued> FaultPlan::take_queue(Millis at) {
+  if (!capacity_) return std::nullopt;
+  const Queued queued = capacity_->admit(at);
+  PlanUse& use = uses_[capacity_use_];
+  ++use.compared;
+  // It fired on a request it made wait behind others, or shed: the service was past capacity.
+  if (queued.shed || queued.wait > Millis(0)) ++use.fired;
+  return queued;
 }
 
 void FaultPlan::note_compared(const json& payload) {
@@ -442,6 +462,7 @@ json FaultPlan::to_json() const {
       outages.push_back(provider::to_json(outage));
     plan["outages"] = std::move(outages);
   }
+  if (capacity_) plan["capacity"] = provider::to_json(capacity_->capacity());
   return plan;
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "provider/attempt_counts.hpp"
+#include "provider/capacity.hpp"
 #include "provider/fault.hpp"
 #include "provider/outage.hpp"
 
@@ -96,6 +97,11 @@ class FaultPlan {
   std::optional<PlannedOutage> take_outage(const std::string& subject, bool for_lookup, Millis at,
                                            std::uint64_t seed);
 
+  // What the plan's capacity makes of a request arriving at `at` that the outages let in;
+  // nothing when the plan gives the provider no capacity (it serves everything at once).
+  std::optional<Queued> take_queue(Millis at);
+  const std::optional<CapacityQueue>& capacity() const { return capacity_; }
+
   // The fault for the n-th (from 0) new operation with this key; consumes it.
   PlannedFault take_for_create(const std::string& key, const nlohmann::json& payload,
                                std::uint64_t n);
@@ -142,6 +148,8 @@ class FaultPlan {
   std::size_t chaos_use_ = 0;
   std::vector<Outage> outages_;
   std::vector<std::size_t> outage_uses_;
+  std::optional<CapacityQueue> capacity_;
+  std::size_t capacity_use_ = 0;
   // Per match rule (by its use), how many compared creates carried each field it names.
   std::map<std::size_t, std::map<std::string, int>> carried_;
   std::set<std::string> fields_seen_;  // top-level names compared creates carried, bounded

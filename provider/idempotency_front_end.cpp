@@ -8,6 +8,7 @@ namespace retryproof::provider {
 const std::vector<AdmissionStage>& admission_stages() {
   static const std::vector<AdmissionStage> stages = {
       {"outage", &IdempotencyFrontEnd::outage_stage},
+      {"queue", &IdempotencyFrontEnd::queue_stage},
       {"in-flight", &IdempotencyFrontEnd::in_flight_stage},
       {"stored", &IdempotencyFrontEnd::stored_stage},
       {"capacity", &IdempotencyFrontEnd::capacity_stage},
@@ -59,6 +60,28 @@ void IdempotencyFrontEnd::outage_stage(const CreateAttempt& create, JournalEntry
   // commits nothing, and its key stays unknown.
   admission = ask_outage(create.subject, false, entry, now);
   if (!admission.answer && !create.names_operation) admission.passed_on = true;
+}
+
+void IdempotencyFrontEnd::queue_stage(const CreateAttempt& /*create*/, JournalEntry& entry,
+                                      CreateAdmission& admission, Millis now) {
+  ask_queue(entry, admission, now);
+}
+
+void IdempotencyFrontEnd::ask_queue(JournalEntry& entry, CreateAdmission& admission, Millis now) {
+  const std::optional<Queued> queued = plan_.take_queue(now);
+  if (!queued) return;
+  entry.queue = JournalEntry::Queue{queued->depth, queued->wait};
+  if (!queued->shed) {
+    admission.queued = queued->served;
+    return;
+  }
+  entry.outcome = Outcome::shed;
+  entry.planned = "capacity";
+  log("SHED (past capacity: " + std::to_string(queued->depth) + " requests ahead)");
+  admission.answer =
+      config_.errors.error(503, "overloaded",
+                           "the " + std::string(config_.server) + " is past its capacity (" +
+                               std::to_string(queued->depth) + " requests ahead); retry later");
 }
 
 void IdempotencyFrontEnd::in_flight_stage(const CreateAttempt& create, JournalEntry& entry,

@@ -4,6 +4,8 @@
 //
 //   outage     the plan's outage window: the service is down (its fault answers), or slow
 //              (noted: a new operation is held that long, any other answer comes that late)
+//   queue      the plan's capacity: a service past it sheds the request (503 overloaded),
+//              or queues it (noted: its answer comes after its wait and service)
 //   in-flight  the key's first request is still held, or at the upstream: 409
 //   stored     the key names a job: 422 for another payload, else its replay (or, for a
 //              proxy that leaves repeats to its upstream, passed on without a fault)
@@ -56,7 +58,10 @@ struct CreateAttempt {
 struct CreateAdmission {
   std::optional<Decision> answer;  // a stage answered it: nothing is executed
   std::optional<Millis> slowdown;  // an outage's slowdown: a new operation is held that long
-  bool passed_on = false;          // not an operation for a fault: forwarded as it is
+  // Its wait in the capacity's queue and its service: its answer comes this much later, and
+  // a new operation commits only then.
+  std::optional<Millis> queued;
+  bool passed_on = false;  // not an operation for a fault: forwarded as it is
   bool new_operation() const { return !answer && !passed_on; }
 };
 
@@ -95,6 +100,10 @@ class IdempotencyFrontEnd {
   CreateAdmission ask_outage(std::string_view subject, bool for_lookup, JournalEntry& entry,
                              Millis now);
 
+  // The queue stage alone, for a lookup or a create the outages let in: sheds it (an
+  // answer), or notes how long it is queued.
+  void ask_queue(JournalEntry& entry, CreateAdmission& admission, Millis now);
+
   // A create on its way, from its admission until its core settles it (a held request
   // commits, the upstream answers): its key is in flight, and a new operation's job has a
   // place under --max-keys (`reserves_room`).
@@ -107,6 +116,8 @@ class IdempotencyFrontEnd {
   // The stages (admission_stages() names them).
   void outage_stage(const CreateAttempt& create, JournalEntry& entry, CreateAdmission& admission,
                     Millis now);
+  void queue_stage(const CreateAttempt& create, JournalEntry& entry, CreateAdmission& admission,
+                   Millis now);
   void in_flight_stage(const CreateAttempt& create, JournalEntry& entry, CreateAdmission& admission,
                        Millis now);
   void stored_stage(const CreateAttempt& create, JournalEntry& entry, CreateAdmission& admission,

@@ -24,7 +24,7 @@ constexpr Names<RequestKind, 4> kKinds{{
     {RequestKind::other, "other"},
 }};
 
-constexpr Names<Outcome, 12> kOutcomes{{
+constexpr Names<Outcome, 13> kOutcomes{{
     {Outcome::new_operation, "new"},
     {Outcome::replay, "replay"},
     {Outcome::rejected, "rejected"},
@@ -37,6 +37,7 @@ constexpr Names<Outcome, 12> kOutcomes{{
     {Outcome::capacity_exhausted, "capacity_exhausted"},
     {Outcome::refused, "refused"},
     {Outcome::outage, "outage"},
+    {Outcome::shed, "shed"},
 }};
 
 constexpr Names<Delivery, 4> kDeliveries{{
@@ -184,6 +185,8 @@ void to_json(json& out, const JournalEntry& entry) {
     out["clientPort"] = *entry.client_port;
     out["newConnection"] = entry.new_connection;
   }
+  if (entry.queue)
+    out["queue"] = {{"depth", entry.queue->depth}, {"waitMs", entry.queue->wait.count()}};
 }
 
 void from_json(const json& in, JournalEntry& entry) {
@@ -224,6 +227,17 @@ void from_json(const json& in, JournalEntry& entry) {
   entry.planned = optional_text(in, "planned");
   entry.client_port = optional_number<int>(in, "clientPort");
   entry.new_connection = optional_flag(in, "newConnection").value_or(false);
+  entry.queue.reset();
+  if (in.contains("queue")) {
+    const json& queue = in["queue"];
+    const auto depth =
+        queue.is_object() ? optional_number<std::size_t>(queue, "depth") : std::nullopt;
+    const auto wait =
+        queue.is_object() ? optional_number<std::int64_t>(queue, "waitMs") : std::nullopt;
+    if (!depth || !wait)
+      throw std::invalid_argument("\"queue\": expected {\"depth\": N, \"waitMs\": N}");
+    entry.queue = JournalEntry::Queue{*depth, Millis(*wait)};
+  }
 }
 
 std::optional<std::string> operation_value(const nlohmann::json& payload,

@@ -38,6 +38,7 @@ enum class Outcome {
   lookup_failed,       // reconciliation was made to fail
   capacity_exhausted,  // a new operation refused at --max-keys (507)
   outage,              // answered by an outage (its fault), before the store was read
+  shed,                // refused by a provider past its capacity (503 overloaded), at once
   refused,             // answered by the server before the core read it: the connection cap's
                        // 503, a deadline's 408, a limit's 413 or 431, a request that is not HTTP
 };
@@ -92,6 +93,14 @@ struct JournalEntry {
   // journal does not know it (a proxy's entries, a journal saved before it existed).
   std::optional<int> client_port;
   bool new_connection = false;
+  // What the plan's capacity made of it (provider/capacity.hpp): the requests ahead of it
+  // when it arrived, and how long it waited for its service to begin. Empty without one.
+  struct Queue {
+    std::size_t depth = 0;
+    Millis wait{0};
+    friend bool operator==(const Queue&, const Queue&) = default;
+  };
+  std::optional<Queue> queue;
   // Over HTTPS, whether the server ended the TLS stream with a close_notify alert right
   // after this answer (a drop, a truncation, a response that closed the connection): the
   // stream then ended where the server meant it to, and only the HTTP message is short. False

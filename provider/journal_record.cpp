@@ -141,9 +141,10 @@ bool JournalCodec::pack_answer(Record& record, const JournalEntry& entry) {
 
 std::optional<Record> JournalCodec::pack(const JournalEntry& entry) {
   Record record{.at_ms = entry.at.count()};
-  // A fleet's port is not packed: fleets are short runs, and an entry with one is kept whole.
+  // A fleet's port and a queue's facts are not packed: fleets and runs at capacity are short,
+  // and an entry with either is kept whole.
   const auto client_port = port_bits(entry.client_port);
-  if (entry.port || !client_port || !pack_answer(record, entry) ||
+  if (entry.port || entry.queue || !client_port || !pack_answer(record, entry) ||
       entry.method.size() > kMaxMethod || !fits(entry.kind, 2) || !fits(entry.outcome, 4)) {
     return std::nullopt;
   }

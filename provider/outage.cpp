@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/duration.hpp"
+#include "common/json_fields.hpp"
 #include "common/splitmix64.hpp"
 #include "common/stable_hash.hpp"
 #include "common/suggest.hpp"
@@ -17,8 +18,6 @@ namespace {
 using nlohmann::json;
 
 constexpr std::string_view kSlowdown = "slowdown";
-constexpr std::array<std::string_view, 6> kFields{"from", "for",     "fault",
-                                                  "rate", "lookups", "optional"};
 
 [[noreturn]] void refuse_outage(const std::string& where, const std::string& what) {
   throw std::invalid_argument(where + ": " + what);
@@ -117,11 +116,7 @@ Outage parse_outage(const json& entry, const std::string& where, std::optional<M
     refuse_outage(
         where, "expected {\"from\": \"1s\", \"for\": \"5s\", \"fault\": \"fail-before-commit\"}");
   }
-  const std::vector<std::string> fields(kFields.begin(), kFields.end());
-  for (const auto& [field, value] : entry.items()) {
-    if (std::find(fields.begin(), fields.end(), field) == fields.end())
-      refuse_outage(where, "unknown field \"" + field + "\"" + did_you_mean(field, fields));
-  }
+  refuse_unknown_fields(entry, where, {"from", "for", "fault", "rate", "lookups", "optional"});
   Outage outage;
   if (entry.contains("from")) {
     outage.from = parse_duration_at(entry["from"], where + ".from");

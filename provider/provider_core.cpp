@@ -287,37 +287,51 @@ Decision ProviderCore::store_create(const std::string& key, const Payload& paylo
       .repeats = config_.enforce_keys && !keyless ? Repeats::answered : Repeats::new_each_time,
       .keyless = keyless};
   CreateAdmission admission = front_.admit(create, entry, now);
-  if (!admission.answer) return execute_create(create, payload, entry, now, admission.slowdown);
-  // A slowed request is answered as usual, only later.
-  if (admission.slowdown) admission.answer->delay += *admission.slowdown;
+  if (!admission.answer) return execute_create(create, payload, entry, now, admission);
+  // A slowed or queued request is answered as usual, only later.
+  admission.answer->delay +=
+      admission.slowdown.value_or(Millis(0)) + admission.queued.value_or(Millis(0));
   return std::move(*admission.answer);
 }
 
 Decision ProviderCore::execute_create(const CreateAttempt& create, const Payload& payload,
                                       JournalEntry& entry, Millis now,
-                                      std::optional<Millis> slowdown) {
+                                      const CreateAdmission& admission) {
   entry.outcome = Outcome::new_operation;
   // In a slowdown the plan is not asked: the hold is the fault, and the job commits after it.
+  const std::optional<Millis> slowdown = admission.slowdown;
   PlannedFault planned =
       slowdown ? PlannedFault{Fault{.kind = FaultKind::delay_before_commit, .duration = *slowdown},
                               entry.planned.value_or("")}
                : plan_.take_for_create(create.key, payload.get(),
                                        nth_attempt(creates_by_key_, create.key, false));
-  const Fault fault = planned.fault;
+  Fault fault = planned.fault;
   entry.fault = fault;
+  // Queued at capacity: the job is made when its turn comes, and every answer waits for it.
+  // A fault that holds holds that much longer; none holds for the queue alone (the entry
+  // names no fault: the queue is the plan's capacity, journaled as the entry's queue).
+  // Any other fault commits (or not) at once, and only its answer waits.
+  const Millis queued = admission.queued.value_or(Millis(0));
+  const bool answer_waits = queued > Millis(0) && fault.kind != FaultKind::none &&
+                            row_of(fault.kind).commit != Commit::after_hold;
+  if (queued > Millis(0) && !answer_waits) {
+    fault = Fault{.kind = FaultKind::delay_before_commit, .duration = fault.duration + queued};
+  }
   if (!planned.source.empty()) entry.planned = std::move(planned.source);
   log("[provider] " + std::string(create.keyless ? "operation=" : "key=") +
       quoted_text(create.key) + " NEW fault=" + to_string(fault));
 
   std::string id = job_ids_.next(config_.api.created.id_prefix);
   std::string job = compact_json(config_.api.created_object(id, payload.get()));
-  return apply_fault(fault,
-                     StoredJob{.key = create.key,
-                               .fingerprint = create.fingerprint,
-                               .id = std::move(id),
-                               .body = std::move(job),
-                               .created_at = now},
-                     entry);
+  Decision answer = apply_fault(fault,
+                                StoredJob{.key = create.key,
+                                          .fingerprint = create.fingerprint,
+                                          .id = std::move(id),
+                                          .body = std::move(job),
+                                          .created_at = now},
+                                entry);
+  if (answer_waits) answer.delay += queued;
+  return answer;
 }
 
 std::uint64_t ProviderCore::nth_attempt(AttemptCounts& counts, const std::string& key,
@@ -401,12 +415,15 @@ Millis ProviderCore::advance_clock(Millis by) {
 Decision ProviderCore::lookup_job(const std::string& key, const Lookup& route, JournalEntry& entry,
                                   Millis now) {
   record_looked_up(entry, key);
-  const CreateAdmission outage =
+  CreateAdmission outage =
       front_.ask_outage(key.empty() ? std::string_view(entry.path) : key, true, entry, now);
   if (outage.answer) return *outage.answer;
+  front_.ask_queue(entry, outage, now);
+  if (outage.answer) return *outage.answer;
+  const Millis queued = outage.queued.value_or(Millis(0));
   if (outage.slowdown) {  // slowed: the plan is not asked, and the answer is the store's, later
     Decision answer = find_job(key, route, entry, now);
-    answer.delay += *outage.slowdown;
+    answer.delay += *outage.slowdown + queued;
     return answer;
   }
   PlannedFault planned = plan_.take_for_lookup(key, nth_attempt(lookups_by_key_, key, true));
@@ -417,9 +434,14 @@ Decision ProviderCore::lookup_job(const std::string& key, const Lookup& route, J
     entry.outcome = Outcome::lookup_failed;
     entry.fault = fault;
     log("[provider] key=" + quoted_text(key) + " LOOKUP failed (" + std::string(row.name) + ")");
-    return fault_answer(fault, nullptr, ErrorStyle{.shape = &config_.api, .format = errors_});
+    Decision answer =
+        fault_answer(fault, nullptr, ErrorStyle{.shape = &config_.api, .format = errors_});
+    answer.delay += queued;
+    return answer;
   }
-  return find_job(key, route, entry, now);
+  Decision answer = find_job(key, route, entry, now);
+  answer.delay += queued;
+  return answer;
 }
 
 Decision ProviderCore::find_job(const std::string& key, const Lookup& route, JournalEntry& entry,

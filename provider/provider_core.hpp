@@ -186,7 +186,7 @@ class ProviderCore final : public ControlTarget {
   Decision store_create(const std::string& key, const Payload& payload, const HttpRequest& request,
                         JournalEntry& entry, Millis now);
   Decision execute_create(const CreateAttempt& create, const Payload& payload, JournalEntry& entry,
-                          Millis now, std::optional<Millis> slowdown);
+                          Millis now, const CreateAdmission& admission);
   Decision apply_fault(const Fault& fault, StoredJob job, JournalEntry& entry);
   Decision lookup_job(const std::string& key, const Lookup& route, JournalEntry& entry, Millis now);
   // What the store holds for a lookup, with no fault.

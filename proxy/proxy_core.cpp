@@ -147,6 +147,18 @@ Disposition ProxyCore::route(const HttpRequest& request, const RequestClass& see
   return forward(request, entry, std::nullopt);
 }
 
+namespace {
+
+// The proxy holds a request its capacity queued as it holds one an outage slowed, then
+// forwards it: the plan is not asked for it (unlike the provider, which draws its fault).
+void queue_as_slowdown(provider::CreateAdmission& admission) {
+  if (!admission.queued) return;
+  admission.slowdown = admission.slowdown.value_or(Millis(0)) + *admission.queued;
+  admission.queued.reset();
+}
+
+}  // namespace
+
 Disposition ProxyCore::route_lookup(const HttpRequest& request, const RequestClass& seen,
                                     JournalEntry& entry, Millis now) {
   // Without idempotency keys a lookup asks by the business field's value.
@@ -154,8 +166,11 @@ Disposition ProxyCore::route_lookup(const HttpRequest& request, const RequestCla
   // As at the provider: asked before anything else, by key (else path), and drawn from the
   // seed, so a brownout draws the same requests whatever order keys arrive in.
   const std::string_view subject = seen.key.empty() ? std::string_view(request.path) : seen.key;
-  const provider::CreateAdmission outage = front_.ask_outage(subject, true, entry, now);
+  provider::CreateAdmission outage = front_.ask_outage(subject, true, entry, now);
   if (outage.answer) return *outage.answer;
+  front_.ask_queue(entry, outage, now);
+  if (outage.answer) return *outage.answer;
+  queue_as_slowdown(outage);
   if (outage.slowdown) return hold(request, entry, std::nullopt, *outage.slowdown, {}, false);
   provider::PlannedFault planned =
       plan_.take_for_lookup(seen.key, nth_attempt(lookups_by_key_, seen.key, true));
@@ -194,6 +209,7 @@ Disposition ProxyCore::route_create(const HttpRequest& request, const RequestCla
       // what is wrong with the request.
       .names_operation = !key.empty() && seen.payload.has_value()};
   provider::CreateAdmission admission = front_.admit(create, entry, now);
+  queue_as_slowdown(admission);
   if (admission.answer) {
     if (admission.slowdown) admission.answer->delay += *admission.slowdown;
     return std::move(*admission.answer);

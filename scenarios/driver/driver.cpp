@@ -64,9 +64,12 @@ bool ScenarioResult::fails_at(Severity threshold) const {
                      [&](const Unmet& miss) { return miss.severity >= threshold; });
 }
 
-ClientPolicy implicit_policy(const ClientChoice& client) {
+ClientPolicy implicit_policy(const ClientChoice& client, bool serves_traffic) {
   if (client.kind == ClientChoice::Kind::command) return {};
-  return ClientPolicy{.follows_settings = true, .payload_verbatim = true};
+  ClientPolicy policy{.follows_settings = true, .payload_verbatim = true};
+  // Under traffic each instance is one reference client, with its retry budget.
+  if (serves_traffic) policy.retry_budget = client::kDefaultRetryRatio;
+  return policy;
 }
 
 namespace {
@@ -116,16 +119,20 @@ ScenarioResult drive_fleet(const Scenario& scenario, const std::vector<Invocatio
 
 }  // namespace
 
-ScenarioResult drive(const Scenario& scenario, const ClientChoice& client,
+ScenarioResult drive(const Scenario& given, const ClientChoice& client,
                      const ClientPolicy& declared, std::uint64_t seed, World& world) {
+  // Traffic's operations are drawn from the run's seed: the scenario judged is the one drawn.
+  const Scenario scenario = expand_traffic(given, seed);
   ScenarioResult result{.name = scenario.name,
                         .description = scenario.description,
                         .file = scenario.file.string(),
                         .client = client.describe(),
                         .seed = seed,
-                        .policy = judged_policy(scenario, declared.over(implicit_policy(client)))};
+                        .policy = judged_policy(scenario, declared.over(implicit_policy(
+                                                              client, scenario.traffic.has_value())))};
   result.expected_violations = scenario.expect.for_policy(result.policy.on_ambiguous).violations;
-  result.concurrency = scenario.fleet.concurrency;
+  result.concurrency =
+      scenario.traffic ? scenario.traffic->instances : scenario.fleet.concurrency;
   result.outages = outage_windows(scenario);
   std::vector<InvocationPlan> plans;
   for (std::size_t i = 0; i < scenario.invocations.size(); ++i) {
@@ -136,7 +143,8 @@ ScenarioResult drive(const Scenario& scenario, const ClientChoice& client,
          .payload = invocation.payload.value_or(scenario.operation(invocation.operation).payload),
          .client_seed = seed + i});
   }
-  if (scenario.fleet.is_fleet()) return drive_fleet(scenario, plans, world, std::move(result));
+  if (scenario.fleet.is_fleet() || scenario.traffic)
+    return drive_fleet(scenario, plans, world, std::move(result));
   for (const InvocationPlan& plan : plans) {
     InvocationResult done = world.invoke(plan);
     // Invocations run one after another: each window starts after the last one ended (what

@@ -59,6 +59,6 @@ ScenarioResult drive(const Scenario& scenario, const ClientChoice& client,
 
 // What a client is taken to declare when the user declares nothing: the reference client
 // and the mutants follow the settings they are given.
-ClientPolicy implicit_policy(const ClientChoice& client);
+ClientPolicy implicit_policy(const ClientChoice& client, bool serves_traffic = false);
 
 }  // namespace retryproof::scenarios

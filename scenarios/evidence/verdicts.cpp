@@ -25,6 +25,7 @@ Verdict client_error(const Evidence& evidence);
 Verdict load_amplification(const Evidence& evidence);
 Verdict retry_spread(const Evidence& evidence);
 Verdict recovery(const Evidence& evidence);
+Verdict retry_budget(const Evidence& evidence);
 }  // namespace checkers
 
 const std::vector<VerdictRow>& verdict_table() {
@@ -74,8 +75,13 @@ const std::vector<VerdictRow>& verdict_table() {
        Needs::traffic, Rests::on_time},
       {"recovery", policy, checkers::recovery,
        "after an outage ends, every client it caught is done within its longest backoff, one "
-       "timeout and a second",
+       "timeout and a second; under traffic, the fleet's success rate is back within its "
+       "recoverWithin (else a metastable failure)",
        Needs::traffic, Rests::on_time},
+      {"retry-budget", policy, checkers::retry_budget,
+       "under traffic, each instance's retries stay within its declared retry budget (and the "
+       "first 10)",
+       Needs::traffic},
   };
   return table;
 }

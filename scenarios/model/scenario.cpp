@@ -243,7 +243,7 @@ Scenario read_scenario(const json& document, const std::filesystem::path& file) 
   const Node root{document, "$"};
   root.object({"name", "description", "api", "profile", "provider", "plan", "operations",
                "generatedOperations", "clientPolicy", "invocations", "client", "minGap",
-               "timeLimit", "expect", "tls", "concurrency", "startSpread"});
+               "timeLimit", "expect", "tls", "concurrency", "startSpread", "traffic"});
   Scenario scenario;
   scenario.file = file;
   if (!root.has("name")) root.fail("a scenario needs a \"name\"");
@@ -251,8 +251,20 @@ Scenario read_scenario(const json& document, const std::filesystem::path& file) 
   if (root.has("description")) scenario.description = root.field("description").string();
   read_api_and_profile(root, scenario);
   const std::vector<std::string> plan_sources = read_plan(root, scenario);
-  read_operations_and_invocations(root, scenario);
-  read_fleet(root, scenario);
+  if (root.has("traffic")) {
+    for (const char* field :
+         {"operations", "generatedOperations", "invocations", "concurrency", "startSpread"}) {
+      if (root.has(field)) {
+        root.field(field).fail(
+            "traffic generates its operations and runs them as a fleet of its \"instances\"; "
+            "leave this out");
+      }
+    }
+    scenario.traffic = read_traffic(root.field("traffic"));
+  } else {
+    read_operations_and_invocations(root, scenario);
+    read_fleet(root, scenario);
+  }
   if (root.has("tls")) {
     const Node field = root.field("tls");
     if (!field.value.is_boolean()) field.fail("expected true or false");

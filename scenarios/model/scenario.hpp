@@ -18,6 +18,7 @@
 #include "provider/profile.hpp"
 #include "scenarios/model/client_policy.hpp"
 #include "scenarios/model/outcome_line.hpp"
+#include "scenarios/model/traffic.hpp"
 
 namespace retryproof::scenarios {
 
@@ -58,6 +59,10 @@ struct Invocation {
   std::optional<nlohmann::json> payload;  // replaces the operation's payload for this run
   KillPoint kill;
   Millis after{0};  // the provider's clock moves this far forward before the run
+  // Open-loop traffic's (traffic.hpp): when it arrives, from the fleet's start, and the
+  // service instance that serves it.
+  std::optional<Millis> starts_at;
+  int instance = 0;
 };
 
 // What the provider promises, as a fact of the scenario: a client's assumption about it
@@ -136,6 +141,9 @@ struct Scenario {
   ClientPolicy client_policy;  // what the scenario assumes of its client; the user's wins
   bool tls = false;            // "tls": its provider serves HTTPS, as under `run --tls`
   Fleet fleet;                 // "concurrency" and "startSpread"
+  // "traffic": operations arriving at a rate, drawn per run (expand_traffic); then
+  // `operations` and `invocations` are empty until expanded.
+  std::optional<TrafficPlan> traffic;
   std::optional<ClientChoice> pinned_client;
   ScenarioExpectations expect;
 

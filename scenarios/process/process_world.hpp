@@ -29,6 +29,9 @@ struct RunOptions {
   // --tls: every scenario's provider serves HTTPS (as one with "tls": true does), and clients
   // trust its CA through the environment (run_tls.hpp).
   bool tls = false;
+  // --simulate: every scenario runs in the simulation, in virtual time (the reference client
+  // or a mutant only), instead of with processes over HTTP.
+  bool simulate = false;
 };
 
 class ProcessWorld final : public World {

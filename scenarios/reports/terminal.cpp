@@ -13,6 +13,10 @@ namespace {
 using namespace reports;
 
 constexpr std::size_t kStandardErrorLines = 20;  // of the client's
+// A fleet under traffic runs thousands of operations: past these, the terminal shows the
+// first rows and the journal's evidence, and the JSON report has the rest.
+constexpr std::size_t kMostInvocationRows = 40;
+constexpr std::size_t kMostTimelineRows = 200;
 
 constexpr const char* kGreen = "\x1b[32m";
 constexpr const char* kRed = "\x1b[31m";
@@ -95,8 +99,12 @@ void write_timeline(std::ostream& out, const ScenarioResult& result, Colour colo
   // A journal merged from several: where each entry can be found in its own file.
   const bool merged = !result.origins.empty();
   if (merged) rows.back().push_back({"from"});
+  const bool long_journal = result.journal.size() > kMostTimelineRows;
+  std::size_t shown = 0;
   for (const JournalEntry& entry : result.journal) {
     const bool cited = evidence.contains(entry.seq);
+    if (long_journal && !cited && entry.seq > kMostTimelineRows / 2) continue;
+    if (long_journal && ++shown > kMostTimelineRows) break;
     rows.push_back({{cited ? "*" : "", cited ? kRed : nullptr},
                     {std::to_string(entry.seq)},
                     {"+" + std::to_string(entry.at.count()) + "ms"},
@@ -110,6 +118,11 @@ void write_timeline(std::ostream& out, const ScenarioResult& result, Colour colo
     if (merged) rows.back().push_back({origin_text(result, entry.seq)});
   }
   write_table(out, "    ", rows, colour);
+  if (long_journal) {
+    out << "    (" << result.journal.size() - (rows.size() - 1) << " more of its "
+        << result.journal.size()
+        << " entries not shown: the first, then those cited; the JSON report has every one)\n";
+  }
 }
 
 void write_standard_errors(std::ostream& out, const ScenarioResult& result) {
@@ -177,6 +190,7 @@ void write_invocations(std::ostream& out, const ScenarioResult& result, Colour c
     out << "  invocations:\n";
     std::vector<Row> rows;
     for (const auto& invocation : result.invocations) {
+      if (rows.size() == kMostInvocationRows) break;
       const bool bad = !invocation.killed && !invocation.client_error.empty();
       rows.push_back({{std::to_string(invocation.number())},
                       {terminal_text(invocation.operation)},
@@ -184,6 +198,10 @@ void write_invocations(std::ostream& out, const ScenarioResult& result, Colour c
                       {seq_range(invocation)}});
     }
     write_table(out, "    ", rows, colour);
+    if (result.invocations.size() > rows.size()) {
+      out << "    (and " << result.invocations.size() - rows.size()
+          << " more: the JSON report has every one)\n";
+    }
   }
 }
 

@@ -110,6 +110,7 @@ std::string replay_command(const RunSummary& run) {
   // The scale asked for: the replay probes the client again and settles the same way.
   if (run.time_scale.scaled()) command += " --time-scale " + std::to_string(run.time_scale.asked);
   if (run.tls) command += " --tls";
+  if (run.simulate) command += " --simulate";
   return command;
 }
 

@@ -27,6 +27,11 @@ class FleetScheduler::Seat final : public VirtualTime {
   FleetScheduler& scheduler_;
 };
 
+Millis FleetTimes::due(std::size_t index) const {
+  if (!starts.empty()) return starts.at(index);
+  return start_spread * static_cast<Millis::rep>(index) / static_cast<Millis::rep>(count);
+}
+
 FleetScheduler::FleetScheduler(Timeline& timeline) : timeline_(timeline) {}
 FleetScheduler::~FleetScheduler() = default;  // run() leaves no seat behind
 
@@ -42,9 +47,10 @@ void FleetScheduler::run(const FleetTimes& times, const Client& client) {
   std::size_t running = 0;  // started, or given a start and waiting for it
   try {
     while (!error_) {
-      while (next < times.count && running < static_cast<std::size_t>(times.concurrency)) {
-        const Millis due = begun + times.start_spread * static_cast<Millis::rep>(next) /
-                                       static_cast<Millis::rep>(times.count);
+      const std::size_t at_once =
+          times.starts.empty() ? static_cast<std::size_t>(times.concurrency) : times.count;
+      while (next < times.count && running < at_once) {
+        const Millis due = begun + times.due(next);
         wakes_.emplace(std::max(timeline_.now(), due), asked_++, next++);
         ++running;
       }

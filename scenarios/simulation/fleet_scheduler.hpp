@@ -34,6 +34,11 @@ struct FleetTimes {
   int concurrency = 1;       // at most this many at once; the next starts when one ends
   Millis start_spread{0};    // the i-th is due i * start_spread / count after the first
   Millis time_limit{20000};  // from each client's start; then it is stopped (ClientKilled)
+  // Open-loop traffic: when each is due, from the first's start, whatever is still running
+  // (then `concurrency` and `start_spread` are not read). Empty: by the spread.
+  std::vector<Millis> starts = {};
+
+  Millis due(std::size_t index) const;
 };
 
 class FleetScheduler {

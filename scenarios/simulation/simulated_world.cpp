@@ -1,5 +1,6 @@
 #include "scenarios/simulation/simulated_world.hpp"
 
+#include <memory>
 #include <stdexcept>
 
 #include "scenarios/simulation/fleet_scheduler.hpp"
@@ -78,9 +79,11 @@ std::optional<client::ClientResult> SimulatedWorld::run_client(const InvocationP
                                                                client::Transport& transport,
                                                                client::Clock& clock,
                                                                client::Sleeper& sleeper,
-                                                               InvocationResult& result) {
+                                                               InvocationResult& result,
+                                                               client::RetryBudget* budget) {
   client::SeededRandom random(plan.client_seed);  // as `retryproof client --seed`
-  client::RetryingClient client(scenario_.settings, {transport, clock, sleeper, random, ledger_},
+  client::RetryingClient client(scenario_.settings,
+                                {transport, clock, sleeper, random, ledger_, budget},
                                 client_.mutant);
   try {
     client::ClientResult outcome = client.run({plan.invocation.operation, plan.payload});
@@ -105,18 +108,31 @@ std::vector<InvocationResult> SimulatedWorld::invoke_fleet(const std::vector<Inv
   // The driver finds each client's journal window by its port. No kill points in a fleet
   // (the loader refuses them): a client is stopped only at its time limit.
   std::vector<client::ClientResult> accounts(plans.size());
+  FleetTimes times{.count = plans.size(),
+                   .concurrency = fleet.concurrency,
+                   .start_spread = fleet.start_spread,
+                   .time_limit = scenario_.time_limit};
+  // Open-loop traffic: each operation when it arrives, served by its instance, whose one
+  // client keeps its retry budget across every operation it serves.
+  std::vector<std::unique_ptr<client::RetryBudget>> budgets;
+  if (scenario_.traffic) {
+    for (const InvocationPlan& plan : plans)
+      times.starts.push_back(plan.invocation.starts_at.value_or(Millis(0)));
+    for (int i = 0; i < scenario_.traffic->instances; ++i)
+      budgets.push_back(std::make_unique<client::RetryBudget>());
+  }
   FleetScheduler scheduler(timeline_);
-  scheduler.run({.count = plans.size(),
-                 .concurrency = fleet.concurrency,
-                 .start_spread = fleet.start_spread,
-                 .time_limit = scenario_.time_limit},
-                [&](std::size_t i, VirtualTime& time) {
+  scheduler.run(times, [&](std::size_t i, VirtualTime& time) {
                   InvocationResult& result = results[i];
                   result.started_at = time.now();
                   SimulatedTransport transport(provider_, time, *result.port);
                   SimulatedSleeper sleeper(transport);
+                  client::RetryBudget* budget =
+                      budgets.empty()
+                          ? nullptr
+                          : budgets[static_cast<std::size_t>(plans[i].invocation.instance)].get();
                   std::optional<client::ClientResult> outcome =
-                      run_client(plans[i], transport, time, sleeper, result);
+                      run_client(plans[i], transport, time, sleeper, result, budget);
                   result.timed_out = !outcome;
                   if (outcome) accounts[i] = std::move(*outcome);
                   result.ended_at = time.now();

@@ -37,7 +37,8 @@ class SimulatedWorld final : public World {
   std::optional<client::ClientResult> run_client(const InvocationPlan& plan,
                                                  client::Transport& transport, client::Clock& clock,
                                                  client::Sleeper& sleeper,
-                                                 InvocationResult& result);
+                                                 InvocationResult& result,
+                                                 client::RetryBudget* budget = nullptr);
 
   const Scenario& scenario_;
   ClientChoice client_;

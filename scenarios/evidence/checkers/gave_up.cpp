@@ -10,8 +10,12 @@
 // two cores) finds its timer expired before it reads the 503 waiting on its socket, takes
 // the create's outcome as unknown and looks the key up, as the safe pattern asks. When that
 // lookup fails, unknown is the truthful report, not a give-up.
+//
+// And except a run under traffic whose instance's declared retry budget was spent when it
+// stopped (budget_replay.hpp): stopping then is what the budget is for.
 #include <algorithm>
 
+#include "scenarios/evidence/budget_replay.hpp"
 #include "scenarios/evidence/checkers/violations.hpp"
 
 namespace retryproof::scenarios::checkers {
@@ -35,6 +39,7 @@ Verdict gave_up(const Evidence& evidence) {
   const JudgedPolicy& policy = evidence.policy();
   Violations violations;
   bool any_gave_up = false;
+  const std::vector<bool> budget_spent = stopped_by_budget(evidence);
   for (const auto& invocation : evidence.invocations()) {
     if (!invocation.outcome || invocation.outcome->outcome == Reported::succeeded) continue;
     any_gave_up = true;
@@ -54,7 +59,7 @@ Verdict gave_up(const Evidence& evidence) {
     const bool limited = meaning == provider::Meaning::rate_limited;
     const bool safe_to_retry =
         limited || (meaning == provider::Meaning::unavailable && !evidence.keyless());
-    if (!safe_to_retry) continue;
+    if (!safe_to_retry || budget_spent[static_cast<std::size_t>(invocation.index)]) continue;
     if (invocation.outcome->outcome == Reported::unknown &&
         failed_lookup_after(evidence, invocation, last)) {
       continue;  // it failed closed

@@ -31,11 +31,7 @@ Verdict load_amplification(const Evidence& evidence) {
                        [&](const OutageWindow& window) { return window.holds(entry.at); });
   };
   const JudgedPolicy& policy = evidence.policy();
-  const double budget = policy.retry_budget ? 1.0 + *policy.retry_budget : policy.attempts;
-  const std::string budget_text =
-      policy.retry_budget
-          ? ratio(budget) + " (1 plus the declared retry budget)"
-          : std::to_string(policy.attempts) + ", the attempts (" + policy.attempts_text() + ")";
+  double budget = policy.retry_budget ? 1.0 + *policy.retry_budget : policy.attempts;
 
   std::size_t operations = 0;
   std::size_t creates = 0;
@@ -60,6 +56,18 @@ Verdict load_amplification(const Evidence& evidence) {
     }
   }
   if (operations == 0) return not_applicable("no client sent a request during the outage");
+  // Under traffic a budget is an instance's, and each may begin with a full bucket.
+  if (policy.retry_budget && evidence.scenario().traffic) {
+    budget += kRetryBudgetBurst * evidence.scenario().traffic->instances /
+              static_cast<double>(operations);
+  }
+  const std::string budget_text =
+      policy.retry_budget
+          ? ratio(budget) + " (1 plus the declared retry budget" +
+                (evidence.scenario().traffic ? ", and each instance's first " +
+                                                   std::to_string(int(kRetryBudgetBurst)) + ")"
+                                             : std::string(")"))
+          : std::to_string(policy.attempts) + ", the attempts (" + policy.attempts_text() + ")";
   const double per_operation = static_cast<double>(creates) / static_cast<double>(operations);
   const std::string counted = std::to_string(creates) + " creates and " + std::to_string(lookups) +
                               " lookups from " + std::to_string(operations) +

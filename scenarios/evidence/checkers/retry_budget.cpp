@@ -1,0 +1,85 @@
+// retry-budget (policy): a service instance that declares a retry budget keeps to it. Under
+// steady traffic each instance is one long-lived client; its retries (every request of an
+// operation after its first: a create sent again, or a lookup after an outcome it could not
+// see — both load on a failing service) are counted against its first requests, over the whole run: at most the
+// declared share of them, plus the burst a full bucket starts with (kRetryBudgetBurst). A
+// fleet without budgets sends (1 + retries) times the load in a long outage; with them, about
+// the load that arrives anyway (Brooker 2022; Google SRE, Handling Overload).
+#include <cstdio>
+#include <map>
+
+#include "scenarios/evidence/checkers/violations.hpp"
+#include "scenarios/evidence/fleet.hpp"
+
+namespace retryproof::scenarios::checkers {
+namespace {
+
+constexpr std::size_t kMostSeqsShown = 20;  // of an instance's retries, as its evidence
+
+struct InstanceCount {
+  int first = 0;
+  int retries = 0;
+  std::vector<std::uint64_t> retry_seqs;
+};
+
+std::string share(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f", value);
+  return text;
+}
+
+}  // namespace
+
+Verdict retry_budget(const Evidence& evidence) {
+  const std::optional<double> budget = evidence.policy().retry_budget;
+  if (!budget) return not_applicable("no retry budget declared (retry-budget=P%)");
+  const Scenario& scenario = evidence.scenario();
+  if (!scenario.traffic) {
+    return not_applicable(
+        "a retry budget is a long-lived client's: judged under traffic, where each instance "
+        "serves many operations");
+  }
+  std::map<int, InstanceCount> instances;
+  for (const InvocationResult& invocation : evidence.invocations()) {
+    InstanceCount& count =
+        instances[scenario.invocations.at(static_cast<std::size_t>(invocation.index)).instance];
+    bool first = true;
+    for (const JournalEntry& entry : evidence.entries_of(invocation)) {
+      if (entry.kind != provider::RequestKind::create && entry.kind != provider::RequestKind::lookup)
+        continue;
+      if (first) {
+        ++count.first;
+        first = false;
+        continue;
+      }
+      ++count.retries;
+      count.retry_seqs.push_back(entry.seq);
+    }
+  }
+  Violations violations;
+  int first = 0;
+  int retries = 0;
+  for (const auto& [instance, count] : instances) {
+    first += count.first;
+    retries += count.retries;
+    const double allowed = *budget * count.first + kRetryBudgetBurst;
+    if (count.retries <= allowed + 1e-9) continue;
+    std::vector<std::uint64_t> seqs = count.retry_seqs;
+    if (seqs.size() > kMostSeqsShown) seqs.resize(kMostSeqsShown);
+    violations.add("instance " + std::to_string(instance + 1) + " sent " +
+                       std::to_string(count.retries) + " retries for " +
+                       std::to_string(count.first) + " first requests, where its declared " +
+                       share(*budget * 100) + "% budget allows " + share(allowed) + " (" +
+                       share(*budget * 100) + "% of them, and " +
+                       std::to_string(static_cast<int>(kRetryBudgetBurst)) + " to start from)",
+                   std::move(seqs));
+  }
+  if (first == 0) return not_applicable("no operation sent a request");
+  return std::move(violations)
+      .verdict("the fleet's " + std::to_string(instances.size()) + " instances sent " +
+               std::to_string(retries) + " retries for " + std::to_string(first) +
+               " first requests (" + share(static_cast<double>(retries) / first) +
+               " per first request), each within its declared " + share(*budget * 100) + "%");
+}
+
+}  // namespace retryproof::scenarios::checkers

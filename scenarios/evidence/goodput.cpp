@@ -1,0 +1,51 @@
+#include "scenarios/evidence/goodput.hpp"
+
+#include <algorithm>
+
+#include "provider/fault_plan.hpp"
+#include "scenarios/evidence/fleet.hpp"
+
+namespace retryproof::scenarios {
+
+std::vector<GoodputSecond> goodput_by_second(const Evidence& evidence) {
+  std::vector<GoodputSecond> seconds;
+  const auto second_of = [&](Millis at) -> GoodputSecond& {
+    const auto index = static_cast<std::size_t>(std::max<Millis::rep>(0, at / kGoodputBucket));
+    while (seconds.size() <= index)
+      seconds.push_back({.from = kGoodputBucket * static_cast<Millis::rep>(seconds.size())});
+    return seconds[index];
+  };
+  for (const InvocationResult& invocation : evidence.invocations()) {
+    GoodputSecond& second = second_of(invocation.started_at);
+    ++second.arrived;
+    if (invocation.outcome && invocation.outcome->outcome == Reported::succeeded) ++second.succeeded;
+  }
+  for (const JournalEntry& entry : evidence.journal()) {
+    GoodputSecond& second = second_of(entry.at);
+    if (entry.kind == provider::RequestKind::create) ++second.creates;
+    if (entry.kind == provider::RequestKind::lookup) ++second.lookups;
+    if (entry.outcome == provider::Outcome::shed) ++second.shed;
+    if (entry.queue) second.deepest_queue = std::max(second.deepest_queue, entry.queue->depth);
+  }
+  return seconds;
+}
+
+std::optional<Trigger> trigger_of(const Scenario& scenario) {
+  std::optional<Trigger> trigger;
+  const auto widen = [&](Millis from, Millis until) {
+    if (!trigger) trigger = Trigger{from, until};
+    trigger->from = std::min(trigger->from, from);
+    trigger->until = std::max(trigger->until, until);
+  };
+  for (const OutageWindow& outage : outage_windows(scenario))
+    widen(outage.from, outage.until);
+  if (scenario.plan.is_null()) return trigger;  // a scenario built in code, with no plan
+  const provider::FaultPlan plan = provider::FaultPlan::from_json(scenario.plan);
+  if (plan.capacity()) {
+    for (const provider::CapacityDrop& drop : plan.capacity()->capacity().drops)
+      widen(drop.from, drop.until);
+  }
+  return trigger;
+}
+
+}  // namespace retryproof::scenarios

@@ -1,0 +1,47 @@
+// Open-loop traffic: operations that arrive at a rate over a window, whether or not earlier
+// ones have finished, spread over a fleet of service instances — the steady load a real
+// outage meets, where a fleet's retries add to what keeps arriving (a metastable failure needs
+// both). A scenario says
+//
+//   "traffic": {"rate": "20/s", "for": "60s", "arrival": "poisson", "instances": 10,
+//               "recoverWithin": "10s"}
+//
+// and its operations are generated from the run's seed: the n-th arrives at a time drawn from
+// exponential gaps (poisson) or at n/rate (uniform), is "<idPrefix>n" with the payload
+// {"orderId": "order-n", "amount": 100 + n}, and is served by instance n mod instances. Each
+// instance is one long-lived client: in the simulation one reference client's state (its retry
+// budget) serves all its operations; over HTTP a session (docs/sessions.md).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "common/json_node.hpp"
+#include "common/millis.hpp"
+
+namespace retryproof::scenarios {
+
+struct Scenario;
+
+enum class Arrival { poisson, uniform };
+
+struct TrafficPlan {
+  double rate = 0;  // operations a second
+  Millis length{0};
+  Arrival arrival = Arrival::poisson;
+  int instances = 1;
+  // After its trigger (an outage or a capacity drop) ends, the fleet's success rate must be
+  // back within this long (recovery, judged on goodput).
+  Millis recover_within{10000};
+  std::string id_prefix = "fulfillment:traffic-";
+};
+
+// Reads "traffic". Throws FormatError with the JSON path.
+TrafficPlan read_traffic(const JsonNode& node);
+
+// The scenario with its traffic's operations and invocations, drawn from `seed`: a fleet of
+// as many invocations as arrived, each with its start and its instance. A scenario without
+// traffic comes back as it is.
+Scenario expand_traffic(const Scenario& scenario, std::uint64_t seed);
+
+}  // namespace retryproof::scenarios
