@@ -48,6 +48,15 @@ std::unique_ptr<IntentLedger> open_ledger(const std::string& state_dir) {
 struct InstanceState {
   explicit InstanceState(const SessionConfig& config) : ledger(open_ledger(config.state_dir)) {}
 
+  // One operation's parts: its own transport, clock and jitter, and what the instance shares.
+  ClientParts parts(Transport& transport, SystemClock& clock, Random& random) {
+    return {.transport = transport,
+            .clock = clock,
+            .sleeper = clock,
+            .random = random,
+            .ledger = ledger};
+  }
+
   LockedLedger ledger;
   std::mutex log;  // --verbose's attempt histories, one operation's at a time
 };
@@ -70,8 +79,7 @@ json run_operation(const SessionConfig& config, InstanceState& shared,
   HttpTransport transport(config.base_url, config.scale, config.ca_file);
   SystemClock clock(config.scale);
   SeededRandom random(operation_seed(config.seed, operation.id));
-  RetryingClient client(config.settings, {transport, clock, clock, random, shared.ledger},
-                        config.mutant);
+  RetryingClient client(config.settings, shared.parts(transport, clock, random), config.mutant);
   const ClientResult result = client.run({operation.operation_id, operation.payload});
   if (config.verbose) print_history(operation.id, result, shared, errors);
   return result.outcome_line();

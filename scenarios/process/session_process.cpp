@@ -26,6 +26,12 @@ std::string cut(const std::string& text) {
 
 }  // namespace
 
+std::string ContractError::describe() const {
+  std::string where = "instance " + std::to_string(instance) + ", line " + std::to_string(line);
+  if (!id.empty()) where += ", id \"" + id + "\"";
+  return where + ": " + problem + ": " + text;
+}
+
 // One process of the session. The reader thread owns the ChildProcess's output and its
 // reaping; other threads only write its input (under write_mutex_) and signal it (under
 // mutex_, as reaping is, so that a signal never reaches a reaped process's reused pid).

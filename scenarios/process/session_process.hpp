@@ -32,6 +32,9 @@ struct ContractError {
   std::string id;        // the id it named, when it named one
   std::string problem;   // in words
   std::string text;      // the line, cut at 200 bytes
+
+  // "instance 1, line 3, id \"x\": an id that was never sent: {...}", for reports.
+  std::string describe() const;
 };
 
 // What became of one operation sent.

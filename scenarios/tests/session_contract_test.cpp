@@ -57,7 +57,10 @@ TEST(SessionContract, EveryLineThatBreaksTheContractIsReportedWithItsNumberAndId
     EXPECT_EQ(errors[i].id, id) << errors[i].text;
     EXPECT_NE(errors[i].problem.find(problem), std::string::npos) << errors[i].problem;
   }
-  EXPECT_EQ(errors[0].text, "hello from the client");
+  EXPECT_EQ(errors[0].describe(), "instance 1, line 1: not a JSON object: hello from the client");
+  EXPECT_EQ(errors[2].describe(),
+            "instance 1, line 3, id \"never-sent\": an id that was never sent: "
+            R"({"id":"never-sent","outcome":"failed","reason":"x"})");
 }
 
 // It reads every line and answers none, its output open: the wait ends at its deadline, not
