@@ -7,6 +7,7 @@
 
 #include "client_under_test/http_transport.hpp"
 #include "client_under_test/retrying_client.hpp"
+#include "client_under_test/session_client.hpp"
 #include "client_under_test/settings_contract.hpp"
 #include "common/duration.hpp"
 
@@ -27,6 +28,7 @@ struct ClientOptions {
   std::optional<std::uint64_t> seed;
   int time_scale = 1;
   bool verbose = false;
+  bool session = false;
 };
 
 struct UsageError : std::runtime_error {
@@ -89,7 +91,56 @@ ClientSettings read_settings(const ClientOptions& options, const CLI::App& comma
   return settings;
 }
 
+// --seed, else RETRYPROOF_SEED (which a session is given instead of a flag), else random.
+std::uint64_t session_seed(const ClientOptions& options) {
+  if (options.seed) return *options.seed;
+  const std::string text = from_environment("", "RETRYPROOF_SEED");
+  if (text.empty()) return std::random_device{}();
+  try {
+    std::size_t used = 0;
+    const std::uint64_t seed = std::stoull(text, &used);
+    if (used == text.size()) return seed;
+  } catch (const std::exception&) {
+  }
+  throw UsageError("RETRYPROOF_SEED must be an unsigned integer, not \"" + text + "\"");
+}
+
+// --session: operations from standard input, tagged outcome lines (docs/sessions.md).
+int run_session(const ClientOptions& options, const CLI::App& command) {
+  SessionConfig config;
+  try {
+    if (!options.operation_id.empty() || !options.payload.empty())
+      throw UsageError(
+          "--session reads its operations from standard input: drop --operation-id "
+          "and --payload");
+    config.base_url = from_environment(options.base_url, "RETRYPROOF_BASE_URL");
+    if (config.base_url.empty())
+      throw UsageError("name the provider: --base-url or RETRYPROOF_BASE_URL");
+    config.ca_file = from_environment(options.ca_file, "RETRYPROOF_CA_FILE");
+    config.state_dir = from_environment(options.state_dir, "RETRYPROOF_STATE_DIR");
+    config.settings = read_settings(options, command);
+    if (!options.mutant.empty()) config.mutant = parse_mutant(options.mutant);
+    config.seed = session_seed(options);
+    config.scale = TimeScale(options.time_scale);
+    config.verbose = options.verbose;
+  } catch (const std::exception& error) {
+    std::cerr << "retryproof client: " << error.what() << '\n';
+    return 2;
+  }
+  return serve_session(config, std::cin, std::cout, std::cerr);
+}
+
+// --session, or RETRYPROOF_SESSION=1 with no operation named: the harness starts a session
+// client with that variable (docs/sessions.md). A client that a session's process runs for
+// one operation inherits it, but names its operation, and runs that one.
+bool session_mode(const ClientOptions& options) {
+  if (options.session) return true;
+  return from_environment("", "RETRYPROOF_SESSION") == "1" && options.operation_id.empty() &&
+         from_environment("", "RETRYPROOF_OPERATION").empty();
+}
+
 int run_client(const ClientOptions& options, const CLI::App& command) {
+  if (session_mode(options)) return run_session(options, command);
   Operation operation;
   ClientSettings settings;
   Mutant mutant = Mutant::none;
@@ -181,6 +232,13 @@ void add_client_command(CLI::App& app, int& exit_code) {
       ->capture_default_str()
       ->check(CLI::Range(1, TimeScale::kMaxFactor));
   command->add_flag("--verbose", options->verbose, "Print the attempt history to standard error");
+  command->add_flag("--session", options->session,
+                    "Serve many operations as one long-lived instance (docs/sessions.md): one "
+                    "JSON line per operation on standard input, {\"id\",\"operationId\","
+                    "\"payload\"}; each runs concurrently and its outcome line, tagged with its "
+                    "\"id\", goes to standard output when done. The seed is --seed or "
+                    "RETRYPROOF_SEED. RETRYPROOF_SESSION=1, with no operation named, says the "
+                    "same");
   command->callback([options, command, &exit_code] { exit_code = run_client(*options, *command); });
 }
 

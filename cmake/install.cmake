@@ -17,11 +17,14 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/scenarios/sdks/
 install(FILES ${PROJECT_SOURCE_DIR}/embed/node/package.json
               ${PROJECT_SOURCE_DIR}/embed/node/retryproof-sandbox.mjs
               ${PROJECT_SOURCE_DIR}/embed/node/retryproof-sandbox.d.ts
+              ${PROJECT_SOURCE_DIR}/embed/node/retryproof-session.mjs
+              ${PROJECT_SOURCE_DIR}/embed/node/retryproof-session.d.ts
         DESTINATION ${CMAKE_INSTALL_DATADIR}/retryproof/embed/node)
 install(FILES ${PROJECT_SOURCE_DIR}/embed/python/pyproject.toml
               ${PROJECT_SOURCE_DIR}/embed/python/retryproof_build.py
               ${PROJECT_SOURCE_DIR}/embed/python/retryproof_sandbox.py
               ${PROJECT_SOURCE_DIR}/embed/python/retryproof_sandbox_pytest.py
+              ${PROJECT_SOURCE_DIR}/embed/python/retryproof_session.py
         DESTINATION ${CMAKE_INSTALL_DATADIR}/retryproof/embed/python)
 
 file(GLOB RETRYPROOF_DOCS ${PROJECT_SOURCE_DIR}/docs/*.md)

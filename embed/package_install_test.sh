@@ -140,7 +140,8 @@ EOF
     mkdir "$project"
     (cd "$project" && npm init -y >/dev/null && npm install "${npm_quiet[@]}" "$from") ||
       fail "npm install $from failed"
-    for file in package.json retryproof-sandbox.mjs retryproof-sandbox.d.ts; do
+    for file in package.json retryproof-sandbox.mjs retryproof-sandbox.d.ts retryproof-session.mjs \
+                retryproof-session.d.ts; do
       [ -f "$project/node_modules/retryproof-sandbox/$file" ] || fail "$file not installed from $from"
     done
     cp "$tmp/test.mjs" "$project/test.mjs"

@@ -2,6 +2,8 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -10,7 +12,9 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
+#include <utility>
 
 extern char** environ;
 
@@ -47,6 +51,68 @@ class SpawnActions {
   posix_spawn_file_actions_t actions_{};
 };
 
+// A pipe whose ends close with it, but for the one the parent takes.
+class Pipe {
+ public:
+  Pipe() {
+    std::array<int, 2> ends{};
+    if (pipe2(ends.data(), O_CLOEXEC) != 0)
+      throw std::runtime_error(std::string("pipe failed: ") + std::strerror(errno));
+    read_end = ends[0];
+    write_end = ends[1];
+  }
+  ~Pipe() {
+    for (const int fd : {read_end, write_end}) {
+      if (fd >= 0) close(fd);
+    }
+  }
+  Pipe(const Pipe&) = delete;
+  Pipe& operator=(const Pipe&) = delete;
+  int take_read_end() { return std::exchange(read_end, -1); }
+  int take_write_end() { return std::exchange(write_end, -1); }
+
+  int read_end = -1;
+  int write_end = -1;
+};
+
+// The parent's environment, each variable of `overrides` replacing its namesake.
+std::vector<std::string> environment_of(const std::map<std::string, std::string>& overrides) {
+  std::vector<std::string> entries;
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    const std::string text(*entry);
+    if (!overrides.contains(text.substr(0, text.find('=')))) entries.push_back(text);
+  }
+  for (const auto& [name, value] : overrides)
+    entries.push_back(name + "=" + value);
+  return entries;
+}
+
+// A write to a pipe whose reader is gone raises SIGPIPE, which would end the harness. While
+// one write runs, SIGPIPE is blocked in this thread, and one raised meanwhile is taken
+// before it is unblocked: the write sees EPIPE, and the process's signal handling is left
+// as it was (as HttpTransport does for OpenSSL's writes).
+class SigpipeHeld {
+ public:
+  SigpipeHeld() {
+    sigemptyset(&pipe_);
+    sigaddset(&pipe_, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_, &before_);
+  }
+  ~SigpipeHeld() {
+    if (sigismember(&before_, SIGPIPE) == 1) return;  // blocked already: leave it so
+    const timespec now{};
+    while (sigtimedwait(&pipe_, nullptr, &now) == SIGPIPE) {
+    }
+    pthread_sigmask(SIG_SETMASK, &before_, nullptr);
+  }
+  SigpipeHeld(const SigpipeHeld&) = delete;
+  SigpipeHeld& operator=(const SigpipeHeld&) = delete;
+
+ private:
+  sigset_t pipe_{};
+  sigset_t before_{};
+};
+
 }  // namespace
 
 std::filesystem::path this_executable() {
@@ -60,29 +126,24 @@ std::string ExitStatus::describe() const {
 }
 
 ChildProcess::ChildProcess(const std::vector<std::string>& argv,
-                           const std::map<std::string, std::string>& environment) {
+                           const std::map<std::string, std::string>& environment,
+                           StandardInput input) {
   if (argv.empty()) throw std::invalid_argument("ChildProcess: empty command");
-  std::array<int, 2> out{};
-  std::array<int, 2> err{};
-  if (pipe2(out.data(), O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
-  if (pipe2(err.data(), O_CLOEXEC) != 0) {
-    close(out[0]);
-    close(out[1]);
-    throw std::runtime_error("pipe failed");
-  }
+  Pipe out;
+  Pipe err;
+  std::optional<Pipe> in;
+  if (input == StandardInput::pipe) in.emplace();
 
   SpawnActions actions;
-  posix_spawn_file_actions_adddup2(actions.get(), out[1], STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(actions.get(), err[1], STDERR_FILENO);
-  posix_spawn_file_actions_addopen(actions.get(), STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-
-  std::vector<std::string> env_storage;
-  for (char** entry = environ; *entry != nullptr; ++entry) {
-    const std::string text(*entry);
-    if (!environment.contains(text.substr(0, text.find('=')))) env_storage.push_back(text);
+  posix_spawn_file_actions_adddup2(actions.get(), out.write_end, STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(actions.get(), err.write_end, STDERR_FILENO);
+  if (in) {
+    posix_spawn_file_actions_adddup2(actions.get(), in->read_end, STDIN_FILENO);
+  } else {
+    posix_spawn_file_actions_addopen(actions.get(), STDIN_FILENO, "/dev/null", O_RDONLY, 0);
   }
-  for (const auto& [name, value] : environment)
-    env_storage.push_back(name + "=" + value);
+
+  std::vector<std::string> env_storage = environment_of(environment);
   std::vector<char*> envp;
   for (auto& text : env_storage)
     envp.push_back(text.data());
@@ -102,15 +163,16 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv,
   const int failed =
       posix_spawnp(&pid_, args[0], actions.get(), &attributes, args.data(), envp.data());
   posix_spawnattr_destroy(&attributes);
-  close(out[1]);
-  close(err[1]);
-  if (failed != 0) {
-    close(out[0]);
-    close(err[0]);
+  if (failed != 0)
     throw std::runtime_error("cannot start " + argv[0] + ": " + std::strerror(failed));
+  // The child's ends close with the Pipes; the parent keeps its own.
+  stdout_fd_ = out.take_read_end();
+  stderr_fd_ = err.take_read_end();
+  if (in) {
+    stdin_fd_ = in->take_write_end();
+    // Non-blocking, so that a child that stops reading cannot hold a write past its deadline.
+    fcntl(stdin_fd_, F_SETFL, fcntl(stdin_fd_, F_GETFL) | O_NONBLOCK);
   }
-  stdout_fd_ = out[0];
-  stderr_fd_ = err[0];
   // Through syscall(): glibc 2.36's <sys/pidfd.h> lacks extern "C", so C++ cannot link it.
   pidfd_ = static_cast<int>(syscall(SYS_pidfd_open, pid_, 0));
 }
@@ -121,7 +183,7 @@ ChildProcess::~ChildProcess() {
     int raw = 0;
     waitpid(pid_, &raw, 0);
   }
-  for (const int fd : {stdout_fd_, stderr_fd_, pidfd_}) {
+  for (const int fd : {stdout_fd_, stderr_fd_, stdin_fd_, pidfd_}) {
     if (fd >= 0) close(fd);
   }
 }
@@ -184,6 +246,42 @@ std::optional<ExitStatus> ChildProcess::wait(std::chrono::milliseconds timeout) 
 
 void ChildProcess::send_signal(int signal_number) {
   if (!status_ && pid_ > 0) kill(-pid_, signal_number);  // the whole group
+}
+
+bool ChildProcess::write_line(const std::string& line, std::chrono::milliseconds timeout) {
+  if (stdin_fd_ < 0) return false;
+  const auto deadline = Clock::now() + timeout;
+  const std::string bytes = line + '\n';
+  std::size_t written = 0;
+  const SigpipeHeld held;
+  while (written < bytes.size()) {
+    const ssize_t n = ::write(stdin_fd_, bytes.data() + written, bytes.size() - written);
+    if (n > 0) {
+      written += static_cast<std::size_t>(n);
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN && Clock::now() < deadline) {
+      pollfd fd{stdin_fd_, POLLOUT, 0};
+      poll(&fd, 1, static_cast<int>(std::max<long>(1, left_until(deadline).count())));
+      continue;
+    }
+    // EPIPE (the child is gone), another error, or the deadline with the pipe full. Nothing
+    // written yet leaves the input whole; a line written in part would garble the next.
+    if (written > 0 || errno != EAGAIN) close_input();
+    return false;
+  }
+  return true;
+}
+
+void ChildProcess::close_input() {
+  if (stdin_fd_ >= 0) close(std::exchange(stdin_fd_, -1));
+}
+
+bool ChildProcess::await_end(std::chrono::milliseconds timeout) const {
+  if (status_) return true;
+  pollfd fd{pidfd_, POLLIN, 0};
+  return poll(&fd, 1, static_cast<int>(timeout.count())) > 0;
 }
 
 }  // namespace retryproof::scenarios

@@ -1,6 +1,7 @@
 // A program run as a child process, with its standard output and error captured, for
 // external clients and for tests of the retryproof command itself. RAII: a child still
-// running when its ChildProcess is destroyed is killed and reaped.
+// running when its ChildProcess is destroyed is killed and reaped. Its standard input is
+// /dev/null, or a pipe the parent writes lines to (a session client, docs/sessions.md).
 #pragma once
 
 #include <sys/types.h>
@@ -24,12 +25,16 @@ struct ExitStatus {
 // This program's own executable, to run its subcommands as separate processes.
 std::filesystem::path this_executable();
 
+// Where the child's standard input comes from.
+enum class StandardInput { null_device, pipe };
+
 class ChildProcess {
  public:
   // Starts argv[0] (looked up in PATH) with the parent's environment plus `environment`.
   // Throws std::runtime_error when it cannot be started.
   explicit ChildProcess(const std::vector<std::string>& argv,
-                        const std::map<std::string, std::string>& environment = {});
+                        const std::map<std::string, std::string>& environment = {},
+                        StandardInput input = StandardInput::null_device);
   ~ChildProcess();
 
   ChildProcess(const ChildProcess&) = delete;
@@ -46,6 +51,22 @@ class ChildProcess {
   // Signals the child and every process it started (they share its process group).
   void send_signal(int signal_number);
 
+  // With StandardInput::pipe: writes `line` and a newline to the child's standard input.
+  // False if the child is gone (EPIPE: no SIGPIPE reaches this process), its input was
+  // closed, or the deadline passed with the pipe full (a child that does not read); after a
+  // line written in part the input is closed, since the next line would be garbled.
+  // Touches only the input, so one thread may write while another reads the output.
+  bool write_line(const std::string& line,
+                  std::chrono::milliseconds deadline = std::chrono::seconds(10));
+  // Closes the child's standard input: it reads end of input. Idempotent.
+  void close_input();
+
+  // Waits up to `deadline` for the child to end, without reaping it or reading its output
+  // (wait() reaps it). True once it has ended.
+  bool await_end(std::chrono::milliseconds deadline) const;
+  // False once standard output has reached its end (the child closed it, or ended).
+  bool output_open() const { return stdout_fd_ >= 0; }
+
   pid_t pid() const { return pid_; }
   const std::string& standard_output() const { return stdout_; }  // what was read so far
   const std::string& standard_error() const { return stderr_; }
@@ -57,6 +78,7 @@ class ChildProcess {
   pid_t pid_ = -1;
   int stdout_fd_ = -1;
   int stderr_fd_ = -1;
+  int stdin_fd_ = -1;  // the write end of the input pipe, or -1
   int pidfd_ = -1;
   std::string stdout_;
   std::string stderr_;
