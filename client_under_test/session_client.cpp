@@ -54,10 +54,14 @@ struct InstanceState {
             .clock = clock,
             .sleeper = clock,
             .random = random,
-            .ledger = ledger};
+            .ledger = ledger,
+            .budget = &budget};
   }
 
   LockedLedger ledger;
+  // Kept across every operation the instance serves, as a service's SDK client keeps it
+  // (retry_budget.hpp); the no-budget mutant ignores it.
+  RetryBudget budget;
   std::mutex log;  // --verbose's attempt histories, one operation's at a time
 };
 
