@@ -7,7 +7,8 @@ namespace retryproof::client {
 
 RetryBudget::RetryBudget(double ratio, double burst)
     : ratio_(ratio), burst_(burst), tokens_(burst) {
-  if (ratio <= 0 || ratio > 1) throw std::invalid_argument("a retry ratio is above 0 and at most 1");
+  if (ratio <= 0 || ratio > 1)
+    throw std::invalid_argument("a retry ratio is above 0 and at most 1");
   if (burst < 1) throw std::invalid_argument("a retry budget holds at least one retry");
 }
 

@@ -21,8 +21,8 @@ class RetryBudget {
  public:
   explicit RetryBudget(double ratio = kDefaultRetryRatio, double burst = kDefaultRetryBurst);
 
-  void deposit();    // a first attempt was sent
-  bool withdraw();   // a retry may be sent: takes a token, or says no when none is whole
+  void deposit();   // a first attempt was sent
+  bool withdraw();  // a retry may be sent: takes a token, or says no when none is whole
   double tokens() const;
   int withheld() const;  // retries it said no to
 

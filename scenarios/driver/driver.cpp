@@ -123,16 +123,16 @@ ScenarioResult drive(const Scenario& given, const ClientChoice& client,
                      const ClientPolicy& declared, std::uint64_t seed, World& world) {
   // Traffic's operations are drawn from the run's seed: the scenario judged is the one drawn.
   const Scenario scenario = expand_traffic(given, seed);
-  ScenarioResult result{.name = scenario.name,
-                        .description = scenario.description,
-                        .file = scenario.file.string(),
-                        .client = client.describe(),
-                        .seed = seed,
-                        .policy = judged_policy(scenario, declared.over(implicit_policy(
-                                                              client, scenario.traffic.has_value())))};
+  ScenarioResult result{
+      .name = scenario.name,
+      .description = scenario.description,
+      .file = scenario.file.string(),
+      .client = client.describe(),
+      .seed = seed,
+      .policy = judged_policy(
+          scenario, declared.over(implicit_policy(client, scenario.traffic.has_value())))};
   result.expected_violations = scenario.expect.for_policy(result.policy.on_ambiguous).violations;
-  result.concurrency =
-      scenario.traffic ? scenario.traffic->instances : scenario.fleet.concurrency;
+  result.concurrency = scenario.traffic ? scenario.traffic->instances : scenario.fleet.concurrency;
   result.outages = outage_windows(scenario);
   std::vector<InvocationPlan> plans;
   for (std::size_t i = 0; i < scenario.invocations.size(); ++i) {

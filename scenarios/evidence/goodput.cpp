@@ -18,7 +18,8 @@ std::vector<GoodputSecond> goodput_by_second(const Evidence& evidence) {
   for (const InvocationResult& invocation : evidence.invocations()) {
     GoodputSecond& second = second_of(invocation.started_at);
     ++second.arrived;
-    if (invocation.outcome && invocation.outcome->outcome == Reported::succeeded) ++second.succeeded;
+    if (invocation.outcome && invocation.outcome->outcome == Reported::succeeded)
+      ++second.succeeded;
   }
   for (const JournalEntry& entry : evidence.journal()) {
     GoodputSecond& second = second_of(entry.at);

@@ -26,7 +26,7 @@ struct GoodputSecond {
   int succeeded = 0;  // of those, the ones that ended succeeded
   int creates = 0;    // requests the provider saw in it
   int lookups = 0;
-  int shed = 0;                 // refused past capacity
+  int shed = 0;                   // refused past capacity
   std::size_t deepest_queue = 0;  // the most requests ahead of one that arrived in it
 };
 

@@ -1,7 +1,5 @@
 #include "scenarios/process/process_world.hpp"
 
-#include "scenarios/simulation/simulated_world.hpp"
-
 #include <signal.h>
 #include <unistd.h>
 
@@ -17,6 +15,7 @@
 #include "scenarios/process/kill_watch.hpp"
 #include "scenarios/process/run_tls.hpp"
 #include "scenarios/process/scaled_client.hpp"
+#include "scenarios/simulation/simulated_world.hpp"
 
 namespace retryproof::scenarios {
 namespace {
@@ -303,7 +302,8 @@ ScenarioResult run_scenario_once(const Scenario& scenario, const RunOptions& opt
 
 ScenarioResult run_scenario(const Scenario& scenario, const RunOptions& options) {
   const ScenarioClient client = client_of(scenario, options);
-  if (options.simulate) return simulate(scenario, client.choice, options.seed, client.declared).result;
+  if (options.simulate)
+    return simulate(scenario, client.choice, options.seed, client.declared).result;
   const JudgedPolicy policy =
       judged_policy(scenario, client.declared.over(implicit_policy(client.choice)));
   const ChosenScale chosen =

@@ -75,16 +75,12 @@ InvocationResult SimulatedWorld::invoke(const InvocationPlan& plan) {
   return result;
 }
 
-std::optional<client::ClientResult> SimulatedWorld::run_client(const InvocationPlan& plan,
-                                                               client::Transport& transport,
-                                                               client::Clock& clock,
-                                                               client::Sleeper& sleeper,
-                                                               InvocationResult& result,
-                                                               client::RetryBudget* budget) {
+std::optional<client::ClientResult> SimulatedWorld::run_client(
+    const InvocationPlan& plan, client::Transport& transport, client::Clock& clock,
+    client::Sleeper& sleeper, InvocationResult& result, client::RetryBudget* budget) {
   client::SeededRandom random(plan.client_seed);  // as `retryproof client --seed`
-  client::RetryingClient client(scenario_.settings,
-                                {transport, clock, sleeper, random, ledger_, budget},
-                                client_.mutant);
+  client::RetryingClient client(
+      scenario_.settings, {transport, clock, sleeper, random, ledger_, budget}, client_.mutant);
   try {
     client::ClientResult outcome = client.run({plan.invocation.operation, plan.payload});
     result.outcome = outcome_line_of(outcome.outcome_line()).line;
@@ -123,20 +119,19 @@ std::vector<InvocationResult> SimulatedWorld::invoke_fleet(const std::vector<Inv
   }
   FleetScheduler scheduler(timeline_);
   scheduler.run(times, [&](std::size_t i, VirtualTime& time) {
-                  InvocationResult& result = results[i];
-                  result.started_at = time.now();
-                  SimulatedTransport transport(provider_, time, *result.port);
-                  SimulatedSleeper sleeper(transport);
-                  client::RetryBudget* budget =
-                      budgets.empty()
-                          ? nullptr
-                          : budgets[static_cast<std::size_t>(plans[i].invocation.instance)].get();
-                  std::optional<client::ClientResult> outcome =
-                      run_client(plans[i], transport, time, sleeper, result, budget);
-                  result.timed_out = !outcome;
-                  if (outcome) accounts[i] = std::move(*outcome);
-                  result.ended_at = time.now();
-                });
+    InvocationResult& result = results[i];
+    result.started_at = time.now();
+    SimulatedTransport transport(provider_, time, *result.port);
+    SimulatedSleeper sleeper(transport);
+    client::RetryBudget* budget =
+        budgets.empty() ? nullptr
+                        : budgets[static_cast<std::size_t>(plans[i].invocation.instance)].get();
+    std::optional<client::ClientResult> outcome =
+        run_client(plans[i], transport, time, sleeper, result, budget);
+    result.timed_out = !outcome;
+    if (outcome) accounts[i] = std::move(*outcome);
+    result.ended_at = time.now();
+  });
   client_results_.insert(client_results_.end(), std::make_move_iterator(accounts.begin()),
                          std::make_move_iterator(accounts.end()));
   return results;

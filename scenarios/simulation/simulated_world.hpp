@@ -36,8 +36,7 @@ class SimulatedWorld final : public World {
   // Runs one client to its end and notes how it ended; empty when it was killed.
   std::optional<client::ClientResult> run_client(const InvocationPlan& plan,
                                                  client::Transport& transport, client::Clock& clock,
-                                                 client::Sleeper& sleeper,
-                                                 InvocationResult& result,
+                                                 client::Sleeper& sleeper, InvocationResult& result,
                                                  client::RetryBudget* budget = nullptr);
 
   const Scenario& scenario_;

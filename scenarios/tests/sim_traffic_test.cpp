@@ -16,10 +16,9 @@ using nlohmann::json;
 
 const std::string kTrafficSet = RETRYPROOF_SOURCE_DIR "/scenarios/traffic";
 
-Scenario traffic_scenario(json traffic, json plan = {{"capacity",
-                                                      {{"rate", "100/s"},
-                                                       {"queue", 100},
-                                                       {"deadline", "2s"}}}}) {
+Scenario traffic_scenario(json traffic,
+                          json plan = {{"capacity",
+                                        {{"rate", "100/s"}, {"queue", 100}, {"deadline", "2s"}}}}) {
   return scenario_from_json({{"name", "traffic"}, {"traffic", std::move(traffic)}, {"plan", plan}},
                             "(traffic test)");
 }
@@ -40,8 +39,7 @@ std::string load_error(const json& document) {
 }
 
 TEST(Traffic, ArrivalsAreDrawnFromTheSeedAtTheRateAndSpreadOverTheInstances) {
-  const Scenario scenario =
-      traffic_scenario({{"rate", "50/s"}, {"for", "20s"}, {"instances", 4}});
+  const Scenario scenario = traffic_scenario({{"rate", "50/s"}, {"for", "20s"}, {"instances", 4}});
   const Scenario drawn = expand_traffic(scenario, 7);
   // About 1000 arrive (a Poisson count's deviation is about 32).
   EXPECT_NEAR(static_cast<double>(drawn.invocations.size()), 1000.0, 150.0);
@@ -58,8 +56,8 @@ TEST(Traffic, ArrivalsAreDrawnFromTheSeedAtTheRateAndSpreadOverTheInstances) {
     EXPECT_EQ(invocation.instance, static_cast<int>(i % 4));
     last = *invocation.starts_at;
   }
-  const Scenario uniform =
-      expand_traffic(traffic_scenario({{"rate", "10/s"}, {"for", "2s"}, {"arrival", "uniform"}}), 1);
+  const Scenario uniform = expand_traffic(
+      traffic_scenario({{"rate", "10/s"}, {"for", "2s"}, {"arrival", "uniform"}}), 1);
   ASSERT_EQ(uniform.invocations.size(), 20u);
   EXPECT_EQ(uniform.invocations[3].starts_at, Millis(300));
 }

@@ -64,9 +64,9 @@ Verdict load_amplification(const Evidence& evidence) {
   const std::string budget_text =
       policy.retry_budget
           ? ratio(budget) + " (1 plus the declared retry budget" +
-                (evidence.scenario().traffic ? ", and each instance's first " +
-                                                   std::to_string(int(kRetryBudgetBurst)) + ")"
-                                             : std::string(")"))
+                (evidence.scenario().traffic
+                     ? ", and each instance's first " + std::to_string(int(kRetryBudgetBurst)) + ")"
+                     : std::string(")"))
           : std::to_string(policy.attempts) + ", the attempts (" + policy.attempts_text() + ")";
   const double per_operation = static_cast<double>(creates) / static_cast<double>(operations);
   const std::string counted = std::to_string(creates) + " creates and " + std::to_string(lookups) +

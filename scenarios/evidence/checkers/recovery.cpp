@@ -89,9 +89,8 @@ Verdict recovery_on_goodput(const Evidence& evidence) {
   const std::string told = "success " + percent(baseline) + " before the trigger";
   if (recovered && *recovered - trigger->until <= traffic.recover_within) {
     return pass("the fleet recovered " + std::to_string((*recovered - trigger->until).count()) +
-                " ms after its trigger ended (" + told + ", back to " +
-                percent(kRecoveredShare) + " of it), within " +
-                std::to_string(traffic.recover_within.count()) + " ms");
+                " ms after its trigger ended (" + told + ", back to " + percent(kRecoveredShare) +
+                " of it), within " + std::to_string(traffic.recover_within.count()) + " ms");
   }
   std::vector<std::uint64_t> seqs;
   for (const JournalEntry& entry : evidence.journal()) {

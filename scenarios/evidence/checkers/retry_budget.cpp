@@ -1,10 +1,10 @@
 // retry-budget (policy): a service instance that declares a retry budget keeps to it. Under
 // steady traffic each instance is one long-lived client; its retries (every request of an
 // operation after its first: a create sent again, or a lookup after an outcome it could not
-// see — both load on a failing service) are counted against its first requests, over the whole run: at most the
-// declared share of them, plus the burst a full bucket starts with (kRetryBudgetBurst). A
-// fleet without budgets sends (1 + retries) times the load in a long outage; with them, about
-// the load that arrives anyway (Brooker 2022; Google SRE, Handling Overload).
+// see — both load on a failing service) are counted against its first requests, over the whole run:
+// at most the declared share of them, plus the burst a full bucket starts with (kRetryBudgetBurst).
+// A fleet without budgets sends (1 + retries) times the load in a long outage; with them, about the
+// load that arrives anyway (Brooker 2022; Google SRE, Handling Overload).
 #include <cstdio>
 #include <map>
 
@@ -45,7 +45,8 @@ Verdict retry_budget(const Evidence& evidence) {
         instances[scenario.invocations.at(static_cast<std::size_t>(invocation.index)).instance];
     bool first = true;
     for (const JournalEntry& entry : evidence.entries_of(invocation)) {
-      if (entry.kind != provider::RequestKind::create && entry.kind != provider::RequestKind::lookup)
+      if (entry.kind != provider::RequestKind::create &&
+          entry.kind != provider::RequestKind::lookup)
         continue;
       if (first) {
         ++count.first;
