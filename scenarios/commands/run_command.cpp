@@ -73,7 +73,7 @@ std::vector<ScenarioResult> run_all(const std::vector<Scenario>& scenarios,
       workers.emplace_back([&] {
         for (std::size_t at = next++; at < scenarios.size(); at = next++) {
           try {
-            const bool fleet = scenarios[at].fleet.is_fleet();
+            const bool fleet = scenarios[at].fleet.is_fleet() || scenarios[at].traffic;
             std::unique_lock<std::shared_mutex> alone(machine, std::defer_lock);
             std::shared_lock<std::shared_mutex> shared(machine, std::defer_lock);
             fleet ? alone.lock() : shared.lock();
@@ -233,12 +233,6 @@ void prepare(const RunCommandOptions& command, PreparedRun& run) {
     const std::string problem =
         cannot_speak(scenario, command.mutants ? ClientChoice{} : run.options.client);
     if (!problem.empty()) throw std::invalid_argument(problem);
-    if (scenario.traffic && !command.simulate) {
-      throw std::invalid_argument(
-          scenario.file.string() +
-          ": traffic runs in the simulation for now (add --simulate): its instances over HTTP "
-          "need the session contract (docs/sessions.md), which run does not drive yet");
-    }
   }
   if (command.simulate && run.options.client.kind == ClientChoice::Kind::command) {
     throw std::invalid_argument(

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "common/invariant.hpp"
+#include "scenarios/driver/driver.hpp"
 
 namespace retryproof::scenarios {
 namespace {
@@ -76,6 +77,48 @@ Charged by_connection(const std::vector<JournalEntry>& journal,
 }
 
 }  // namespace
+
+Charged charged_by_operation(const std::vector<JournalEntry>& journal,
+                             const std::vector<InvocationResult>& invocations,
+                             const std::string& operation_field) {
+  std::map<std::string, std::size_t> invocation_of_value;
+  for (std::size_t i = 0; i < invocations.size(); ++i) {
+    if (const auto value = provider::operation_value(invocations[i].payload, operation_field))
+      invocation_of_value.emplace(*value, i);
+  }
+  // A key belongs to the operation whose create first carried it.
+  std::map<std::string, std::size_t> invocation_of_key;
+  for (const JournalEntry& entry : journal) {
+    if (entry.kind != provider::RequestKind::create || !entry.key || !entry.operation) continue;
+    if (const auto found = invocation_of_value.find(*entry.operation);
+        found != invocation_of_value.end())
+      invocation_of_key.emplace(*entry.key, found->second);
+  }
+  Charged entries(invocations.size());
+  for (const JournalEntry& entry : journal) {
+    std::optional<std::size_t> owner;
+    if (entry.key) {
+      if (const auto found = invocation_of_key.find(*entry.key); found != invocation_of_key.end())
+        owner = found->second;
+    }
+    if (!owner && entry.operation) {
+      if (const auto found = invocation_of_value.find(*entry.operation);
+          found != invocation_of_value.end())
+        owner = found->second;
+    }
+    if (owner) entries[*owner].push_back(entry);
+  }
+  return entries;
+}
+
+Charged charged_for(const Scenario& scenario, const std::vector<JournalEntry>& journal,
+                    const std::vector<InvocationResult>& invocations) {
+  if (scenario.traffic) {
+    return charged_by_operation(journal, invocations,
+                                scenario.api.operation_pointer().value_or(kScenarioOperationField));
+  }
+  return charged_entries(journal, invocations, scenario.fleet.is_fleet());
+}
 
 Charged charged_entries(const std::vector<JournalEntry>& journal,
                         const std::vector<InvocationResult>& invocations, bool fleet) {

@@ -13,14 +13,19 @@
 //  - an entry that names no connection is charged by its window alone, as before.
 //
 // A fleet's clients each have a listener port of their own (JournalEntry::port): each
-// client's entries are those on its port. Both worlds are attributed here, by the same rule,
-// so that a simulated run and a real one attribute alike.
+// client's entries are those on its port. Under traffic, a service instance's operations
+// share its connections, so each request is charged by what it carries: a create by its
+// operation field's value (the payload's orderId, or the shape's field), and a lookup or a
+// later create by the key an earlier create of the operation carried (or, without keys, by
+// the field it looks up by). Both worlds are attributed here, by the same rule, so that a
+// simulated run and a real one attribute alike.
 #pragma once
 
 #include <vector>
 
 #include "provider/journal.hpp"
 #include "scenarios/driver/run_result.hpp"
+#include "scenarios/model/scenario.hpp"
 
 namespace retryproof::scenarios {
 
@@ -31,6 +36,17 @@ namespace retryproof::scenarios {
 std::vector<std::vector<provider::JournalEntry>> charged_entries(
     const std::vector<provider::JournalEntry>& journal,
     const std::vector<InvocationResult>& invocations, bool fleet);
+
+// Under traffic: by what each request carries. `operation_field` names the payload's field the
+// provider journals as an entry's operation.
+std::vector<std::vector<provider::JournalEntry>> charged_by_operation(
+    const std::vector<provider::JournalEntry>& journal,
+    const std::vector<InvocationResult>& invocations, const std::string& operation_field);
+
+// The rule a scenario's run is attributed by (traffic, a fleet, one client after another).
+std::vector<std::vector<provider::JournalEntry>> charged_for(
+    const Scenario& scenario, const std::vector<provider::JournalEntry>& journal,
+    const std::vector<InvocationResult>& invocations);
 
 // Writes into each invocation what charged_entries found: a fleet client's window (its first
 // and last entry), and, one after another, the seqs charged to it from outside its window

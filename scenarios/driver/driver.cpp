@@ -19,12 +19,6 @@ int ScenarioResult::creates() const {
   }));
 }
 
-// Scenario payloads carry their business identity in orderId (the provider copies it into
-// the job). The journal records it, so that a saved run can be judged by its traffic alone
-// as well: retryproof judge --operation-field orderId. A shape that names its own operation
-// field (an SDK's wire body carries the order elsewhere) is recorded by that one.
-constexpr const char* kScenarioOperationField = "orderId";
-
 provider::ProviderConfig provider_config(const Scenario& scenario, std::uint64_t seed) {
   return {.seed = seed,
           .profile = scenario.profile,
@@ -107,7 +101,7 @@ ScenarioResult drive_fleet(const Scenario& scenario, const std::vector<Invocatio
                            World& world, ScenarioResult result) {
   result.invocations = world.invoke_fleet(plans, scenario.fleet);
   take_records(world.finish(), result);
-  const auto entries = charged_entries(result.journal, result.invocations, true);
+  const auto entries = charged_for(scenario, result.journal, result.invocations);
   record_charges(entries, result.invocations, true);
   const Evidence evidence_view(scenario, result.policy, result.invocations, result.journal,
                                result.jobs, entries);

@@ -40,6 +40,12 @@ class World {
   virtual RunEvidence finish() = 0;
 };
 
+// Scenario payloads carry their business identity in orderId (the provider copies it into
+// the job). The journal records it, so that a saved run can be judged by its traffic alone
+// as well: retryproof judge --operation-field orderId. A shape that names its own operation
+// field (an SDK's wire body carries the order elsewhere) is recorded by that one.
+inline constexpr const char* kScenarioOperationField = "orderId";
+
 // The provider a scenario asks for: its profile, contract and fault plan, seeded.
 provider::ProviderConfig provider_config(const Scenario& scenario, std::uint64_t seed);
 

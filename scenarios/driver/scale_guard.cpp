@@ -16,9 +16,10 @@ std::optional<std::string> undecided_at_scale(const Scenario& scenario,
   // What a retry without any wait may measure here.
   const Millis reach = overhead * scale.factor();
   // The requests each invocation is charged with, as the driver judged them.
-  const auto charged =
-      charged_entries(result.journal, result.invocations, scenario.fleet.is_fleet());
-  const Evidence evidence(scenario, result.policy, result.invocations, result.journal, result.jobs,
+  // Traffic's operations are drawn from the run's seed, as the driver drew them.
+  const Scenario drawn = expand_traffic(scenario, result.seed);
+  const auto charged = charged_for(drawn, result.journal, result.invocations);
+  const Evidence evidence(drawn, result.policy, result.invocations, result.journal, result.jobs,
                           charged);
   for (const auto& invocation : evidence.invocations()) {
     const auto creates = evidence.creates_of(invocation);

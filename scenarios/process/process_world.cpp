@@ -15,6 +15,7 @@
 #include "scenarios/process/kill_watch.hpp"
 #include "scenarios/process/run_tls.hpp"
 #include "scenarios/process/scaled_client.hpp"
+#include "scenarios/process/traffic_sessions.hpp"
 #include "scenarios/simulation/simulated_world.hpp"
 
 namespace retryproof::scenarios {
@@ -93,7 +94,8 @@ ProcessWorld::ProcessWorld(const Scenario& scenario, const ClientChoice& client,
       options_(options),
       tls_(options.tls || scenario.tls),
       server_(provider_config(scenario, options.seed),
-              server_options(options, tls_, scenario.fleet.is_fleet())),
+              server_options(options, tls_,
+                             scenario.fleet.is_fleet() || scenario.traffic.has_value())),
       state_("retryproof-run", state_parent()),
       stall_watch_([this] { return server_.now(); }, options.time_scale, scenario.name) {}
 
@@ -210,8 +212,30 @@ void ProcessWorld::take_account(InvocationResult& result, const ChildProcess& ch
   }
 }
 
+std::vector<InvocationResult> ProcessWorld::invoke_traffic(
+    const std::vector<InvocationPlan>& plans) {
+  std::vector<std::string> argv = client_argv(client_, options_, options_.seed);
+  if (client_.kind != ClientChoice::Kind::command) argv.emplace_back("--session");
+  std::map<std::string, std::string> environment = client_environment(client_, options_);
+  environment.merge(std::map<std::string, std::string>{
+      {"RETRYPROOF_BASE_URL", server_.base_url()},
+      {"RETRYPROOF_CLIENT",
+       client::settings_to_contract(scenario_.settings, scenario_.time_limit).dump()}});
+  if (tls_) environment.merge(tls_client_environment(run_tls()));
+  return run_traffic_sessions(plans, {.argv = std::move(argv),
+                                      .environment = std::move(environment),
+                                      .instances = scenario_.traffic->instances,
+                                      .state_dir = state_.path(),
+                                      .seed = options_.seed,
+                                      .time_scale = options_.time_scale,
+                                      .time_limit = scenario_.time_limit,
+                                      .now = [this] { return server_.now(); },
+                                      .stall_watch = &stall_watch_});
+}
+
 std::vector<InvocationResult> ProcessWorld::invoke_fleet(const std::vector<InvocationPlan>& plans,
                                                          const Fleet& fleet) {
+  if (scenario_.traffic) return invoke_traffic(plans);
   struct Running {
     std::size_t plan;
     std::unique_ptr<ChildProcess> child;

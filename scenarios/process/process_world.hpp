@@ -47,6 +47,8 @@ class ProcessWorld final : public World {
   // The client of one invocation, started with the contract's environment.
   std::unique_ptr<ChildProcess> start_client(const InvocationPlan& plan,
                                              const std::string& base_url);
+  // Traffic: a session per instance (traffic_sessions.hpp).
+  std::vector<InvocationResult> invoke_traffic(const std::vector<InvocationPlan>& plans);
   // Its exit, standard error and outcome line, into `result`.
   void take_account(InvocationResult& result, const ChildProcess& child,
                     const std::optional<ExitStatus>& status);

@@ -1,0 +1,42 @@
+// Open-loop traffic over real processes: one session per service instance (the session
+// contract, docs/sessions.md), each operation sent to its instance when it arrives, whether
+// or not earlier ones have finished, and its outcome read back by its id. A session that ends
+// before its operations are answered is restarted, as a supervisor would restart a service,
+// and what it had not answered is sent to the new process again under a new id (a rerun of
+// the operation). Requests are charged to operations by what they carry, never by connection
+// (scenarios/driver/attribution.hpp, charged_by_operation): a session's operations share its
+// connections.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/millis.hpp"
+#include "common/time_scale.hpp"
+#include "scenarios/driver/driver.hpp"
+#include "scenarios/process/stall_watch.hpp"
+
+namespace retryproof::scenarios {
+
+struct TrafficSessions {
+  std::vector<std::string> argv;                   // the session program
+  std::map<std::string, std::string> environment;  // the contract's, without the operation
+  int instances = 1;
+  std::filesystem::path state_dir;  // each instance keeps its state in instance-N below it
+  std::uint64_t seed = 0;           // instance n gets seed + n
+  TimeScale time_scale;
+  Millis time_limit{20000};           // per operation, from its sending
+  std::function<Millis()> now;        // the provider's clock
+  StallWatch* stall_watch = nullptr;  // told how late each operation was sent
+
+  std::chrono::microseconds time_limit_real() const { return time_scale.to_real(time_limit); }
+};
+
+// Each plan's operation, sent at its arrival (plan.invocation.starts_at) to its instance.
+// Results in the plans' order, without ports.
+std::vector<InvocationResult> run_traffic_sessions(const std::vector<InvocationPlan>& plans,
+                                                   const TrafficSessions& setup);
+
+}  // namespace retryproof::scenarios
