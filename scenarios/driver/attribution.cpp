@@ -81,10 +81,18 @@ Charged by_connection(const std::vector<JournalEntry>& journal,
 Charged charged_by_operation(const std::vector<JournalEntry>& journal,
                              const std::vector<InvocationResult>& invocations,
                              const std::string& operation_field) {
+  // The payload's own operation field; or, where an SDK maps the payload to its API's body
+  // (its shape's field is "Name", carrying the payload's orderId), each of its text values.
   std::map<std::string, std::size_t> invocation_of_value;
   for (std::size_t i = 0; i < invocations.size(); ++i) {
-    if (const auto value = provider::operation_value(invocations[i].payload, operation_field))
+    const nlohmann::json& payload = invocations[i].payload;
+    if (const auto value = provider::operation_value(payload, operation_field)) {
       invocation_of_value.emplace(*value, i);
+      continue;
+    }
+    if (!payload.is_object()) continue;
+    for (const auto& [field, value] : payload.items())
+      if (value.is_string()) invocation_of_value.emplace(value.get<std::string>(), i);
   }
   // A key belongs to the operation whose create first carried it.
   std::map<std::string, std::size_t> invocation_of_key;

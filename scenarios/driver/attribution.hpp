@@ -15,7 +15,9 @@
 // A fleet's clients each have a listener port of their own (JournalEntry::port): each
 // client's entries are those on its port. Under traffic, a service instance's operations
 // share its connections, so each request is charged by what it carries: a create by its
-// operation field's value (the payload's orderId, or the shape's field), and a lookup or a
+// operation field's value (the payload's orderId; under a shape, its operationField, which
+// must carry the payload's field of that name or one of its text values, as an SDK maps
+// orderId to its API's Name), and a lookup or a
 // later create by the key an earlier create of the operation carried (or, without keys, by
 // the field it looks up by). Both worlds are attributed here, by the same rule, so that a
 // simulated run and a real one attribute alike.
