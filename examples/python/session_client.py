@@ -28,6 +28,28 @@ except ImportError:  # run from the source tree, without `pip install embed/pyth
     from retryproof_session import serve
 
 
+class RetryBudget:
+    """The instance's retry budget, shared by every operation (Brooker 2022; the SRE book's
+    10%): a first request adds 0.1 of a token, up to 10; a retry, or a lookup after an answer
+    it could not see, takes one. In a long outage the instance stops retrying, so what reaches
+    the provider is the load that arrives anyway, not three times it."""
+
+    def __init__(self, ratio=0.1, burst=10.0):
+        self.ratio, self.burst, self.tokens = ratio, burst, burst
+        self.lock = threading.Lock()
+
+    def deposit(self):
+        with self.lock:
+            self.tokens = min(self.burst, self.tokens + self.ratio)
+
+    def withdraw(self):
+        with self.lock:
+            if self.tokens < 1 - 1e-9:
+                return False
+            self.tokens -= 1
+            return True
+
+
 class JobsSession:
     """The instance's one client of the provider, shared by every operation's thread."""
 
@@ -43,6 +65,7 @@ class JobsSession:
         self.seed = seed
         self.requests = 0  # what the instance has sent, for its log
         self.lock = threading.Lock()
+        self.budget = RetryBudget()
 
     def send(self, method, path, body=None, headers=None):
         """(status, body) or (None, why): a connection per request, so that threads share none."""
@@ -66,15 +89,26 @@ class JobsSession:
         body = json.dumps(payload, separators=(",", ":")).encode("utf-8")
         headers = {"Idempotency-Key": operation_id.encode("utf-8"),
                    "Content-Type": "application/json"}
-        in_flight = False  # a 409: a request with this key may still commit
+        in_flight = False  # a 409 or no answer: a request with this key may still commit
+        self.budget.deposit()
+
+        def out_of_budget():
+            if in_flight:
+                return "unknown", "the retry budget is spent, and a request may have committed"
+            return "failed", "the retry budget is spent: nothing it sent committed"
+
         for attempt in range(1, self.attempts + 1):
+            if attempt > 1 and not self.budget.withdraw():
+                return out_of_budget()
             status, text = self.send("POST", "/jobs", body, headers)
             if status in (200, 201):
                 return "succeeded", json.loads(text)["id"]
             if status is not None and 400 <= status < 500 and status not in (409, 429):
                 return "failed", f"rejected: {status}"
-            in_flight |= status == 409
+            in_flight |= status not in (429, 503)
             if status not in (409, 429, 503) or attempt == self.attempts:  # it may have committed
+                if not self.budget.withdraw():
+                    return out_of_budget()
                 found, text = self.lookup(operation_id)
                 if found == 200:
                     return "succeeded", json.loads(text)["id"]

@@ -3,10 +3,16 @@
 #include <algorithm>
 #include <map>
 
+#include "scenarios/evidence/checkers/violations.hpp"
 #include "scenarios/evidence/fleet.hpp"
 
 namespace retryproof::scenarios {
 namespace {
+
+// The replay sees requests in the order they reached the provider; an instance's operations
+// decide on their own threads, in an order a little different. A token's worth of slack keeps
+// that from making a red, and still fails a client that stops with its bucket all but full.
+constexpr double kOrderSlack = 1.0;
 
 struct Level {
   Millis at{0};
@@ -38,21 +44,21 @@ std::vector<bool> stopped_by_budget(const Evidence& evidence) {
   std::vector<bool> started(invocations.size(), false);
   for (const auto& [seq, i] : charged) {
     const int instance = instance_of(i);
-    double& bucket = tokens.try_emplace(instance, kRetryBudgetBurst).first->second;
-    if (!started[i]) {
-      bucket = std::min(kRetryBudgetBurst, bucket + *share);
-      started[i] = true;
-    } else {
-      bucket = std::max(0.0, bucket - 1);
-    }
-    levels[instance].push_back({evidence.journal().at(seq - 1).at, bucket});
+    const double full = evidence.policy().retry_burst;
+    double& bucket = tokens.try_emplace(instance, full).first->second;
+    const JournalEntry& entry = evidence.journal().at(seq - 1);
+    if (started[i]) bucket = std::max(0.0, bucket - 1);
+    started[i] = true;
+    if (checkers::meaning_of(entry) == provider::Meaning::success)
+      bucket = std::min(full, bucket + *share);
+    levels[instance].push_back({entry.at, bucket});
   }
   for (std::size_t i = 0; i < invocations.size(); ++i) {
     const auto entries = evidence.entries_of(invocations[i]);
     if (entries.empty()) continue;
     const Millis from = entries.back().at;
     for (const Level& level : levels[instance_of(i)]) {
-      if (level.at >= from && level.at <= invocations[i].ended_at && level.tokens < 1 - 1e-9) {
+      if (level.at >= from && level.at <= invocations[i].ended_at && level.tokens < 1 + kOrderSlack - 1e-9) {
         stopped[i] = true;
         break;
       }

@@ -47,10 +47,6 @@ constexpr double kLeastSpreadShare = 0.01;
 constexpr Millis kLeastSpread{5};
 constexpr double kBackoffShare = 0.1;
 
-// retry-budget's allowance: a declared budget may begin with this many retries' worth per
-// instance (a full bucket), as the reference client's does (client::kDefaultRetryBurst).
-constexpr double kRetryBudgetBurst = 10;
-
 // recovery's bound: after an outage ends, a client is allowed its longest backoff and one
 // more attempt's timeout, and this much more for the machine, to finish.
 constexpr Millis kRecoveryGrace{1000};

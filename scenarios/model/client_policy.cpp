@@ -57,7 +57,28 @@ bool parse_yes_no(std::string_view key, std::string_view text) {
 // retry-budget=10%: retries are at most this share of a client's requests, as Finagle's,
 // Envoy's (20%) and the SRE book's (10%) budgets bound them; in an outage a fleet then sends
 // about 1.1 requests per operation where three attempts each would send three.
-double parse_retry_budget(std::string_view text) {
+double parse_retry_share(std::string_view text);
+
+// "20%/100": and a full bucket holds this many retries (boto3's standard mode: a quota of 500
+// tokens at 5 a retry), where retryproof assumes 10.
+void parse_retry_budget(std::string_view text, ClientPolicy& policy) {
+  const std::size_t slash = text.find('/');
+  if (slash != std::string_view::npos) {
+    const std::string_view burst = text.substr(slash + 1);
+    int retries = 0;
+    const auto [end, error] = std::from_chars(burst.data(), burst.data() + burst.size(), retries);
+    if (error != std::errc{} || end != burst.data() + burst.size() || retries < 1 ||
+        retries > 100000) {
+      refuse("retry-budget=" + std::string(text) +
+             ": after the share, /N says how many retries a full bucket holds, from 1 to "
+             "100000, such as 20%/100");
+    }
+    policy.retry_burst = retries;
+  }
+  policy.retry_budget = parse_retry_share(text.substr(0, slash));
+}
+
+double parse_retry_share(std::string_view text) {
   int percent = -1;
   const bool has_sign = text.ends_with('%');
   const std::string_view digits = has_sign ? text.substr(0, text.size() - 1) : text;
@@ -94,6 +115,7 @@ ClientPolicy ClientPolicy::over(const ClientPolicy& base) const {
           follows_settings ? follows_settings : base.follows_settings,
           payload_verbatim ? payload_verbatim : base.payload_verbatim,
           retry_budget ? retry_budget : base.retry_budget,
+          retry_budget ? retry_burst : base.retry_burst,
           jitter_after_retry_after ? jitter_after_retry_after : base.jitter_after_retry_after};
 }
 
@@ -108,8 +130,10 @@ std::string ClientPolicy::describe() const {
     parts.push_back(std::string("follows-settings=") + (*follows_settings ? "yes" : "no"));
   if (payload_verbatim)
     parts.push_back(std::string("payload=") + (*payload_verbatim ? "verbatim" : "mapped"));
-  if (retry_budget)
-    parts.push_back("retry-budget=" + std::to_string(std::lround(*retry_budget * 100)) + "%");
+  if (retry_budget) {
+    parts.push_back("retry-budget=" + std::to_string(std::lround(*retry_budget * 100)) + "%" +
+                    (retry_burst ? "/" + std::to_string(std::lround(*retry_burst)) : ""));
+  }
   if (jitter_after_retry_after) {
     parts.push_back(std::string("jitter-after-retry-after=") +
                     (*jitter_after_retry_after ? "yes" : "no"));
@@ -156,7 +180,7 @@ ClientPolicy parse_client_policy(std::string_view text) {
     if (key == "timeout") policy.timeout = parse_declared_duration(key, value);
     if (key == "on-ambiguous") policy.on_ambiguous = parse_on_ambiguous(value);
     if (key == "payload") policy.payload_verbatim = parse_payload_form(value);
-    if (key == "retry-budget") policy.retry_budget = parse_retry_budget(value);
+    if (key == "retry-budget") parse_retry_budget(value, policy);
   }
   return policy;
 }
@@ -198,7 +222,7 @@ ClientPolicy client_policy_from(const JsonNode& node) {
   if (node.has("retryBudget")) {
     const JsonNode field = node.field("retryBudget");
     try {
-      policy.retry_budget = parse_retry_budget(field.string());
+      parse_retry_budget(field.string(), policy);
     } catch (const std::invalid_argument& error) {
       field.fail(error.what());
     }
@@ -255,6 +279,7 @@ JudgedPolicy judged_policy(const Scenario& scenario, const ClientPolicy& declare
   judged.declared_timeout = policy.timeout.has_value();
   judged.declared_on_ambiguous = policy.on_ambiguous.has_value();
   judged.retry_budget = policy.retry_budget;
+  judged.retry_burst = policy.retry_burst.value_or(kRetryBudgetBurst);
   judged.jitter_after_retry_after = policy.jitter_after_retry_after.value_or(false);
   return judged;
 }

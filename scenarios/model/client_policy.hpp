@@ -41,6 +41,8 @@ struct ClientPolicy {
   // retry-budget=10%: its retries are at most this share of its requests (0.1), whatever
   // its attempts; what load-amplification then allows a fleet in an outage.
   std::optional<double> retry_budget;
+  // retry-budget=20%/100: a full bucket holds this many retries (else kRetryBudgetBurst).
+  std::optional<double> retry_burst;
   // jitter-after-retry-after: it adds jitter on top of a 429's Retry-After, so that a fleet
   // the provider told to wait alike does not return alike; only then is a wave a uniform
   // Retry-After ordered its fault (RFC 9110 asks a client to wait Retry-After, nothing more).
@@ -72,6 +74,11 @@ ClientPolicy client_policy_from(const JsonNode& node);
 // is not judged by them.
 inline constexpr Millis kUndeclaredFloor{50};
 
+// A declared retry budget may begin with this many retries' worth per instance (a full
+// bucket), as the reference client's does (client::kDefaultRetryBurst), unless it declares
+// another (retry-budget=20%/100).
+inline constexpr double kRetryBudgetBurst = 10;
+
 struct JudgedPolicy {
   int attempts = 3;
   Millis min_backoff{50};
@@ -85,6 +92,7 @@ struct JudgedPolicy {
   bool declared_timeout = false;
   bool declared_on_ambiguous = false;
   std::optional<double> retry_budget;  // declared only
+  double retry_burst = 10;             // the retries a full bucket holds (declared, or 10)
   bool jitter_after_retry_after = false;
   // For messages: where the numbers not declared come from, a scenario's settings (run,
   // explore) or, for traffic judged alone (judge, GET /_test/verdicts), retryproof's

@@ -58,14 +58,14 @@ Verdict load_amplification(const Evidence& evidence) {
   if (operations == 0) return not_applicable("no client sent a request during the outage");
   // Under traffic a budget is an instance's, and each may begin with a full bucket.
   if (policy.retry_budget && evidence.scenario().traffic) {
-    budget += kRetryBudgetBurst * evidence.scenario().traffic->instances /
+    budget += evidence.policy().retry_burst * evidence.scenario().traffic->instances /
               static_cast<double>(operations);
   }
   const std::string budget_text =
       policy.retry_budget
           ? ratio(budget) + " (1 plus the declared retry budget" +
                 (evidence.scenario().traffic
-                     ? ", and each instance's first " + std::to_string(int(kRetryBudgetBurst)) + ")"
+                     ? ", and each instance's first " + std::to_string(int(evidence.policy().retry_burst)) + ")"
                      : std::string(")"))
           : std::to_string(policy.attempts) + ", the attempts (" + policy.attempts_text() + ")";
   const double per_operation = static_cast<double>(creates) / static_cast<double>(operations);

@@ -2,7 +2,8 @@
 // steady traffic each instance is one long-lived client; its retries (every request of an
 // operation after its first: a create sent again, or a lookup after an outcome it could not
 // see — both load on a failing service) are counted against its first requests, over the whole run:
-// at most the declared share of them, plus the burst a full bucket starts with (kRetryBudgetBurst).
+// at most the declared share of them, plus the retries a full bucket starts with (declared
+// with the budget, retry-budget=20%/100, or 10).
 // A fleet without budgets sends (1 + retries) times the load in a long outage; with them, about the
 // load that arrives anyway (Brooker 2022; Google SRE, Handling Overload).
 #include <cstdio>
@@ -63,7 +64,7 @@ Verdict retry_budget(const Evidence& evidence) {
   for (const auto& [instance, count] : instances) {
     first += count.first;
     retries += count.retries;
-    const double allowed = *budget * count.first + kRetryBudgetBurst;
+    const double allowed = *budget * count.first + evidence.policy().retry_burst;
     if (count.retries <= allowed + 1e-9) continue;
     std::vector<std::uint64_t> seqs = count.retry_seqs;
     if (seqs.size() > kMostSeqsShown) seqs.resize(kMostSeqsShown);
@@ -72,7 +73,7 @@ Verdict retry_budget(const Evidence& evidence) {
                        std::to_string(count.first) + " first requests, where its declared " +
                        share(*budget * 100) + "% budget allows " + share(allowed) + " (" +
                        share(*budget * 100) + "% of them, and " +
-                       std::to_string(static_cast<int>(kRetryBudgetBurst)) + " to start from)",
+                       std::to_string(static_cast<int>(evidence.policy().retry_burst)) + " to start from)",
                    std::move(seqs));
   }
   if (first == 0) return not_applicable("no operation sent a request");
