@@ -56,9 +56,13 @@ std::vector<bool> stopped_by_budget(const Evidence& evidence) {
   for (std::size_t i = 0; i < invocations.size(); ++i) {
     const auto entries = evidence.entries_of(invocations[i]);
     if (entries.empty()) continue;
+    // A client takes a retry's token when it decides to retry, and sends it after its backoff:
+    // the retries its instance had decided on when this one stopped arrive up to the longest
+    // backoff later, and are counted against the bucket it saw.
     const Millis from = entries.back().at;
+    const Millis until = invocations[i].ended_at + evidence.policy().max_backoff;
     for (const Level& level : levels[instance_of(i)]) {
-      if (level.at >= from && level.at <= invocations[i].ended_at && level.tokens < 1 + kOrderSlack - 1e-9) {
+      if (level.at >= from && level.at <= until && level.tokens < 1 + kOrderSlack - 1e-9) {
         stopped[i] = true;
         break;
       }

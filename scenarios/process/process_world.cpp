@@ -93,9 +93,9 @@ ProcessWorld::ProcessWorld(const Scenario& scenario, const ClientChoice& client,
       client_(client),
       options_(options),
       tls_(options.tls || scenario.tls),
-      server_(provider_config(scenario, options.seed),
-              server_options(options, tls_,
-                             scenario.fleet.is_fleet() || scenario.traffic.has_value())),
+      server_(
+          provider_config(scenario, options.seed),
+          server_options(options, tls_, scenario.fleet.is_fleet() || scenario.traffic.has_value())),
       state_("retryproof-run", state_parent()),
       stall_watch_([this] { return server_.now(); }, options.time_scale, scenario.name) {}
 

@@ -46,9 +46,9 @@ class SessionFleet {
         send(arrived, plans_[arrived].invocation.operation);
       }
       collect();
-      const auto wake =
-          next < plans_.size() ? std::min(due(begun, next), SteadyClock::now() + kSessionSlice)
-                               : SteadyClock::now() + kSessionSlice;
+      const auto wake = next < plans_.size()
+                            ? std::min(due(begun, next), SteadyClock::now() + kSessionSlice)
+                            : SteadyClock::now() + kSessionSlice;
       std::this_thread::sleep_until(wake);
     }
     finish();
@@ -124,8 +124,8 @@ class SessionFleet {
           ++it;
           continue;
         }
-        results_[*it].client_error = "its session (instance " + std::to_string(n + 1) +
-                                     ") ended " + std::to_string(kMostRestarts + 1) +
+        results_[*it].client_error = "its session (instance " + std::to_string(n + 1) + ") ended " +
+                                     std::to_string(kMostRestarts + 1) +
                                      " times before answering it";
         results_[*it].ended_at = setup_.now();
         it = pending_.erase(it);
@@ -135,8 +135,8 @@ class SessionFleet {
     for (const std::string& id : sessions_[n]->restart()) {
       const auto found = plan_of_id_.find(id);
       if (found == plan_of_id_.end() || !pending_.contains(found->second)) continue;
-      send(found->second, plans_[found->second].invocation.operation + "#rerun-" +
-                              std::to_string(restarts_[n]));
+      send(found->second,
+           plans_[found->second].invocation.operation + "#rerun-" + std::to_string(restarts_[n]));
     }
   }
 

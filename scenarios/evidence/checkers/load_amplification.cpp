@@ -65,7 +65,8 @@ Verdict load_amplification(const Evidence& evidence) {
       policy.retry_budget
           ? ratio(budget) + " (1 plus the declared retry budget" +
                 (evidence.scenario().traffic
-                     ? ", and each instance's first " + std::to_string(int(evidence.policy().retry_burst)) + ")"
+                     ? ", and each instance's first " +
+                           std::to_string(int(evidence.policy().retry_burst)) + ")"
                      : std::string(")"))
           : std::to_string(policy.attempts) + ", the attempts (" + policy.attempts_text() + ")";
   const double per_operation = static_cast<double>(creates) / static_cast<double>(operations);

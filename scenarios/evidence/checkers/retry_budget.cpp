@@ -68,13 +68,13 @@ Verdict retry_budget(const Evidence& evidence) {
     if (count.retries <= allowed + 1e-9) continue;
     std::vector<std::uint64_t> seqs = count.retry_seqs;
     if (seqs.size() > kMostSeqsShown) seqs.resize(kMostSeqsShown);
-    violations.add("instance " + std::to_string(instance + 1) + " sent " +
-                       std::to_string(count.retries) + " retries for " +
-                       std::to_string(count.first) + " first requests, where its declared " +
-                       share(*budget * 100) + "% budget allows " + share(allowed) + " (" +
-                       share(*budget * 100) + "% of them, and " +
-                       std::to_string(static_cast<int>(evidence.policy().retry_burst)) + " to start from)",
-                   std::move(seqs));
+    violations.add(
+        "instance " + std::to_string(instance + 1) + " sent " + std::to_string(count.retries) +
+            " retries for " + std::to_string(count.first) + " first requests, where its declared " +
+            share(*budget * 100) + "% budget allows " + share(allowed) + " (" +
+            share(*budget * 100) + "% of them, and " +
+            std::to_string(static_cast<int>(evidence.policy().retry_burst)) + " to start from)",
+        std::move(seqs));
   }
   if (first == 0) return not_applicable("no operation sent a request");
   return std::move(violations)
