@@ -98,15 +98,19 @@ Verdict recovery_on_goodput(const Evidence& evidence) {
       seqs.push_back(entry.seq);
   }
   Violations violations;
-  violations.add(
-      std::string("a metastable failure: the trigger ended at ") +
-          std::to_string(trigger->until.count()) + " ms, and " +
-          (recovered ? "the fleet recovered only " +
-                           std::to_string((*recovered - trigger->until).count()) + " ms later"
-                     : std::string("the fleet never recovered while traffic lasted")) +
-          " (" + told + "; the bound is " + std::to_string(traffic.recover_within.count()) +
-          " ms). After the trigger: " + numbers_after(seconds, trigger->until),
-      std::move(seqs));
+  // Never back while traffic lasted: the retries kept it down (metastable). Back, but late: a
+  // recovery slower than the bound (a breaker's long cooldown, a queue that drains slowly).
+  const std::string what =
+      recovered ? "slow to recover: the trigger ended at " +
+                      std::to_string(trigger->until.count()) + " ms, and the fleet recovered only " +
+                      std::to_string((*recovered - trigger->until).count()) + " ms later"
+                : "a metastable failure: the trigger ended at " +
+                      std::to_string(trigger->until.count()) +
+                      " ms, and the fleet never recovered while traffic lasted";
+  violations.add(what + " (" + told + "; the bound is " +
+                     std::to_string(traffic.recover_within.count()) +
+                     " ms). After the trigger: " + numbers_after(seconds, trigger->until),
+                 std::move(seqs));
   return std::move(violations).verdict("");
 }
 
