@@ -23,12 +23,15 @@
 #      default cap.
 #   6. Fleets (bench/storm.sh): a hundred external Node clients through an outage, against
 #      a hundred reference clients: wall time and memory, and CPU, memory and start per client.
+#   7. Sessions (bench/sessions.sh): CPU per operation for the reference client, the Python
+#      and the Node examples as long-lived sessions under traffic, against a process per
+#      operation.
 # Then the goals of issue #25 for the provider, each against its measured figure.
-# BENCH_SECTIONS (default "simulation load time-scale memory connections storm") runs only
+# BENCH_SECTIONS (default "simulation load time-scale memory connections storm sessions") runs only
 # those named.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-sections=" ${BENCH_SECTIONS:-simulation load time-scale memory connections storm} "
+sections=" ${BENCH_SECTIONS:-simulation load time-scale memory connections storm sessions} "
 runs() { [[ "$sections" == *" $1 "* ]]; }
 "$root/scripts/setup.sh" wrk nginx-light
 # The peers' npm packages, exactly as their lock pins them (a copy of the lock it was
@@ -121,6 +124,7 @@ runs memory && "$root/bench/memory.sh" "$bin" "${BENCH_KEYS:-1000000}" | tee "$m
 runs connections && "$root/bench/connections.sh" "$bin" ${BENCH_CONNECTIONS:-1000 10000}
 
 runs storm && "$root/bench/storm.sh" "$bin/scenarios/retryproof" "$root"
+runs sessions && "$root/bench/sessions.sh" "$bin/scenarios/retryproof" "$root"
 
 # Issue #25's goals for the provider (items 3 and 4), each against its figure in this run.
 echo "== goals: the provider at its HTTP library's ceiling (issue #25), this run"
