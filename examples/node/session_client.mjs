@@ -34,7 +34,8 @@ class JobsSession {
     this.requests += 1;
     try {
       const response = await fetch(this.baseUrl + path, { method, body, headers, signal: AbortSignal.timeout(this.timeoutMs) });
-      return { status: response.status, body: await response.text() };
+      return { status: response.status, body: await response.text(),
+               retryAfterMs: 1000 * (Number(response.headers.get('retry-after')) || 0) };
     } catch (error) {
       return { failure: error?.cause?.code ?? error?.name ?? String(error) };
     }
@@ -58,7 +59,10 @@ class JobsSession {
       }
       if (attempt < this.attempts) {
         const step = Math.min(this.capMs, this.baseMs * 2 ** (attempt - 1));
-        await sleep(step / 2 + jitter(this.seed, operationId, attempt) * (step / 2));
+        // Never sooner than a 429's Retry-After, and jittered on top of it, so that a fleet told
+        // to come back in a second does not come back in the same millisecond.
+        const told = posted.status === 429 ? posted.retryAfterMs ?? 0 : 0;
+        await sleep(Math.max(step / 2, told) + jitter(this.seed, operationId, attempt) * (step / 2));
       }
     }
     return inFlight ? ['unknown', 'still in flight when the attempts ran out']

@@ -48,6 +48,7 @@ struct RunCommandOptions {
   std::string api;  // every scenario on this API's wire (--api), when given
   bool tls = false;
   bool simulate = false;
+  bool sessions = false;
 };
 
 Colour terminal_colour() {
@@ -155,6 +156,7 @@ std::string mutant_replay(const RunCommandOptions& command) {
   replay += " --mutants --seed " + std::to_string(command.seed);
   if (!command.filter.empty()) replay += " --filter " + reports::shell_quote(command.filter);
   if (command.simulate) replay += " --simulate";
+  if (command.sessions) replay += " --sessions";
   if (command.time_scale > 1) replay += " --time-scale " + std::to_string(command.time_scale);
   if (command.tls) replay += " --tls";
   return replay;
@@ -240,6 +242,7 @@ void prepare(const RunCommandOptions& command, PreparedRun& run) {
         run.options.client.describe() + ") runs without it");
   }
   run.options.simulate = command.simulate;
+  run.options.sessions = command.sessions;
   if (!command.filter.empty()) {
     std::erase_if(run.scenarios, [&](const Scenario& scenario) {
       return scenario.name.find(command.filter) == std::string::npos;
@@ -284,6 +287,7 @@ int run(const RunCommandOptions& command) {
                              .skipped = prepared.skipped,
                              .tls = command.tls,
                              .simulate = command.simulate,
+                             .sessions = command.sessions,
                              .inconclusive_as = prepared.inconclusive_as};
     // The clock probe's finding and the scenarios that ran at a lower scale are in the report.
     write_terminal_report(std::cout, summary, terminal_colour());
@@ -364,6 +368,10 @@ void add_run_command(CLI::App& app, int& exit_code) {
                         options->reports[std::string(format.option)], std::string(format.help));
   }
   add_time_scale_option(*command, options->time_scale);
+  command->add_flag("--sessions", options->sessions,
+                    "The client speaks the session contract (docs/sessions.md): a fleet's "
+                    "operations are served by ten long-lived sessions, as a service would serve "
+                    "them, instead of a process each (traffic always runs as sessions)");
   command->add_flag("--simulate", options->simulate,
                     "Run every scenario in the simulation, in virtual time, from the seed: the "
                     "reference client or a mutant, exactly and fast. The traffic set "

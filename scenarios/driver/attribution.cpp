@@ -121,7 +121,12 @@ Charged charged_by_operation(const std::vector<JournalEntry>& journal,
 
 Charged charged_for(const Scenario& scenario, const std::vector<JournalEntry>& journal,
                     const std::vector<InvocationResult>& invocations) {
-  if (scenario.traffic) {
+  // A fleet served by sessions (run --sessions) has no port per client: its requests, as
+  // traffic's, are charged by what they carry.
+  const bool by_what_they_carry =
+      scenario.traffic ||
+      (scenario.fleet.is_fleet() && !invocations.empty() && !invocations.front().port.has_value());
+  if (by_what_they_carry) {
     return charged_by_operation(journal, invocations,
                                 scenario.api.operation_pointer().value_or(kScenarioOperationField));
   }

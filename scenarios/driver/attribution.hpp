@@ -45,7 +45,8 @@ std::vector<std::vector<provider::JournalEntry>> charged_by_operation(
     const std::vector<provider::JournalEntry>& journal,
     const std::vector<InvocationResult>& invocations, const std::string& operation_field);
 
-// The rule a scenario's run is attributed by (traffic, a fleet, one client after another).
+// The rule a scenario's run is attributed by: traffic, or a fleet whose clients had no port
+// of their own (sessions), by what requests carry; a fleet by port; else by connection.
 std::vector<std::vector<provider::JournalEntry>> charged_for(
     const Scenario& scenario, const std::vector<provider::JournalEntry>& journal,
     const std::vector<InvocationResult>& invocations);

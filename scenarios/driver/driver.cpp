@@ -61,7 +61,7 @@ bool ScenarioResult::fails_at(Severity threshold) const {
 ClientPolicy implicit_policy(const ClientChoice& client, bool serves_traffic) {
   if (client.kind == ClientChoice::Kind::command) return {};
   ClientPolicy policy{.follows_settings = true, .payload_verbatim = true};
-  // Under traffic each instance is one reference client, with its retry budget.
+  // Where instances serve many operations each is one reference client, with its retry budget.
   if (serves_traffic) policy.retry_budget = client::kDefaultRetryRatio;
   return policy;
 }
@@ -124,7 +124,7 @@ ScenarioResult drive(const Scenario& given, const ClientChoice& client,
       .client = client.describe(),
       .seed = seed,
       .policy = judged_policy(
-          scenario, declared.over(implicit_policy(client, scenario.traffic.has_value())))};
+          scenario, declared.over(implicit_policy(client, world.serves_as_instances(scenario))))};
   result.expected_violations = scenario.expect.for_policy(result.policy.on_ambiguous).violations;
   result.concurrency = scenario.traffic ? scenario.traffic->instances : scenario.fleet.concurrency;
   result.outages = outage_windows(scenario);

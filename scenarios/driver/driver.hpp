@@ -38,6 +38,11 @@ class World {
   // Ends the run: requests still held finish their waits and commit. The provider's
   // records, to be judged.
   virtual RunEvidence finish() = 0;
+  // Whether long-lived instances serve the scenario's operations (traffic, run --sessions):
+  // then the reference client's instances keep a retry budget, and declare it.
+  virtual bool serves_as_instances(const Scenario& scenario) const {
+    return scenario.traffic.has_value();
+  }
 };
 
 // Scenario payloads carry their business identity in orderId (the provider copies it into

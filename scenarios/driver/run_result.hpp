@@ -29,6 +29,9 @@ struct InvocationResult {
                                 // clients' between. What it is charged with is by connection
                                 // (late_seqs; scenarios/driver/attribution.hpp)
   std::optional<int> port;      // a fleet client's own port (JournalEntry::port)
+  // The service instance that served it, from 0, where long-lived instances serve many
+  // operations (traffic, or a fleet under run --sessions): what its retry budget is shared by.
+  std::optional<int> instance;
   // Entries charged to it from outside its window, one client after another: requests on
   // its connections that the provider read after it was reaped (a killed client's bytes),
   // in a later window or between two (scenarios/driver/attribution.hpp). By seq.

@@ -26,24 +26,23 @@ bool is_request(const JournalEntry& entry) {
 }  // namespace
 
 std::vector<bool> stopped_by_budget(const Evidence& evidence) {
-  const Scenario& scenario = evidence.scenario();
   const auto& invocations = evidence.invocations();
   std::vector<bool> stopped(invocations.size(), false);
   const std::optional<double> share = evidence.policy().retry_budget;
-  if (!scenario.traffic || !share) return stopped;
+  if (!share) return stopped;
   std::map<std::uint64_t, std::size_t> charged;  // seq -> invocation
   for (std::size_t i = 0; i < invocations.size(); ++i) {
     for (const JournalEntry& entry : evidence.entries_of(invocations[i]))
       if (is_request(entry)) charged[entry.seq] = i;
   }
-  const auto instance_of = [&](std::size_t i) {
-    return scenario.invocations.at(static_cast<std::size_t>(invocations[i].index)).instance;
-  };
+  // A client run per operation has no instance: its own bucket, full each time, is never spent.
+  const auto instance_of = [&](std::size_t i) { return invocations[i].instance; };
   std::map<int, double> tokens;
   std::map<int, std::vector<Level>> levels;
   std::vector<bool> started(invocations.size(), false);
   for (const auto& [seq, i] : charged) {
-    const int instance = instance_of(i);
+    if (!instance_of(i)) continue;
+    const int instance = *instance_of(i);
     const double full = evidence.policy().retry_burst;
     double& bucket = tokens.try_emplace(instance, full).first->second;
     const JournalEntry& entry = evidence.journal().at(seq - 1);
@@ -55,13 +54,13 @@ std::vector<bool> stopped_by_budget(const Evidence& evidence) {
   }
   for (std::size_t i = 0; i < invocations.size(); ++i) {
     const auto entries = evidence.entries_of(invocations[i]);
-    if (entries.empty()) continue;
+    if (entries.empty() || !instance_of(i)) continue;
     // A client takes a retry's token when it decides to retry, and sends it after its backoff:
     // the retries its instance had decided on when this one stopped arrive up to the longest
     // backoff later, and are counted against the bucket it saw.
     const Millis from = entries.back().at;
     const Millis until = invocations[i].ended_at + evidence.policy().max_backoff;
-    for (const Level& level : levels[instance_of(i)]) {
+    for (const Level& level : levels[*instance_of(i)]) {
       if (level.at >= from && level.at <= until && level.tokens < 1 + kOrderSlack - 1e-9) {
         stopped[i] = true;
         break;

@@ -15,7 +15,8 @@ namespace retryproof::scenarios {
 // By invocation index: whether its instance's bucket held less than one token (and a token's
 // slack for the order requests arrive in) at some moment from its last request to its end
 // (when it decided not to send another) and one longest backoff after (a client takes a
-// retry's token when it decides, and sends the retry after its backoff). All false
+// retry's token when it decides, and sends the retry after its backoff). All false without
+// a declared budget, and for invocations no instance served (InvocationResult::instance). All false
 // without traffic or a declared budget.
 std::vector<bool> stopped_by_budget(const Evidence& evidence);
 

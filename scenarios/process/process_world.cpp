@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <functional>
+#include <iostream>
+#include <set>
 #include <thread>
 
 #include "common/duration.hpp"
@@ -212,8 +214,12 @@ void ProcessWorld::take_account(InvocationResult& result, const ChildProcess& ch
   }
 }
 
-std::vector<InvocationResult> ProcessWorld::invoke_traffic(
-    const std::vector<InvocationPlan>& plans) {
+// A fleet run as sessions: its clients' operations served by this many instances, each
+// operation sent when its client would have started.
+constexpr int kFleetSessions = 10;
+
+std::vector<InvocationResult> ProcessWorld::invoke_sessions(
+    const std::vector<InvocationPlan>& plans, const Fleet& fleet, bool session_per_invocation) {
   std::vector<std::string> argv = client_argv(client_, options_, options_.seed);
   if (client_.kind != ClientChoice::Kind::command) argv.emplace_back("--session");
   std::map<std::string, std::string> environment = client_environment(client_, options_);
@@ -222,20 +228,49 @@ std::vector<InvocationResult> ProcessWorld::invoke_traffic(
       {"RETRYPROOF_CLIENT",
        client::settings_to_contract(scenario_.settings, scenario_.time_limit).dump()}});
   if (tls_) environment.merge(tls_client_environment(run_tls()));
-  return run_traffic_sessions(plans, {.argv = std::move(argv),
-                                      .environment = std::move(environment),
-                                      .instances = scenario_.traffic->instances,
-                                      .state_dir = state_.path(),
-                                      .seed = options_.seed,
-                                      .time_scale = options_.time_scale,
-                                      .time_limit = scenario_.time_limit,
-                                      .now = [this] { return server_.now(); },
-                                      .stall_watch = &stall_watch_});
+  TrafficSessions setup{.argv = std::move(argv),
+                        .environment = std::move(environment),
+                        .instances = scenario_.traffic ? scenario_.traffic->instances
+                                     : session_per_invocation
+                                         ? static_cast<int>(plans.size())
+                                         : std::min<int>(kFleetSessions, fleet.concurrency),
+                        .state_dir = state_.path(),
+                        .seed = options_.seed,
+                        .time_scale = options_.time_scale,
+                        .time_limit = scenario_.time_limit,
+                        .now = [this] { return server_.now(); },
+                        .stall_watch = &stall_watch_};
+  if (session_per_invocation) {
+    for (std::size_t i = 0; i < plans.size(); ++i)
+      setup.ports.push_back(server_.add_listener());
+    setup.base_url_of = [this](int port) { return server_.base_url_of(port); };
+  }
+  for (std::size_t i = 0; i < plans.size(); ++i) {
+    const Invocation& invocation = plans[i].invocation;
+    setup.arrivals.push_back(invocation.starts_at.value_or(
+        fleet.start_spread * static_cast<Millis::rep>(i) / static_cast<Millis::rep>(plans.size())));
+    setup.instance_of.push_back(scenario_.traffic ? invocation.instance
+                                                  : static_cast<int>(i) % setup.instances);
+  }
+  return run_traffic_sessions(plans, setup);
 }
 
 std::vector<InvocationResult> ProcessWorld::invoke_fleet(const std::vector<InvocationPlan>& plans,
                                                          const Fleet& fleet) {
-  if (scenario_.traffic) return invoke_traffic(plans);
+  if (scenario_.traffic) return invoke_sessions(plans, fleet, false);
+  if (options_.sessions) {
+    // Requests are charged to a session's operations by what they carry: two invocations of
+    // one operation (two workers racing for it) carry the same, and get a port each.
+    std::set<std::string> operations;
+    for (const InvocationPlan& plan : plans)
+      operations.insert(plan.invocation.operation);
+    if (operations.size() == plans.size()) return invoke_sessions(plans, fleet, false);
+    std::cerr << scenario_.name
+              << ": a session per invocation, each on a port of its own: two of its "
+                 "invocations run one operation, and what their requests carry cannot tell "
+                 "them apart\n";
+    return invoke_sessions(plans, fleet, true);
+  }
   struct Running {
     std::size_t plan;
     std::unique_ptr<ChildProcess> child;

@@ -32,6 +32,10 @@ struct RunOptions {
   // --simulate: every scenario runs in the simulation, in virtual time (the reference client
   // or a mutant only), instead of with processes over HTTP.
   bool simulate = false;
+  // --sessions: the client speaks the session contract (docs/sessions.md); a fleet's
+  // operations are served by ten long-lived sessions instead of a process each. Traffic
+  // always runs as sessions.
+  bool sessions = false;
 };
 
 class ProcessWorld final : public World {
@@ -42,13 +46,17 @@ class ProcessWorld final : public World {
   std::vector<InvocationResult> invoke_fleet(const std::vector<InvocationPlan>& plans,
                                              const Fleet& fleet) override;
   RunEvidence finish() override;
+  bool serves_as_instances(const Scenario& scenario) const override {
+    return scenario.traffic || (options_.sessions && scenario.fleet.is_fleet());
+  }
 
  private:
   // The client of one invocation, started with the contract's environment.
   std::unique_ptr<ChildProcess> start_client(const InvocationPlan& plan,
                                              const std::string& base_url);
-  // Traffic: a session per instance (traffic_sessions.hpp).
-  std::vector<InvocationResult> invoke_traffic(const std::vector<InvocationPlan>& plans);
+  // Traffic, or a fleet under --sessions: a session per instance (traffic_sessions.hpp).
+  std::vector<InvocationResult> invoke_sessions(const std::vector<InvocationPlan>& plans,
+                                                const Fleet& fleet, bool session_per_invocation);
   // Its exit, standard error and outcome line, into `result`.
   void take_account(InvocationResult& result, const ChildProcess& child,
                     const std::optional<ExitStatus>& status);

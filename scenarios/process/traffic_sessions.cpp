@@ -26,7 +26,10 @@ class SessionFleet {
     for (std::size_t i = 0; i < plans.size(); ++i) {
       results_[i] = {.index = plans[i].index,
                      .operation = plans[i].invocation.operation,
-                     .payload = plans[i].payload};
+                     .payload = plans[i].payload,
+                     .instance = setup.instance_of.at(i)};
+      if (!setup.ports.empty())
+        results_[i].port = setup.ports.at(static_cast<std::size_t>(setup.instance_of.at(i)));
     }
     for (int n = 1; n <= setup.instances; ++n)
       sessions_.push_back(start(n));
@@ -62,15 +65,19 @@ class SessionFleet {
     std::filesystem::create_directories(state);
     environment["RETRYPROOF_STATE_DIR"] = state.string();
     environment["RETRYPROOF_SEED"] = std::to_string(setup_.seed + static_cast<unsigned>(instance));
+    if (!setup_.ports.empty()) {
+      environment["RETRYPROOF_BASE_URL"] =
+          setup_.base_url_of(setup_.ports.at(static_cast<std::size_t>(instance - 1)));
+    }
     return std::make_unique<SessionProcess>(setup_.argv, std::move(environment));
   }
 
   SteadyClock::time_point due(SteadyClock::time_point begun, std::size_t i) const {
-    return begun + setup_.time_scale.to_real(plans_[i].invocation.starts_at.value_or(Millis(0)));
+    return begun + setup_.time_scale.to_real(setup_.arrivals.at(i));
   }
 
   SessionProcess& session_of(std::size_t i) {
-    return *sessions_[static_cast<std::size_t>(plans_[i].invocation.instance)];
+    return *sessions_[static_cast<std::size_t>(setup_.instance_of.at(i))];
   }
 
   void send(std::size_t i, const std::string& id) {
@@ -92,8 +99,8 @@ class SessionFleet {
       InvocationResult& result = results_[i];
       if (const auto answer = session_of(i).outcome(id_of_[i])) {
         result.outcome = answer->line;
-        result.exit = "answered by instance " + std::to_string(plans_[i].invocation.instance + 1) +
-                      "'s session";
+        result.exit =
+            "answered by instance " + std::to_string(setup_.instance_of.at(i) + 1) + "'s session";
         result.ended_at = setup_.now();
         it = pending_.erase(it);
         continue;
@@ -115,12 +122,12 @@ class SessionFleet {
   // A session that ended with operations in flight: restarted, and they are sent again.
   void restart(std::size_t n) {
     const bool waited_on = std::any_of(pending_.begin(), pending_.end(), [&](std::size_t i) {
-      return static_cast<std::size_t>(plans_[i].invocation.instance) == n;
+      return static_cast<std::size_t>(setup_.instance_of.at(i)) == n;
     });
     if (!waited_on) return;
     if (restarts_[n]++ >= kMostRestarts) {
       for (auto it = pending_.begin(); it != pending_.end();) {
-        if (static_cast<std::size_t>(plans_[*it].invocation.instance) != n) {
+        if (static_cast<std::size_t>(setup_.instance_of.at(*it)) != n) {
           ++it;
           continue;
         }

@@ -1,4 +1,5 @@
-// Open-loop traffic over real processes: one session per service instance (the session
+// Open-loop traffic (or a fleet, under `run --sessions`) over real processes: one session per
+// service instance (the session
 // contract, docs/sessions.md), each operation sent to its instance when it arrives, whether
 // or not earlier ones have finished, and its outcome read back by its id. A session that ends
 // before its operations are answered is restarted, as a supervisor would restart a service,
@@ -30,12 +31,20 @@ struct TrafficSessions {
   Millis time_limit{20000};           // per operation, from its sending
   std::function<Millis()> now;        // the provider's clock
   StallWatch* stall_watch = nullptr;  // told how late each operation was sent
+  // By plan: when it is sent, from the first's sending (scenario time), and the instance
+  // (from 0) that serves it.
+  std::vector<Millis> arrivals;
+  std::vector<int> instance_of;
+  // By instance, when each has a listener of its own (its requests are then charged by port,
+  // whatever they carry): the port, and the base URL that reaches it.
+  std::vector<int> ports;
+  std::function<std::string(int port)> base_url_of;
 
   std::chrono::microseconds time_limit_real() const { return time_scale.to_real(time_limit); }
 };
 
-// Each plan's operation, sent at its arrival (plan.invocation.starts_at) to its instance.
-// Results in the plans' order, without ports.
+// Each plan's operation, sent at its arrival to its instance. Results in the plans' order,
+// without ports.
 std::vector<InvocationResult> run_traffic_sessions(const std::vector<InvocationPlan>& plans,
                                                    const TrafficSessions& setup);
 

@@ -56,6 +56,7 @@ struct RunSummary {
   std::vector<std::string> skipped = {};  // "NAME on the API NAME: why it cannot run there"
   bool tls = false;                       // run --tls: the replay says so too
   bool simulate = false;                  // run --simulate: the replay says so too
+  bool sessions = false;                  // run --sessions: the replay says so too
   // --inconclusive: how a scenario the run could not judge counts, which JUnit shows (an
   // error when not met, a failure when counted failed, skipped when counted passed).
   InconclusiveAs inconclusive_as = InconclusiveAs::not_met;

@@ -111,6 +111,7 @@ std::string replay_command(const RunSummary& run) {
   if (run.time_scale.scaled()) command += " --time-scale " + std::to_string(run.time_scale.asked);
   if (run.tls) command += " --tls";
   if (run.simulate) command += " --simulate";
+  if (run.sessions) command += " --sessions";
   return command;
 }
 

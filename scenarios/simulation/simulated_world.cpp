@@ -100,6 +100,7 @@ std::vector<InvocationResult> SimulatedWorld::invoke_fleet(const std::vector<Inv
                        .operation = plan.invocation.operation,
                        .payload = plan.payload,
                        .port = fleet_port(plan)});
+    if (scenario_.traffic) results.back().instance = plan.invocation.instance;
   }
   // The driver finds each client's journal window by its port. No kill points in a fleet
   // (the loader refuses them): a client is stopped only at its time limit.

@@ -313,5 +313,17 @@ TEST(TrafficOverHttp, Boto3StandardModesQuotaHoldsItsFleetThroughALongOutage) {
   EXPECT_NE(run.report.find("retry-budget            pass"), std::string::npos) << run.report;
 }
 
+// The storm set as sessions (run --sessions): the hundred-client storm is ten Node processes,
+// not a hundred, so it is fair to a Node client on two cores; the two workers racing for one
+// operation get a session and a port each, and the run says why.
+TEST(TrafficOverHttp, TheNodeSessionClientMeetsTheStormSetAsSessions) {
+  if (!installed("node")) GTEST_SKIP() << "node is not installed";
+  const CatalogRun run = run_catalog("node " EXAMPLES_DIR "/node/session_client.mjs", "",
+                                     SCENARIOS_DIR "/storm", {"--sessions"});
+  EXPECT_EQ(run.exit_code, 0) << run.report;
+  EXPECT_NE(run.report.find("storm-two-workers: a session per invocation"), std::string::npos)
+      << run.report;
+}
+
 }  // namespace
 }  // namespace retryproof::scenarios

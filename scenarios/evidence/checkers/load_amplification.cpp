@@ -8,6 +8,7 @@
 // adds to an outage is what keeps the service down after its trigger is gone.
 #include <cmath>
 #include <cstdio>
+#include <set>
 
 #include "scenarios/evidence/checkers/violations.hpp"
 #include "scenarios/evidence/fleet.hpp"
@@ -56,18 +57,21 @@ Verdict load_amplification(const Evidence& evidence) {
     }
   }
   if (operations == 0) return not_applicable("no client sent a request during the outage");
-  // Under traffic a budget is an instance's, and each may begin with a full bucket.
-  if (policy.retry_budget && evidence.scenario().traffic) {
-    budget += evidence.policy().retry_burst * evidence.scenario().traffic->instances /
+  // Where instances serve many operations a budget is an instance's, and each may begin with
+  // a full bucket.
+  std::set<int> instances;
+  for (const InvocationResult& invocation : evidence.invocations())
+    if (invocation.instance) instances.insert(*invocation.instance);
+  if (policy.retry_budget && !instances.empty()) {
+    budget += policy.retry_burst * static_cast<double>(instances.size()) /
               static_cast<double>(operations);
   }
   const std::string budget_text =
       policy.retry_budget
           ? ratio(budget) + " (1 plus the declared retry budget" +
-                (evidence.scenario().traffic
-                     ? ", and each instance's first " +
-                           std::to_string(int(evidence.policy().retry_burst)) + ")"
-                     : std::string(")"))
+                (!instances.empty() ? ", and each instance's first " +
+                                          std::to_string(int(evidence.policy().retry_burst)) + ")"
+                                    : std::string(")"))
           : std::to_string(policy.attempts) + ", the attempts (" + policy.attempts_text() + ")";
   const double per_operation = static_cast<double>(creates) / static_cast<double>(operations);
   const std::string counted = std::to_string(creates) + " creates and " + std::to_string(lookups) +

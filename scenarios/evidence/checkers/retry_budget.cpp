@@ -6,6 +6,7 @@
 // with the budget, retry-budget=20%/100, or 10).
 // A fleet without budgets sends (1 + retries) times the load in a long outage; with them, about the
 // load that arrives anyway (Brooker 2022; Google SRE, Handling Overload).
+#include <algorithm>
 #include <cstdio>
 #include <map>
 
@@ -34,16 +35,16 @@ std::string share(double value) {
 Verdict retry_budget(const Evidence& evidence) {
   const std::optional<double> budget = evidence.policy().retry_budget;
   if (!budget) return not_applicable("no retry budget declared (retry-budget=P%)");
-  const Scenario& scenario = evidence.scenario();
-  if (!scenario.traffic) {
+  const auto& invocations = evidence.invocations();
+  if (std::none_of(invocations.begin(), invocations.end(),
+                   [](const InvocationResult& invocation) { return invocation.instance; })) {
     return not_applicable(
-        "a retry budget is a long-lived client's: judged under traffic, where each instance "
-        "serves many operations");
+        "a retry budget is a long-lived client's: judged where instances serve many operations "
+        "(traffic, or run --sessions)");
   }
   std::map<int, InstanceCount> instances;
   for (const InvocationResult& invocation : evidence.invocations()) {
-    InstanceCount& count =
-        instances[scenario.invocations.at(static_cast<std::size_t>(invocation.index)).instance];
+    InstanceCount& count = instances[invocation.instance.value_or(-1)];
     bool first = true;
     for (const JournalEntry& entry : evidence.entries_of(invocation)) {
       if (entry.kind != provider::RequestKind::create &&
