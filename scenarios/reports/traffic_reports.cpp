@@ -218,6 +218,7 @@ json traffic_json(const TrafficPicture& picture) {
           {"recoveredAfterMs",
            picture.recovered_after ? json(picture.recovered_after->count()) : json(nullptr)},
           {"recovery", recovery},
+          {"recoveryText", recovery_text(picture)},
           {"seconds", std::move(seconds)}};
 }
 

@@ -53,8 +53,8 @@ void write_traffic_markdown(std::ostream& out, const ScenarioResult& result);
 
 // {"secondMs", "lengthMs", "recoverWithinMs", "trigger": {"fromMs", "untilMs"} or null,
 //  "baseline": 0 to 1 or null, "recoveredAfterMs": ms or null, "recovery": "recovered",
-//  "not recovered", "could not tell" or "no trigger", "seconds": [{"startMs", "offered",
-//  "succeeded", "creates", "lookups", "shed", "queueDepth", "inTrigger"}]}
+//  "not recovered", "could not tell" or "no trigger", "recoveryText": recovery_text, "seconds":
+//  [{"startMs", "offered", "succeeded", "creates", "lookups", "shed", "queueDepth", "inTrigger"}]}
 nlohmann::json traffic_json(const TrafficPicture& picture);
 
 }  // namespace retryproof::scenarios::reports
