@@ -133,6 +133,17 @@ TEST(TrafficReport, JsonHasEverySecondAndTheTimeToRecover) {
   EXPECT_EQ(failed.at("recovery"), "not recovered");
 }
 
+TEST(TrafficReport, JunitCarriesTheTimeToRecoverAsAProperty) {
+  std::ostringstream out;
+  write_junit(out, with_traffic(six_seconds()));
+  EXPECT_EQ(xml_problem(out.str()), "");
+  EXPECT_TRUE(contains(out.str(),
+                       "<property name=\"recovery: traffic-drop\" value=\"time to recover: 1000 "
+                       "ms after the trigger ended at +3000ms (success 100% before the trigger, "
+                       "back to 90% of it; recovery&apos;s bound is 10000 ms)\"/>"))
+      << out.str();
+}
+
 TEST(TrafficReport, LongTrafficIsCondensedToSixtyColumnsOfWholeSeconds) {
   TrafficPicture picture = six_seconds();
   picture.seconds.clear();
