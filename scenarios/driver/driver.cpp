@@ -7,6 +7,7 @@
 #include "scenarios/driver/attribution.hpp"
 #include "scenarios/evidence/evidence.hpp"
 #include "scenarios/evidence/fleet.hpp"
+#include "scenarios/evidence/goodput.hpp"
 #include "scenarios/evidence/operator_numbers.hpp"
 #include "scenarios/evidence/stalls.hpp"
 #include "scenarios/model/expectations.hpp"
@@ -107,6 +108,7 @@ ScenarioResult drive_fleet(const Scenario& scenario, const std::vector<Invocatio
                                result.jobs, entries);
   result.verdicts = judge(evidence_view);
   result.numbers = operator_numbers(evidence_view, SuccessBy::outcome_line);
+  if (scenario.traffic) result.traffic = traffic_picture(evidence_view);
   settle(scenario, result);
   return result;
 }
@@ -167,6 +169,7 @@ ScenarioResult drive(const Scenario& given, const ClientChoice& client,
   // time without an outage reads as it always has.
   if (result.shows_load())
     result.numbers = operator_numbers(evidence_view, SuccessBy::outcome_line);
+  if (scenario.traffic) result.traffic = traffic_picture(evidence_view);
   settle(scenario, result);
   return result;
 }

@@ -11,6 +11,7 @@
 #include "provider/fault_plan.hpp"
 #include "provider/job_record.hpp"
 #include "provider/journal.hpp"
+#include "scenarios/evidence/goodput_second.hpp"
 #include "scenarios/evidence/verdicts.hpp"
 #include "scenarios/model/client_policy.hpp"
 #include "scenarios/model/outage.hpp"
@@ -130,6 +131,7 @@ struct ScenarioResult {
   int concurrency = 1;
   std::vector<OutageWindow> outages;
   std::optional<OperatorNumbers> numbers;  // for a fleet, an outage, and judge
+  std::optional<TrafficPicture> traffic;   // for a scenario with "traffic": its seconds
   // Judge of several journals: the files in the order given, and each merged entry's
   // origin, by its seq - 1. Empty otherwise (seqs are the journal's own).
   std::vector<std::string> journal_files;

@@ -50,3 +50,50 @@ std::optional<Trigger> trigger_of(const Scenario& scenario) {
 }
 
 }  // namespace retryproof::scenarios
+
+namespace retryproof::scenarios {
+namespace {
+
+double rate_of(int succeeded, int arrived) {
+  return arrived == 0 ? 1.0 : static_cast<double>(succeeded) / arrived;
+}
+
+}  // namespace
+
+// As checkers/recovery.cpp reads them; sim_traffic_test checks that the two agree.
+GoodputRecovery recovery_of(const std::vector<GoodputSecond>& seconds, const Trigger& trigger,
+                            Millis length) {
+  GoodputRecovery recovery;
+  int before_succeeded = 0;
+  for (const GoodputSecond& second : seconds) {
+    if (second.from + kGoodputBucket > trigger.from) break;
+    recovery.before += second.arrived;
+    before_succeeded += second.succeeded;
+  }
+  recovery.baseline = rate_of(before_succeeded, recovery.before);
+  for (const GoodputSecond& second : seconds) {
+    if (second.from < trigger.until || second.from >= length) continue;
+    const bool back = second.arrived == 0 || rate_of(second.succeeded, second.arrived) >=
+                                                 kRecoveredShare * recovery.baseline;
+    if (!back) recovery.recovered.reset();
+    if (back && !recovery.recovered) recovery.recovered = second.from;
+  }
+  return recovery;
+}
+
+TrafficPicture traffic_picture(const Evidence& evidence) {
+  const TrafficPlan& traffic = *evidence.scenario().traffic;
+  TrafficPicture picture{.seconds = goodput_by_second(evidence),
+                         .trigger = trigger_of(evidence.scenario()),
+                         .length = traffic.length,
+                         .recover_within = traffic.recover_within};
+  if (!picture.trigger) return picture;
+  const GoodputRecovery recovery = recovery_of(picture.seconds, *picture.trigger, traffic.length);
+  picture.baseline_known = recovery.before >= kLeastBaseline;
+  picture.baseline = recovery.baseline;
+  if (picture.baseline_known && recovery.recovered)
+    picture.recovered_after = *recovery.recovered - picture.trigger->until;
+  return picture;
+}
+
+}  // namespace retryproof::scenarios

@@ -11,6 +11,7 @@
 
 #include "common/millis.hpp"
 #include "scenarios/evidence/evidence.hpp"
+#include "scenarios/evidence/goodput_second.hpp"
 
 namespace retryproof::scenarios {
 
@@ -20,25 +21,26 @@ inline constexpr double kRecoveredShare = 0.9;
 // Fewer operations than this before the trigger cannot say what its success rate was.
 inline constexpr int kLeastBaseline = 20;
 
-struct GoodputSecond {
-  Millis from{0};
-  int arrived = 0;    // operations that arrived in it
-  int succeeded = 0;  // of those, the ones that ended succeeded
-  int creates = 0;    // requests the provider saw in it
-  int lookups = 0;
-  int shed = 0;                   // refused past capacity
-  std::size_t deepest_queue = 0;  // the most requests ahead of one that arrived in it
-};
-
 // Every second from the first arrival to the last request, by the provider's clock.
 std::vector<GoodputSecond> goodput_by_second(const Evidence& evidence);
 
-// When the triggers of the scenario's plan (its outages, its capacity's drops) begin and the
-// last of them ends; nothing when it has none.
-struct Trigger {
-  Millis from{0};
-  Millis until{0};
-};
+// When the triggers of the scenario's plan begin and the last of them ends; nothing when it
+// has none.
 std::optional<Trigger> trigger_of(const Scenario& scenario);
+
+// What `recovery` reads off the seconds: the success rate of the operations that arrived in
+// the whole seconds before the trigger, and the first second at or after its end from which
+// every second before `length` is back to kRecoveredShare of that rate (a second in which
+// nothing arrived counts as back).
+struct GoodputRecovery {
+  int before = 0;
+  double baseline = 1.0;
+  std::optional<Millis> recovered;
+};
+GoodputRecovery recovery_of(const std::vector<GoodputSecond>& seconds, const Trigger& trigger,
+                            Millis length);
+
+// The picture of a traffic scenario's run for the reports (ScenarioResult::traffic).
+TrafficPicture traffic_picture(const Evidence& evidence);
 
 }  // namespace retryproof::scenarios

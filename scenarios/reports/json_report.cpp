@@ -3,6 +3,7 @@
 #include "scenarios/reports/load_reports.hpp"
 #include "scenarios/reports/reports.hpp"
 #include "scenarios/reports/text.hpp"
+#include "scenarios/reports/traffic_reports.hpp"
 #include "scenarios/reports/view.hpp"
 
 namespace retryproof::scenarios {
@@ -136,6 +137,7 @@ json scenario_json(const ScenarioResult& result) {
   // Only where they apply, so that a scenario of one client at a time reads as it did.
   if (result.numbers) scenario["operations"] = numbers_json(*result.numbers);
   if (result.shows_load()) scenario["load"] = load_json(result);
+  if (result.traffic) scenario["traffic"] = reports::traffic_json(*result.traffic);
   if (!result.origins.empty()) {
     scenario["journalFiles"] = strings_json(result.journal_files);
     json origins = json::array();

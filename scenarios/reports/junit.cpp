@@ -10,6 +10,7 @@
 #include "scenarios/reports/load_reports.hpp"
 #include "scenarios/reports/reports.hpp"
 #include "scenarios/reports/text.hpp"
+#include "scenarios/reports/traffic_reports.hpp"
 #include "scenarios/reports/view.hpp"
 
 namespace retryproof::scenarios {
@@ -258,6 +259,9 @@ void write_junit(std::ostream& out, const RunSummary& run) {
   // The operator's numbers of each fleet (and of judge), which a verdict does not carry.
   for (const auto& result : run.results) {
     if (result.numbers) property("operations: " + result.name, numbers_text(*result.numbers));
+    // A traffic scenario's time to recover, as the terminal words it.
+    if (result.traffic && result.traffic->trigger)
+      property("recovery: " + result.name, reports::recovery_text(*result.traffic));
   }
   out << "    </properties>\n";
   for (const auto& test : cases)

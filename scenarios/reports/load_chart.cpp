@@ -109,19 +109,27 @@ LoadSeries load_series(const std::vector<JournalEntry>& journal,
   return series;
 }
 
-std::string sparkline(const LoadSeries& series) {
-  const int peak = series.peak();
+std::string blocks_line(const std::vector<long long>& values) {
+  const long long peak = values.empty() ? 0 : *std::max_element(values.begin(), values.end());
   std::string line;
-  for (const LoadBucket& bucket : series.buckets) {
-    if (bucket.requests() == 0) {
+  for (const long long value : values) {
+    if (value <= 0) {
       line += ' ';
       continue;
     }
     // Rounded up, so that one request among thousands still shows.
-    const int level = (bucket.requests() * static_cast<int>(kBlocks.size()) + peak - 1) / peak;
+    const long long levels = static_cast<long long>(kBlocks.size());
+    const long long level = (value * levels + peak - 1) / peak;
     line += kBlocks[static_cast<std::size_t>(level - 1)];
   }
   return line;
+}
+
+std::string sparkline(const LoadSeries& series) {
+  std::vector<long long> requests;
+  for (const LoadBucket& bucket : series.buckets)
+    requests.push_back(bucket.requests());
+  return blocks_line(requests);
 }
 
 std::string outage_marks(const LoadSeries& series) {

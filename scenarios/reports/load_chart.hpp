@@ -54,8 +54,10 @@ Millis bucket_width(Millis first, Millis last);
 LoadSeries load_series(const std::vector<provider::JournalEntry>& journal,
                        const std::vector<OutageWindow>& outages);
 
-// One character a bucket: a space for none, else ▁ to █ by its share of the peak (any
-// request at least ▁, the peak █).
+// One character a value: a space for 0, else ▁ to █ by its share of the largest (any value
+// above 0 at least ▁, the largest █).
+std::string blocks_line(const std::vector<long long>& values);
+// One character a bucket: blocks_line of its requests.
 std::string sparkline(const LoadSeries& series);
 // Under the sparkline: ─ under each bucket in an outage, spaces elsewhere (trailing ones
 // dropped).

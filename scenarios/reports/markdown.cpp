@@ -6,6 +6,7 @@
 #include "scenarios/reports/load_reports.hpp"
 #include "scenarios/reports/reports.hpp"
 #include "scenarios/reports/text.hpp"
+#include "scenarios/reports/traffic_reports.hpp"
 #include "scenarios/reports/view.hpp"
 
 namespace retryproof::scenarios {
@@ -191,8 +192,10 @@ void write_markdown(std::ostream& out, const RunSummary& run) {
         << result.jobs.size() << " | " << result.creates() << " | " << outcomes_cell(result)
         << " | " << failed_verdicts_cell(result) << " |\n";
   }
-  for (const auto& result : run.results)
+  for (const auto& result : run.results) {
     write_load_markdown(out, result);
+    write_traffic_markdown(out, result);
+  }
   for (const auto& result : run.results) {
     if (!result.met()) write_details(out, run, result);
   }

@@ -5,6 +5,7 @@
 #include "scenarios/reports/load_reports.hpp"
 #include "scenarios/reports/reports.hpp"
 #include "scenarios/reports/text.hpp"
+#include "scenarios/reports/traffic_reports.hpp"
 #include "scenarios/reports/view.hpp"
 
 namespace retryproof::scenarios {
@@ -209,6 +210,8 @@ void write_block(std::ostream& out, const ScenarioResult& result, Colour colour)
   const bool met = result.met();
   write_heading(out, result, colour);
   for (const std::string& line : load_terminal_lines(result))
+    out << line << '\n';
+  for (const std::string& line : traffic_terminal_lines(result))
     out << line << '\n';
 
   write_invocations(out, result, colour);

@@ -115,6 +115,38 @@ TEST(Traffic, ACapacityDropGoesMetastableUnderRetriesWithoutABudget) {
       << verdict(budgeted, "recovery").explanation;
 }
 
+// What the reports draw (ScenarioResult::traffic) says what `recovery` says: the reference
+// client's time to recover to the millisecond, and the mutant's failure to.
+TEST(Traffic, ThePictureOfARunTellsTheTimeToRecoverAsRecoveryDoes) {
+  const Scenario scenario = load_scenario(kTrafficSet + "/01-capacity-drop.json");
+  const ScenarioResult budgeted = simulate(scenario, ClientChoice{}, 1).result;
+  ASSERT_TRUE(budgeted.traffic.has_value());
+  const TrafficPicture& picture = *budgeted.traffic;
+  ASSERT_TRUE(picture.trigger.has_value());
+  EXPECT_EQ(picture.trigger->from, Millis(10000));
+  EXPECT_EQ(picture.trigger->until, Millis(15000));
+  EXPECT_TRUE(picture.baseline_known);
+  ASSERT_TRUE(picture.recovered_after.has_value());
+  EXPECT_GT(*picture.recovered_after, Millis(0));
+  const std::string told = verdict(budgeted, "recovery").explanation;
+  EXPECT_NE(told.find("recovered " + std::to_string(picture.recovered_after->count()) +
+                      " ms after its trigger ended"),
+            std::string::npos)
+      << told;
+  EXPECT_GE(picture.seconds.size(), 40u);  // every second of the 40 s of traffic
+
+  const ClientChoice no_budget{.kind = ClientChoice::Kind::mutant,
+                               .mutant = client::Mutant::no_budget};
+  const ScenarioResult naive = simulate(scenario, no_budget, 1).result;
+  ASSERT_TRUE(naive.traffic.has_value());
+  EXPECT_FALSE(naive.traffic->recovered_after.has_value());
+  EXPECT_NE(verdict(naive, "recovery").explanation.find("never recovered"), std::string::npos);
+  std::size_t deepest = 0;
+  for (const GoodputSecond& second : naive.traffic->seconds)
+    deepest = std::max(deepest, second.deepest_queue);
+  EXPECT_GE(deepest, 400u);  // the queue full (400), and the request in service
+}
+
 TEST(TrafficAtScale, TenThousandClientsAtAThousandASecondReplayByteForByte) {
   const Scenario scenario = traffic_scenario(
       {{"rate", "1000/s"}, {"for", "10s"}, {"instances", 100}},

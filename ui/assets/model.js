@@ -79,6 +79,9 @@
       this.entries = new Map();      // seq -> entry, for operations kept
       this.held = new Map();         // seq -> the category counted for an unanswered entry
       this.bucketMap = new Map();    // second -> {category: count}
+      // second -> {shed, queue}: requests a provider with a capacity shed, and the deepest
+      // queue a request met on arrival (entries' queue.depth), for the chart's queue row.
+      this.queueMap = new Map();
       // Evicted operations: id -> [succeeded, attempts, job id or null, ...keys its lookups
       // find it by], oldest first; and those keys -> id.
       this.remembered = new Map();
@@ -109,6 +112,21 @@
       return name;
     }
 
+    // Once per request, when first seen: its queue depth is journaled at arrival, and a shed
+    // request is answered at once (never held).
+    countQueue(entry) {
+      const second = Math.floor((entry.atMs || 0) / 1000);
+      const depth = entry.queue && typeof entry.queue.depth === 'number' ? entry.queue.depth : null;
+      if (depth === null && entry.outcome !== 'shed') return;
+      let seen = this.queueMap.get(second);
+      if (!seen) {
+        seen = { shed: 0, queue: null };
+        this.queueMap.set(second, seen);
+      }
+      if (entry.outcome === 'shed') seen.shed += 1;
+      if (depth !== null) seen.queue = Math.max(seen.queue === null ? 0 : seen.queue, depth);
+    }
+
     // Adds entries in seq order; an entry seen before that was held (a held request now
     // answered) replaces the one held.
     add(entries) {
@@ -133,6 +151,7 @@
       if (known || entry.seq <= this.lastSeq) return;
       this.counts.requests += 1;
       if (this.count(entry, 1) === 'held') this.held.set(entry.seq, true);
+      this.countQueue(entry);
       this.lastSeq = Math.max(this.lastSeq, entry.seq);
       this.lastAtMs = Math.max(this.lastAtMs, entry.atMs || 0);
       const id = this.operationId(entry);
@@ -276,8 +295,10 @@
       return Array.from(this.held.keys()).sort((a, b) => a - b);
     }
 
-    // [{second, counts: {category: n}, total}], one per second from the first to the last
-    // (seconds without requests included, as zeros), at most the last `limit`.
+    // [{second, counts: {category: n}, total, shed, queue}], one per second from the first to
+    // the last (seconds without requests included, as zeros), at most the last `limit`. `shed`
+    // counts requests refused past a capacity (inside `failed`); `queue` is the deepest queue a
+    // request met on arrival, null when no request that second met a capacity's queue.
     buckets(limit) {
       if (this.bucketMap.size === 0) return [];
       const seconds = Array.from(this.bucketMap.keys());
@@ -293,7 +314,8 @@
           counts[c.id] = Math.max(0, bucket[c.id] || 0);
           total += counts[c.id];
         }
-        result.push({ second: second, counts: counts, total: total });
+        const queued = this.queueMap.get(second) || { shed: 0, queue: null };
+        result.push({ second: second, counts: counts, total: total, shed: queued.shed, queue: queued.queue });
       }
       return result;
     }

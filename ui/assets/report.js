@@ -90,6 +90,7 @@
       undecided.length ? h('ul', { className: 'inconclusive' }, undecided) : null,
       View.rates(model.totals()),
       journal.length ? View.chart(model.buckets(), 'Requests per second by what happened to them') : null,
+      scenario.traffic ? View.trafficChart(scenario.traffic) : null,
       h('h3', { text: 'Verdicts' }),
       View.verdictList(scenario.verdicts || [], onEvidence),
       review(scenario, index, entriesBySeq),

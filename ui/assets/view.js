@@ -162,16 +162,74 @@
       for (const c of Model.CATEGORIES) data['data-' + c.id] = bucket.counts[c.id];
       return h('div', data, blocks);
     });
+    // A provider with a capacity journals each request's queue: its deepest per second, and
+    // what it shed, under the bars.
+    const queued = buckets.some((b) => b.queue !== null && b.queue !== undefined);
+    const deepest = Math.max(1, ...buckets.map((b) => b.queue || 0));
     const legend = h('ul', { className: 'legend' }, Model.CATEGORIES.map((c) => h('li', { className: 'c-' + c.id, title: c.help }, [h('span', { className: 'swatch c-' + c.id, 'aria-hidden': 'true' }), c.label])));
+    const extra = queued ? [['shed', (b) => b.shed || 0], ['deepest queue', (b) => (b.queue === null || b.queue === undefined ? '' : b.queue)]] : [];
     const table = h('table', { className: 'buckets' }, [
-      h('thead', {}, [h('tr', {}, [h('th', { scope: 'col', text: 'second' })].concat(Model.CATEGORIES.map((c) => h('th', { scope: 'col', text: c.label }))).concat([h('th', { scope: 'col', text: 'all' })]))]),
-      h('tbody', {}, buckets.map((b) => h('tr', { 'data-second': b.second }, [h('th', { scope: 'row', text: String(b.second) })].concat(Model.CATEGORIES.map((c) => h('td', { 'data-category': c.id, text: String(b.counts[c.id]) }))).concat([h('td', { text: String(b.total) })])))),
+      h('thead', {}, [h('tr', {}, [h('th', { scope: 'col', text: 'second' })].concat(Model.CATEGORIES.map((c) => h('th', { scope: 'col', text: c.label }))).concat([h('th', { scope: 'col', text: 'all' })]).concat(extra.map(([name]) => h('th', { scope: 'col', text: name }))))]),
+      h('tbody', {}, buckets.map((b) => h('tr', { 'data-second': b.second }, [h('th', { scope: 'row', text: String(b.second) })].concat(Model.CATEGORIES.map((c) => h('td', { 'data-category': c.id, text: String(b.counts[c.id]) }))).concat([h('td', { text: String(b.total) })]).concat(extra.map(([name, of]) => h('td', { 'data-category': name === 'shed' ? 'shed' : 'queue', text: String(of(b)) })))))),
     ]);
     return h('figure', { className: 'chart' }, [
-      h('figcaption', { text: title + ' (the tallest bar: ' + max + ')' }),
+      h('figcaption', { text: title + ' (the tallest bar: ' + max + ')' + (queued ? '; below, the provider\'s queue, deepest per second (the deepest: ' + deepest + ')' : '') }),
       h('div', { className: 'bars', role: 'img', 'aria-label': title }, bars),
+      queued ? levelRow(buckets.map((b) => ({ second: b.second, value: b.queue || 0, title: 'second ' + b.second + ': queue ' + (b.queue || 0) + ' deep, ' + (b.shed || 0) + ' shed' })), 'queue', 'The provider\'s queue, deepest per second') : null,
       legend,
       h('details', { className: 'numbers' }, [h('summary', { text: 'The chart\'s numbers' }), table]),
+    ]);
+  }
+
+  // One series as a row of bars, each by its share of the row's largest value: [{second,
+  // value, title, marked}]; a marked bar (in a trigger) carries the class "marked".
+  function levelRow(points, id, label) {
+    const top = Math.max(1, ...points.map((p) => p.value));
+    return h('div', { className: 'bars level', 'data-series': id, role: 'img', 'aria-label': label }, points.map((p) => {
+      const bar = h('div', { className: 'bucket' + (p.marked ? ' marked' : ''), 'data-second': p.second, 'data-value': p.value });
+      if (p.value > 0) {
+        const block = h('span', { className: 'block c-' + id, title: p.title });
+        block.style.height = ((p.value / top) * 100).toFixed(2) + '%';
+        bar.append(block);
+      }
+      return bar;
+    }));
+  }
+
+  // A traffic scenario's seconds (the JSON report's "traffic"): a row a series, the trigger's
+  // seconds marked, and the time to recover as the report words it.
+  const TRAFFIC_SERIES = [
+    { id: 'offered', label: 'offered', help: 'operations that arrived' },
+    { id: 'succeeded', label: 'goodput', help: 'operations that arrived and succeeded' },
+    { id: 'creates', label: 'creates', help: 'create requests the provider saw' },
+    { id: 'lookups', label: 'lookups', help: 'lookups the provider saw: reconciliation after an outcome the client could not see' },
+    { id: 'shed', label: 'shed', help: 'requests refused past the provider\'s capacity' },
+    { id: 'queueDepth', label: 'queue', help: 'the deepest queue a request met on arrival' },
+  ];
+
+  function trafficChart(traffic) {
+    const seconds = Array.isArray(traffic.seconds) ? traffic.seconds : [];
+    const trigger = traffic.trigger;
+    const rows = TRAFFIC_SERIES.map((series) => {
+      const points = seconds.map((s) => ({
+        second: s.startMs / 1000, value: Number(s[series.id]) || 0, marked: Boolean(s.inTrigger),
+        title: 'second ' + s.startMs / 1000 + ': ' + (Number(s[series.id]) || 0) + ' ' + series.label,
+      }));
+      const top = Math.max(0, ...points.map((p) => p.value));
+      return h('div', { className: 'series', title: series.help }, [
+        h('span', { className: 'series-name', text: series.label + ' (' + (series.id === 'queueDepth' ? 'deepest ' : 'peak ') + top + ')' }),
+        levelRow(points, series.id, series.label + ' per second'),
+      ]);
+    });
+    const table = h('table', { className: 'buckets traffic' }, [
+      h('thead', {}, [h('tr', {}, [h('th', { scope: 'col', text: 'second' })].concat(TRAFFIC_SERIES.map((c) => h('th', { scope: 'col', text: c.label }))))]),
+      h('tbody', {}, seconds.map((s) => h('tr', { 'data-second': s.startMs / 1000, className: s.inTrigger ? 'marked' : null }, [h('th', { scope: 'row', text: String(s.startMs / 1000) + (s.inTrigger ? '*' : '') })].concat(TRAFFIC_SERIES.map((c) => h('td', { 'data-series': c.id, text: String(Number(s[c.id]) || 0) })))))),
+    ]);
+    return h('figure', { className: 'chart traffic' }, [
+      h('figcaption', { text: 'Traffic per second' + (trigger ? ', the trigger from ' + ms(trigger.fromMs) + ' to ' + ms(trigger.untilMs) + ' marked' : '') }),
+      h('div', { className: 'series-rows' }, rows),
+      traffic.recoveryText ? h('p', { className: 'recovery', 'data-recovery': visible(traffic.recovery), 'data-recovered-after-ms': traffic.recoveredAfterMs, text: visible(traffic.recoveryText) }) : null,
+      h('details', { className: 'numbers' }, [h('summary', { text: 'The traffic\'s numbers (* in the trigger)' }), table]),
     ]);
   }
 
@@ -236,6 +294,7 @@
     attemptList: attemptList,
     operationsTable: operationsTable,
     chart: chart,
+    trafficChart: trafficChart,
     rates: rates,
     verdictList: verdictList,
     cite: cite,

@@ -362,6 +362,46 @@ async function savedPage(browser, journalText) {
   await context.close();
 }
 
+// The saved run of a traffic scenario: `run --simulate --html` of the capacity drop under
+// the no-budget mutant. The page draws the traffic's seconds (a row a series, the trigger
+// marked) with the time to recover as the terminal words it, and the provider's queue under
+// the requests' chart.
+async function trafficSavedPage(browser) {
+  const dir = mkdtempSync(join(tmpdir(), 'retryproof-ui-traffic-'));
+  const html = join(dir, 'traffic.html');
+  const scenario = join(here, '../../../scenarios/traffic/01-capacity-drop.json');
+  const ran = spawnSync(binary, ['run', '--simulate', scenario, '--client', 'mutant:no-budget', '--html', html], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  const told = (ran.stdout.match(/^ {2}(time to recover: .*)$/m) || [])[1];
+  check(ran.status === 1 && existsSync(html) && Boolean(told), `run --simulate --html of the capacity drop fails on recovery and writes the page (${ran.status} ${ran.stderr})`);
+  const context = await browser.newContext({ viewport: { width: 1280, height: 1400 }, offline: true });
+  const page = await context.newPage();
+  const problems = [];
+  page.on('console', (message) => { if (message.type() === 'error') problems.push(message.text()); });
+  page.on('pageerror', (error) => problems.push(error.message));
+  await page.goto('file://' + html);
+  await page.waitForSelector('figure.chart.traffic p.recovery', { timeout: WAIT_MS });
+  const recovery = await page.textContent('figure.chart.traffic p.recovery');
+  check(recovery === told && /did not recover while traffic lasted/.test(recovery), `the page's time to recover is the terminal's: "${recovery}"`);
+  const rows = await page.$$eval('figure.chart.traffic .bars.level', (all) => all.map((row) => ({
+    series: row.dataset.series,
+    seconds: row.querySelectorAll('.bucket').length,
+    marked: row.querySelectorAll('.bucket.marked').length,
+    top: Math.max(...Array.from(row.querySelectorAll('.bucket'), (b) => Number(b.dataset.value))),
+  })));
+  check(rows.map((r) => r.series).join() === 'offered,succeeded,creates,lookups,shed,queueDepth', `a row a series (${rows.map((r) => r.series)})`);
+  check(rows.every((r) => r.seconds >= 40 && r.marked === 5), `every row has a bar a second, the trigger's five marked (${JSON.stringify(rows.map((r) => [r.seconds, r.marked]))})`);
+  const queue = rows.find((r) => r.series === 'queueDepth');
+  check(Boolean(queue) && queue.top >= 400, `the queue row reaches the full queue (${queue && queue.top})`);
+  const goodputAfter = await page.$$eval('figure.chart.traffic .bars.level[data-series="succeeded"] .bucket', (all) => all.filter((b) => Number(b.dataset.second) >= 20 && Number(b.dataset.value) > 0).length);
+  check(goodputAfter === 0, `goodput 0 every second from 20 s on (${goodputAfter} seconds above 0)`);
+  const liveQueue = await page.$$eval('figure.chart:not(.traffic) .bars.level[data-series="queue"] .bucket', (all) => all.length);
+  check(liveQueue > 0, `the requests' chart draws the journal's queue under its bars (${liveQueue} seconds)`);
+  check(problems.length === 0, `the traffic page: no console error, no CSP refusal (${problems})`);
+  // The figure alone: the whole page lists thousands of operations, too tall to shoot.
+  await page.locator('figure.chart.traffic').screenshot({ path: join(screenshots, '10-saved-traffic-run.png') });
+  await context.close();
+}
+
 // The rehearsal of examples/rehearsal, watched on the proxy's page: the naive service, its
 // events delivered with duplicates through plan.json's faults, then the outage drill started
 // from the page while the service works through new events.
@@ -423,6 +463,7 @@ try {
   browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: browserArgs() });
   await livePage(browser, base);
   await savedPage(browser, (await send(base, 'GET', '/_test/journal')).text);
+  await trafficSavedPage(browser);
   await tokenPage(browser);
   await proxyPage(browser, base);
   await unknownPage(browser, base);

@@ -69,3 +69,25 @@ test('past maxRemembered evictions, the oldest is forgotten and counts again', (
   model.add([create('c', { outcome: 'replay' })]);  // remembered: the same operation
   assert.equal(model.totals().operations, 4);
 });
+
+test('a provider with a capacity: each second counts what it shed and its deepest queue', () => {
+  const model = new JournalModel();
+  const queued = (atMs, depth, outcome = 'new') => {
+    seq += 1;
+    return {
+      seq, atMs, answeredAtMs: atMs + 1, kind: 'create', key: 'q' + seq, operation: null, outcome,
+      jobId: outcome === 'new' ? 'job-q' + seq : null, status: outcome === 'new' ? 201 : 503,
+      delivery: 'respond', queue: { depth, waitMs: depth * 10 },
+    };
+  };
+  const entries = [queued(100, 3), queued(900, 7), queued(1200, 400, 'shed'),
+    queued(1300, 400, 'shed'), queued(1400, 12)];
+  const unqueued = create('plain');  // a provider without a capacity journals no queue
+  unqueued.atMs = 2500;
+  model.add(entries.concat([unqueued]));
+  const [first, second, third] = model.buckets();
+  assert.deepEqual([first.second, first.shed, first.queue], [0, 0, 7], 'the deepest, not a sum');
+  assert.deepEqual([second.second, second.shed, second.queue], [1, 2, 400]);
+  assert.equal(second.counts.failed, 2, 'a shed request still counts as failed in the stack');
+  assert.deepEqual([third.second, third.shed, third.queue], [2, 0, null], 'no capacity: no queue');
+});
