@@ -66,10 +66,24 @@ const std::vector<MutantRow>& mutant_catalogue() {
        ShownBy::fleet},
       {Mutant::no_budget,
        "no-budget",
-       "retries every failure to its attempts, whatever its instance's retry budget says: a "
-       "fleet's retries keep an overloaded service down",
-       {.uses_budget = false},
-       {"retry-budget"},
+       "retries every failure to its attempts, with neither a retry budget nor a circuit "
+       "breaker in its instance: a fleet's retries keep an overloaded service down",
+       {.uses_budget = false, .uses_breaker = false},
+       {"retry-budget", "stopping"},
+       ShownBy::traffic},
+      {Mutant::breaker_never_probes,
+       "breaker-never-probes",
+       "its instance's circuit breaker, once open, never lets a probe through: the instance "
+       "stays cut off after the service is back",
+       {.breaker_flaw = BreakerFlaw::never_probes},
+       {"stopping", "recovery"},
+       ShownBy::traffic},
+      {Mutant::breaker_never_closes,
+       "breaker-never-closes",
+       "its instance's circuit breaker probes, but a probe's success does not close it: the "
+       "instance serves one operation a probe after the service is back",
+       {.breaker_flaw = BreakerFlaw::never_closes},
+       {"recovery"},
        ShownBy::traffic},
   };
   return catalogue;

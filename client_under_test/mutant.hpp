@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "client_under_test/circuit_breaker.hpp"
+
 namespace retryproof::client {
 
 enum class Mutant {
@@ -24,6 +26,8 @@ enum class Mutant {
   nested_retry_new_key,
   no_jitter,
   no_budget,
+  breaker_never_probes,
+  breaker_never_closes,
 };
 
 // Where the idempotency key comes from.
@@ -53,12 +57,18 @@ struct ClientBehaviour {
   bool jitters = true;  // half of each backoff step is random, so a fleet does not retry in waves
   bool bounded = true;  // stops at the attempt budget
   int rounds = 1;       // an outer loop that starts over (with KeyScheme::per_round)
-  bool uses_budget = true;  // asks its instance's retry budget before each retry
+  bool uses_budget = true;   // asks its instance's retry budget before each retry
+  bool uses_breaker = true;  // asks its instance's circuit breaker before each create
+  // Its instance's circuit breaker's bug, if it has one: the world that builds an instance's
+  // breaker builds it with this.
+  BreakerFlaw breaker_flaw = BreakerFlaw::none;
+
+  friend bool operator==(const ClientBehaviour&, const ClientBehaviour&) = default;
 };
 
 // What a mutant's bug needs to show: one client, a fleet of them, or a fleet of long-lived
-// service instances under steady traffic (a retry budget lives in an instance: a client
-// started per operation has a full bucket each time).
+// service instances under steady traffic (a retry budget and a circuit breaker live in an
+// instance: a client started per operation has a full bucket and a closed breaker each time).
 enum class ShownBy { one_client, fleet, traffic };
 
 struct MutantRow {

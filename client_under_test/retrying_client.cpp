@@ -180,7 +180,7 @@ RetryingClient::Next RetryingClient::attempt(Run& run) {
     run.final_lookup = true;  // a 5xx can come after a commit: never report failed on a guess
     return Next::reconcile;
   }
-  if (!instance_allows_retry(run)) return out_of_retries(run);
+  if (const auto why = instance_withholds(run, true)) return withheld(run, *why);
   Step step;
   const TransportResponse response = send_create(run, step);
   const int status = response.ok() ? response.status : 0;
@@ -237,6 +237,7 @@ TransportResponse RetryingClient::send_create(Run& run, Step& step) {
                                          {"Content-Type", "application/json"}},
                              .body = payload.dump(),
                              .timeout = settings_.timeout});
+  tell_breaker(response);
   step.result = describe(response);
   return response;
 }
@@ -290,7 +291,7 @@ RetryingClient::Next RetryingClient::after_unseen_outcome(Run& run, Step& step,
 }
 
 RetryingClient::Next RetryingClient::reconcile(Run& run) {
-  if (!instance_allows_retry(run)) return out_of_retries(run);
+  if (const auto why = instance_withholds(run, false)) return withheld(run, *why);
   Step step{.attempt = run.intent.attempts,
             .at = parts_.clock.now(),
             .request = "GET /jobs/by-idempotency-key/" + percent_encode(run.intent.idempotency_key),
@@ -371,35 +372,70 @@ RetryingClient::Next RetryingClient::confirm(Run& run, const std::string& job_id
   return Next::done;
 }
 
-// The instance's budget withholds the next request (a retry, or a lookup after an outcome it
-// could not see: either is load on a service that is failing). What the run sent either
-// proved nothing committed, and the operation failed; or it may have committed, and the
-// outcome is unknown — its intent stays in the ledger for a later run to look up. Never
-// failed on a guess.
-RetryingClient::Next RetryingClient::out_of_retries(Run& run) {
-  const std::string spent = "its instance's retry budget is spent after " +
-                            std::to_string(run.intent.attempts) + " attempts";
-  if (!run.may_still_commit && !run.sent_unseen) {
-    return give_up(run, ClientOutcome::failed, spent + ": nothing it sent committed");
-  }
-  return give_up(run, ClientOutcome::unknown, spent + ": a request may have committed");
+// The instance withholds the next request: its budget is spent (for a retry, or a lookup after
+// an outcome it could not see: either is load on a service that is failing), or its breaker is
+// open (for a create). What the run sent either proved nothing committed, and the operation
+// failed; or it may have committed, and the outcome is unknown — its intent stays in the ledger
+// for a later run to look up. Never failed on a guess.
+RetryingClient::Next RetryingClient::withheld(Run& run, const std::string& why) {
+  if (run.intent.attempts == 0 && !run.may_still_commit)
+    return give_up(run, ClientOutcome::failed, why + ": nothing was sent");
+  const std::string after = why + " after " + std::to_string(run.intent.attempts) + " attempts";
+  if (!run.may_still_commit && !run.sent_unseen)
+    return give_up(run, ClientOutcome::failed, after + ": nothing it sent committed");
+  return give_up(run, ClientOutcome::unknown, after + ": a request may have committed");
 }
 
-// A first request fills the instance's budget a little; each later one needs a whole token.
-bool RetryingClient::instance_allows_retry(Run& run) {
-  if (!parts_.budget || !behaviour_.uses_budget) return true;
-  if (run.budget_used == 0) {
-    parts_.budget->deposit();
-    return true;
-  }
-  if (parts_.budget->withdraw()) return true;
+// What each of the instance's guards says in a run's history when it withholds a request.
+struct GuardRefusal {
+  const char* request;
+  const char* result;
+  const char* decision;
+  const char* why;  // the reason an outcome gives
+};
+
+namespace {
+
+constexpr GuardRefusal kBudgetSpent{"(retry budget)", "spent",
+                                    "no retry: its instance's retry budget is spent",
+                                    "its instance's retry budget is spent"};
+constexpr GuardRefusal kCircuitOpen{"(circuit breaker)", "open",
+                                    "no create: its instance's circuit is open",
+                                    "its instance's circuit is open"};
+
+}  // namespace
+
+std::string RetryingClient::refused(Run& run, const GuardRefusal& refusal) {
   record(run, Step{.attempt = run.intent.attempts,
                    .at = parts_.clock.now(),
-                   .request = "(retry budget)",
+                   .request = refusal.request,
                    .key = run.intent.idempotency_key,
-                   .result = "spent",
-                   .decision = "no retry: its instance's retry budget is spent"});
-  return false;
+                   .result = refusal.result,
+                   .decision = refusal.decision});
+  return refusal.why;
+}
+
+// Why the instance withholds this request, if it does. A first request fills the instance's
+// budget a little, and each later one needs a whole token; a create needs the breaker's leave.
+// The budget is asked first: a probe the breaker let through must be sent, or it stays out.
+std::optional<std::string> RetryingClient::instance_withholds(Run& run, bool create) {
+  if (parts_.budget && behaviour_.uses_budget) {
+    if (run.budget_used == 0) {
+      parts_.budget->deposit();
+    } else if (!parts_.budget->withdraw()) {
+      return refused(run, kBudgetSpent);
+    }
+  }
+  if (!create || !parts_.breaker || !behaviour_.uses_breaker) return std::nullopt;
+  if (parts_.breaker->admit(parts_.clock.now()) != Admission::refuse) return std::nullopt;
+  return refused(run, kCircuitOpen);
+}
+
+// A create's answer, for the breaker: a 5xx, a 429 or no answer is the service failing.
+void RetryingClient::tell_breaker(const TransportResponse& response) {
+  if (!parts_.breaker || !behaviour_.uses_breaker) return;
+  const bool failed = !response.ok() || response.status >= 500 || response.status == 429;
+  parts_.breaker->record(failed ? Answered::failed : Answered::served, parts_.clock.now());
 }
 
 // The budget is per run, as the harness counts it: a restart is a new decision to carry the

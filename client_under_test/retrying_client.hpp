@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "client_under_test/circuit_breaker.hpp"
 #include "client_under_test/intent_ledger.hpp"
 #include "client_under_test/mutant.hpp"
 #include "client_under_test/retry_budget.hpp"
@@ -20,6 +21,8 @@
 #include "client_under_test/transport.hpp"
 
 namespace retryproof::client {
+
+struct GuardRefusal;  // what an instance's guard says when it withholds a request
 
 struct ClientSettings {
   int attempts = 3;        // total POSTs, as retry="3": three requests at most
@@ -70,6 +73,9 @@ struct ClientParts {
   // The service instance's, shared by every operation it serves (retry_budget.hpp); none for
   // a client that runs one operation and ends. The no-budget mutant ignores it.
   RetryBudget* budget = nullptr;
+  // The instance's too (circuit_breaker.hpp): it guards creates, each admitted before it is
+  // sent and its answer told to it; lookups are the budget's alone.
+  CircuitBreaker* breaker = nullptr;
 };
 
 class RetryingClient {
@@ -95,8 +101,10 @@ class RetryingClient {
   Next give_up(Run& run, ClientOutcome outcome, const std::string& reason);
   Next confirm(Run& run, const std::string& job_id);
   bool budget_left(const Run& run) const;
-  bool instance_allows_retry(Run& run);
-  Next out_of_retries(Run& run);
+  std::optional<std::string> instance_withholds(Run& run, bool create);
+  std::string refused(Run& run, const GuardRefusal& refusal);
+  Next withheld(Run& run, const std::string& why);
+  void tell_breaker(const TransportResponse& response);
   IntentLedger& ledger();
   Millis backoff(int attempts_made);
   void record(Run& run, Step step);

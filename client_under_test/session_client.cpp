@@ -5,6 +5,7 @@
 #include <ostream>
 
 #include "client_under_test/http_transport.hpp"
+#include "client_under_test/instance_guards.hpp"
 #include "client_under_test/intent_ledger.hpp"
 #include "common/splitmix64.hpp"
 #include "common/stable_hash.hpp"
@@ -46,7 +47,8 @@ std::unique_ptr<IntentLedger> open_ledger(const std::string& state_dir) {
 // member here, and must be safe to use from every operation's thread at once. What is not
 // safe to share is made per operation in run_operation: the transport, clock and jitter.
 struct InstanceState {
-  explicit InstanceState(const SessionConfig& config) : ledger(open_ledger(config.state_dir)) {}
+  explicit InstanceState(const SessionConfig& config)
+      : ledger(open_ledger(config.state_dir)), guards(config.mutant) {}
 
   // One operation's parts: its own transport, clock and jitter, and what the instance shares.
   ClientParts parts(Transport& transport, SystemClock& clock, Random& random) {
@@ -55,13 +57,14 @@ struct InstanceState {
             .sleeper = clock,
             .random = random,
             .ledger = ledger,
-            .budget = &budget};
+            .budget = &guards.budget,
+            .breaker = &guards.breaker};
   }
 
   LockedLedger ledger;
-  // Kept across every operation the instance serves, as a service's SDK client keeps it
-  // (retry_budget.hpp); the no-budget mutant ignores it.
-  RetryBudget budget;
+  // Kept across every operation the instance serves, as a service's SDK client keeps them
+  // (instance_guards.hpp); the no-budget mutant ignores the budget.
+  InstanceGuards guards;
   std::mutex log;  // --verbose's attempt histories, one operation's at a time
 };
 

@@ -34,7 +34,8 @@ TEST(Mutants, EveryMutantHasATestHere) {
   EXPECT_EQ(names, (std::vector<std::string>{
                        "fresh-key-per-attempt", "blind-retry", "no-backoff", "unbounded",
                        "payload-drift", "timeout-is-failure", "retries-4xx", "ignores-retry-after",
-                       "memory-only-intent", "nested-retry-new-key", "no-jitter", "no-budget"}));
+                       "memory-only-intent", "nested-retry-new-key", "no-jitter", "no-budget",
+                       "breaker-never-probes", "breaker-never-closes"}));
 }
 
 TEST(Mutants, EveryMutantDeviatesFromTheReferenceAndNamesWhatCatchesIt) {
@@ -45,16 +46,7 @@ TEST(Mutants, EveryMutantDeviatesFromTheReferenceAndNamesWhatCatchesIt) {
       EXPECT_TRUE(row.caught_by.empty());
       continue;
     }
-    const ClientBehaviour& b = row.behaviour;
-    const bool deviates = b.key != reference.key || b.durable_intent != reference.durable_intent ||
-                          b.keeps_payload != reference.keeps_payload ||
-                          b.on_hidden != reference.on_hidden ||
-                          b.retries_definitive != reference.retries_definitive ||
-                          b.honours_retry_after != reference.honours_retry_after ||
-                          b.backs_off != reference.backs_off || b.jitters != reference.jitters ||
-                          b.bounded != reference.bounded || b.rounds != reference.rounds ||
-                          b.uses_budget != reference.uses_budget;
-    EXPECT_TRUE(deviates);
+    EXPECT_NE(row.behaviour, reference);
     EXPECT_FALSE(row.caught_by.empty());
     EXPECT_FALSE(row.bug.empty());
     EXPECT_EQ(parse_mutant(row.name), row.mutant);
@@ -349,6 +341,64 @@ TEST(Mutants, NoBudgetRetriesThoughItsInstancesBudgetIsSpent) {
   EXPECT_EQ(result.outcome, ClientOutcome::failed);  // a 503 proved nothing committed
   EXPECT_NE(result.reason.find("retry budget is spent"), std::string::npos) << result.reason;
   EXPECT_EQ(budget->withheld(), 1);
+}
+
+// An instance's breaker that five failed creates opened, its open_for (2 s) since passed: the
+// service is back, and the next create is its probe.
+std::unique_ptr<CircuitBreaker> breaker_due_a_probe(SimHarness& sim, Mutant mutant) {
+  auto breaker =
+      std::make_unique<CircuitBreaker>(kDefaultBreaker, row_of(mutant).behaviour.breaker_flaw);
+  for (int i = 0; i < kDefaultBreaker.failures; ++i)
+    breaker->record(Answered::failed, sim.clock.now());
+  EXPECT_EQ(breaker->admit(sim.clock.now()), Admission::refuse);
+  sim.clock.advance(kDefaultBreaker.open_for);
+  return breaker;
+}
+
+// The operations an instance serves after its service is back: how many of them committed.
+std::size_t served_after_outage(Mutant mutant, int operations) {
+  SimHarness sim;
+  const auto breaker = breaker_due_a_probe(sim, mutant);
+  ClientParts parts = sim.parts();
+  parts.breaker = breaker.get();
+  for (int i = 0; i < operations; ++i)
+    sim.run_with(parts, order_operation("order-" + std::to_string(i)), {}, mutant);
+  return sim.job_count();
+}
+
+// --- no-budget (its breaker) ------------------------------------------------------------
+
+TEST(Mutants, NoBudgetCreatesThoughItsInstancesCircuitIsOpen) {
+  SimHarness sim;
+  CircuitBreaker breaker;
+  for (int i = 0; i < kDefaultBreaker.failures; ++i)
+    breaker.record(Answered::failed, sim.clock.now());
+  ClientParts parts = sim.parts();
+  parts.breaker = &breaker;
+  sim.run_with(parts, order_operation(), {}, Mutant::no_budget);
+  EXPECT_EQ(sim.post_count(), 1u);  // the bug: an open circuit, and it sent a create
+
+  SimHarness reference;
+  ClientParts reference_parts = reference.parts();
+  reference_parts.breaker = &breaker;
+  const ClientResult result = reference.run_with(reference_parts, order_operation());
+  EXPECT_EQ(reference.post_count(), 0u);
+  EXPECT_EQ(result.outcome, ClientOutcome::failed);
+  EXPECT_EQ(result.reason, "its instance's circuit is open: nothing was sent");
+}
+
+// --- breaker-never-probes -----------------------------------------------------------------
+
+TEST(Mutants, BreakerNeverProbesLeavesItsInstanceCutOffOnceTheServiceIsBack) {
+  EXPECT_EQ(served_after_outage(Mutant::breaker_never_probes, 5), 0u);  // the bug
+  EXPECT_EQ(served_after_outage(Mutant::none, 5), 5u);  // the probe succeeded and closed it
+}
+
+// --- breaker-never-closes -----------------------------------------------------------------
+
+TEST(Mutants, BreakerNeverClosesServesOneOperationAProbeOnceTheServiceIsBack) {
+  EXPECT_EQ(served_after_outage(Mutant::breaker_never_closes, 5), 1u);  // the bug: the probe
+  EXPECT_EQ(served_after_outage(Mutant::none, 5), 5u);
 }
 
 }  // namespace

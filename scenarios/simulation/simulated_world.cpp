@@ -77,10 +77,13 @@ InvocationResult SimulatedWorld::invoke(const InvocationPlan& plan) {
 
 std::optional<client::ClientResult> SimulatedWorld::run_client(
     const InvocationPlan& plan, client::Transport& transport, client::Clock& clock,
-    client::Sleeper& sleeper, InvocationResult& result, client::RetryBudget* budget) {
+    client::Sleeper& sleeper, InvocationResult& result, client::InstanceGuards* guards) {
   client::SeededRandom random(plan.client_seed);  // as `retryproof client --seed`
   client::RetryingClient client(
-      scenario_.settings, {transport, clock, sleeper, random, ledger_, budget}, client_.mutant);
+      scenario_.settings,
+      {transport, clock, sleeper, random, ledger_, guards ? &guards->budget : nullptr,
+       guards ? &guards->breaker : nullptr},
+      client_.mutant);
   try {
     client::ClientResult outcome = client.run({plan.invocation.operation, plan.payload});
     result.outcome = outcome_line_of(outcome.outcome_line()).line;
@@ -110,13 +113,13 @@ std::vector<InvocationResult> SimulatedWorld::invoke_fleet(const std::vector<Inv
                    .start_spread = fleet.start_spread,
                    .time_limit = scenario_.time_limit};
   // Open-loop traffic: each operation when it arrives, served by its instance, whose one
-  // client keeps its retry budget across every operation it serves.
-  std::vector<std::unique_ptr<client::RetryBudget>> budgets;
+  // client keeps its retry budget and circuit breaker across every operation it serves.
+  std::vector<std::unique_ptr<client::InstanceGuards>> guards;
   if (scenario_.traffic) {
     for (const InvocationPlan& plan : plans)
       times.starts.push_back(plan.invocation.starts_at.value_or(Millis(0)));
     for (int i = 0; i < scenario_.traffic->instances; ++i)
-      budgets.push_back(std::make_unique<client::RetryBudget>());
+      guards.push_back(std::make_unique<client::InstanceGuards>(client_.mutant));
   }
   FleetScheduler scheduler(timeline_);
   scheduler.run(times, [&](std::size_t i, VirtualTime& time) {
@@ -124,11 +127,11 @@ std::vector<InvocationResult> SimulatedWorld::invoke_fleet(const std::vector<Inv
     result.started_at = time.now();
     SimulatedTransport transport(provider_, time, *result.port);
     SimulatedSleeper sleeper(transport);
-    client::RetryBudget* budget =
-        budgets.empty() ? nullptr
-                        : budgets[static_cast<std::size_t>(plans[i].invocation.instance)].get();
+    client::InstanceGuards* instance =
+        guards.empty() ? nullptr
+                       : guards[static_cast<std::size_t>(plans[i].invocation.instance)].get();
     std::optional<client::ClientResult> outcome =
-        run_client(plans[i], transport, time, sleeper, result, budget);
+        run_client(plans[i], transport, time, sleeper, result, instance);
     result.timed_out = !outcome;
     if (outcome) accounts[i] = std::move(*outcome);
     result.ended_at = time.now();

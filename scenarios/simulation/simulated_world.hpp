@@ -9,6 +9,7 @@
 #include <optional>
 #include <vector>
 
+#include "client_under_test/instance_guards.hpp"
 #include "client_under_test/intent_ledger.hpp"
 #include "client_under_test/retrying_client.hpp"
 #include "client_under_test/time_and_chance.hpp"
@@ -37,7 +38,7 @@ class SimulatedWorld final : public World {
   std::optional<client::ClientResult> run_client(const InvocationPlan& plan,
                                                  client::Transport& transport, client::Clock& clock,
                                                  client::Sleeper& sleeper, InvocationResult& result,
-                                                 client::RetryBudget* budget = nullptr);
+                                                 client::InstanceGuards* guards = nullptr);
 
   const Scenario& scenario_;
   ClientChoice client_;
