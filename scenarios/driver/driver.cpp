@@ -62,8 +62,12 @@ bool ScenarioResult::fails_at(Severity threshold) const {
 ClientPolicy implicit_policy(const ClientChoice& client, bool serves_traffic) {
   if (client.kind == ClientChoice::Kind::command) return {};
   ClientPolicy policy{.follows_settings = true, .payload_verbatim = true};
-  // Where instances serve many operations each is one reference client, with its retry budget.
-  if (serves_traffic) policy.retry_budget = client::kDefaultRetryRatio;
+  // Where instances serve many operations each is one reference client, with its retry budget
+  // and its circuit breaker (instance_guards.hpp).
+  if (serves_traffic) {
+    policy.retry_budget = client::kDefaultRetryRatio;
+    policy.breaker = client::kDefaultBreaker;
+  }
   return policy;
 }
 

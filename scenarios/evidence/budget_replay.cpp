@@ -46,9 +46,13 @@ std::vector<bool> stopped_by_budget(const Evidence& evidence) {
     const double full = evidence.policy().retry_burst;
     double& bucket = tokens.try_emplace(instance, full).first->second;
     const JournalEntry& entry = evidence.journal().at(seq - 1);
-    if (started[i]) bucket = std::max(0.0, bucket - 1);
+    const bool first = !started[i];
     started[i] = true;
-    if (checkers::meaning_of(entry) == provider::Meaning::success)
+    if (!first) bucket = std::max(0.0, bucket - 1);
+    // Budgets fill on different requests: each first request (Finagle's, Envoy's, the
+    // reference client's) or each success (the AWS SDKs' quota). The replay fills only on what
+    // both do, a first request that succeeded, so it never holds more than a client's bucket.
+    if (first && checkers::meaning_of(entry) == provider::Meaning::success)
       bucket = std::min(full, bucket + *share);
     levels[instance].push_back({entry.at, bucket});
   }

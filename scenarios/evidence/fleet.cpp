@@ -13,11 +13,9 @@ std::vector<OutageWindow> outage_windows(const Scenario& scenario) {
   // The plan was validated when the scenario was loaded; the provider reads it the same way.
   const provider::FaultPlan plan = provider::FaultPlan::from_json(scenario.plan);
   for (const provider::Outage& outage : plan.outages())
-    windows.push_back({outage.from, outage.until});
+    windows.push_back({outage.from, outage.until, outage.rate >= 1 && !outage.slowdown});
   return windows;
 }
-
-namespace {
 
 bool failed_for_client(const JournalEntry& entry, Millis timeout) {
   if (entry.delivery != provider::Delivery::respond) return true;
@@ -32,6 +30,8 @@ bool failed_for_client(const JournalEntry& entry, Millis timeout) {
       return false;
   }
 }
+
+namespace {
 
 // When the failure reached the client: its answer, the end of its connection, or its
 // timeout, whichever came first.

@@ -14,6 +14,10 @@ namespace retryproof::scenarios {
 // The plan's outages, in the order it lists them.
 std::vector<OutageWindow> outage_windows(const Scenario& scenario);
 
+// Whether an answer to a create failed for its client: not a success (a 5xx, a 429, a
+// connection dropped, reset or cut) or none within its timeout.
+bool failed_for_client(const JournalEntry& entry, Millis timeout);
+
 // A create that failed for its client, and the client's next create: its retry. A lookup
 // between them is not a retry: after an outcome it could not see, a careful client asks at
 // once, and a lookup is a read the service can answer from its store (load-amplification
@@ -25,9 +29,7 @@ struct Retry {
   int number = 1;
 };
 
-// Every invocation's retries, in its order. A failure is an answer to a create that is not a
-// success (a 5xx, a 429, a connection dropped, reset or cut) or none within the client's
-// timeout.
+// Every invocation's retries, in its order; a failure as failed_for_client says.
 std::vector<Retry> retries(const Evidence& evidence);
 
 // retry-spread's measure. The n-th retries of a fleet are a wave: with a fixed wait (no

@@ -26,6 +26,7 @@ Verdict load_amplification(const Evidence& evidence);
 Verdict retry_spread(const Evidence& evidence);
 Verdict recovery(const Evidence& evidence);
 Verdict retry_budget(const Evidence& evidence);
+Verdict stopping(const Evidence& evidence);
 }  // namespace checkers
 
 const std::vector<VerdictRow>& verdict_table() {
@@ -82,6 +83,11 @@ const std::vector<VerdictRow>& verdict_table() {
        "under traffic, each instance's retries stay within its declared retry budget (and the "
        "first 10)",
        Needs::traffic},
+      {"stopping", policy, checkers::stopping,
+       "in an outage of 10 s or more, an instance with a declared breaker or budget stops adding "
+       "load: a breaker opens at its threshold, then probes at its declared rate; a budget's "
+       "retries stay within it",
+       Needs::traffic, Rests::on_time},
   };
   return table;
 }

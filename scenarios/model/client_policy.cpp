@@ -12,9 +12,17 @@
 namespace retryproof::scenarios {
 namespace {
 
-const std::vector<std::string> kKeys = {"attempts", "min-backoff",  "max-backoff",
-                                        "timeout",  "on-ambiguous", "follows-settings",
-                                        "payload",  "retry-budget", "jitter-after-retry-after"};
+const std::vector<std::string> kKeys = {
+    "attempts",         "min-backoff", "max-backoff",  "timeout", "on-ambiguous",
+    "follows-settings", "payload",     "retry-budget", "breaker", "jitter-after-retry-after"};
+
+// "attempts, min-backoff, ... and jitter-after-retry-after"
+std::string key_list() {
+  std::string list;
+  for (std::size_t i = 0; i < kKeys.size(); ++i)
+    list += (i == 0 ? "" : i + 1 == kKeys.size() ? " and " : ", ") + kKeys[i];
+  return list;
+}
 
 [[noreturn]] void refuse(const std::string& what) {
   throw std::invalid_argument(what);
@@ -116,6 +124,7 @@ ClientPolicy ClientPolicy::over(const ClientPolicy& base) const {
           payload_verbatim ? payload_verbatim : base.payload_verbatim,
           retry_budget ? retry_budget : base.retry_budget,
           retry_budget ? retry_burst : base.retry_burst,
+          breaker ? breaker : base.breaker,
           jitter_after_retry_after ? jitter_after_retry_after : base.jitter_after_retry_after};
 }
 
@@ -134,6 +143,7 @@ std::string ClientPolicy::describe() const {
     parts.push_back("retry-budget=" + std::to_string(std::lround(*retry_budget * 100)) + "%" +
                     (retry_burst ? "/" + std::to_string(std::lround(*retry_burst)) : ""));
   }
+  if (breaker) parts.push_back("breaker=" + breaker->describe());
   if (jitter_after_retry_after) {
     parts.push_back(std::string("jitter-after-retry-after=") +
                     (*jitter_after_retry_after ? "yes" : "no"));
@@ -169,8 +179,7 @@ ClientPolicy parse_client_policy(std::string_view text) {
     }
     if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end()) {
       refuse("unknown key \"" + std::string(key) + "\"" + did_you_mean(key, kKeys) +
-             "; the keys are attempts, min-backoff, max-backoff, timeout, on-ambiguous, "
-             "follows-settings, payload, retry-budget and jitter-after-retry-after");
+             "; the keys are " + key_list());
     }
     if (!has_value || value.empty())
       refuse(std::string(key) + " needs a value: " + std::string(key) + "=...");
@@ -181,13 +190,14 @@ ClientPolicy parse_client_policy(std::string_view text) {
     if (key == "on-ambiguous") policy.on_ambiguous = parse_on_ambiguous(value);
     if (key == "payload") policy.payload_verbatim = parse_payload_form(value);
     if (key == "retry-budget") parse_retry_budget(value, policy);
+    if (key == "breaker") policy.breaker = client::parse_breaker(value);
   }
   return policy;
 }
 
 ClientPolicy client_policy_from(const JsonNode& node) {
   node.object({"attempts", "minBackoff", "maxBackoff", "timeout", "onAmbiguous", "followsSettings",
-               "payload", "retryBudget", "jitterAfterRetryAfter"});
+               "payload", "retryBudget", "breaker", "jitterAfterRetryAfter"});
   ClientPolicy policy;
   if (node.has("attempts")) policy.attempts = node.field("attempts").integer(1, 1000);
   if (node.has("minBackoff")) policy.min_backoff = node.field("minBackoff").duration();
@@ -218,6 +228,14 @@ ClientPolicy client_policy_from(const JsonNode& node) {
     const JsonNode field = node.field("jitterAfterRetryAfter");
     if (!field.value.is_boolean()) field.fail("expected true or false");
     policy.jitter_after_retry_after = field.value.get<bool>();
+  }
+  if (node.has("breaker")) {
+    const JsonNode field = node.field("breaker");
+    try {
+      policy.breaker = client::parse_breaker(field.string());
+    } catch (const std::invalid_argument& error) {
+      field.fail(error.what());
+    }
   }
   if (node.has("retryBudget")) {
     const JsonNode field = node.field("retryBudget");
@@ -280,6 +298,7 @@ JudgedPolicy judged_policy(const Scenario& scenario, const ClientPolicy& declare
   judged.declared_on_ambiguous = policy.on_ambiguous.has_value();
   judged.retry_budget = policy.retry_budget;
   judged.retry_burst = policy.retry_burst.value_or(kRetryBudgetBurst);
+  judged.breaker = policy.breaker;
   judged.jitter_after_retry_after = policy.jitter_after_retry_after.value_or(false);
   return judged;
 }

@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 
+#include "client_under_test/circuit_breaker.hpp"
 #include "common/json_node.hpp"
 #include "common/millis.hpp"
 
@@ -43,6 +44,10 @@ struct ClientPolicy {
   std::optional<double> retry_budget;
   // retry-budget=20%/100: a full bucket holds this many retries (else kRetryBudgetBurst).
   std::optional<double> retry_burst;
+  // breaker=5/2s: each instance keeps a circuit breaker that opens after 5 failed creates in a
+  // row and lets a probe through every 2 s while open; stopping then judges that in a long
+  // outage an instance sends its probes and no more.
+  std::optional<client::BreakerSettings> breaker;
   // jitter-after-retry-after: it adds jitter on top of a 429's Retry-After, so that a fleet
   // the provider told to wait alike does not return alike; only then is a wave a uniform
   // Retry-After ordered its fault (RFC 9110 asks a client to wait Retry-After, nothing more).
@@ -63,8 +68,8 @@ struct ClientPolicy {
 ClientPolicy parse_client_policy(std::string_view text);
 
 // A scenario's "clientPolicy" block: {"attempts", "minBackoff", "timeout", "onAmbiguous",
-// "followsSettings", "payload", "retryBudget", "maxBackoff", "jitterAfterRetryAfter"}. Throws
-// FormatError with the JSON path.
+// "followsSettings", "payload", "retryBudget", "breaker", "maxBackoff", "jitterAfterRetryAfter"}.
+// Throws FormatError with the JSON path.
 ClientPolicy client_policy_from(const JsonNode& node);
 
 // The numbers a run is judged by, each with the place it came from, for messages.
@@ -93,6 +98,7 @@ struct JudgedPolicy {
   bool declared_on_ambiguous = false;
   std::optional<double> retry_budget;  // declared only
   double retry_burst = 10;             // the retries a full bucket holds (declared, or 10)
+  std::optional<client::BreakerSettings> breaker;  // declared only
   bool jitter_after_retry_after = false;
   // For messages: where the numbers not declared come from, a scenario's settings (run,
   // explore) or, for traffic judged alone (judge, GET /_test/verdicts), retryproof's

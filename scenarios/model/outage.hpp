@@ -10,6 +10,9 @@ namespace retryproof::scenarios {
 struct OutageWindow {
   Millis from{0};
   Millis until{0};  // the first moment after it
+  // Whether it fails every request it meets (no brownout's share, no slowdown): where retrying
+  // no longer helps, and a breaker must stop an instance's creates.
+  bool total = true;
 
   bool holds(Millis at) const { return at >= from && at < until; }
 

@@ -97,11 +97,19 @@ json unmet_json(const std::vector<Unmet>& unmet) {
 }
 
 json policy_json(const JudgedPolicy& policy) {
-  return {{"attempts", policy.attempts},
-          {"minBackoffMs", policy.min_backoff.count()},
-          {"timeoutMs", policy.timeout.count()},
-          {"onAmbiguous", to_string(policy.on_ambiguous)},
-          {"followsSettings", policy.follows_settings}};
+  json out = {{"attempts", policy.attempts},
+              {"minBackoffMs", policy.min_backoff.count()},
+              {"timeoutMs", policy.timeout.count()},
+              {"onAmbiguous", to_string(policy.on_ambiguous)},
+              {"followsSettings", policy.follows_settings}};
+  if (policy.retry_budget) {
+    out["retryBudget"] = {{"share", *policy.retry_budget}, {"burst", policy.retry_burst}};
+  }
+  if (policy.breaker) {
+    out["breaker"] = {{"failures", policy.breaker->failures},
+                      {"openForMs", policy.breaker->open_for.count()}};
+  }
+  return out;
 }
 
 json scenario_json(const ScenarioResult& result) {

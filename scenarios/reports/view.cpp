@@ -94,9 +94,15 @@ std::vector<std::string> unmet_texts(const ScenarioResult& result) {
 }
 
 std::string policy_text(const JudgedPolicy& policy) {
-  return "judged by attempts " + std::to_string(policy.attempts) + ", min-backoff " +
-         std::to_string(policy.min_backoff.count()) + " ms, timeout " +
-         std::to_string(policy.timeout.count()) + " ms, " + to_string(policy.on_ambiguous);
+  std::string text = "judged by attempts " + std::to_string(policy.attempts) + ", min-backoff " +
+                     std::to_string(policy.min_backoff.count()) + " ms, timeout " +
+                     std::to_string(policy.timeout.count()) + " ms, " +
+                     to_string(policy.on_ambiguous);
+  if (policy.retry_budget) {
+    text += ", retry budget " + std::to_string(std::lround(*policy.retry_budget * 100)) + "%";
+  }
+  if (policy.breaker) text += ", breaker " + policy.breaker->describe();
+  return text;
 }
 
 std::string replay_command(const RunSummary& run) {

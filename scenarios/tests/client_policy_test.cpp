@@ -41,7 +41,7 @@ TEST(ClientPolicy, SaysWhatIsWrongAndSuggestsTheKeyATypoMeant) {
   EXPECT_EQ(rejection_of("atempts=4"),
             "unknown key \"atempts\" (did you mean \"attempts\"?); the keys are attempts, "
             "min-backoff, max-backoff, timeout, on-ambiguous, follows-settings, payload, "
-            "retry-budget and jitter-after-retry-after");
+            "retry-budget, breaker and jitter-after-retry-after");
   EXPECT_NE(rejection_of("attempts=0").find("a whole number from 1 to 1000"), std::string::npos);
   EXPECT_NE(rejection_of("attempts=three").find("attempts=three"), std::string::npos);
   EXPECT_NE(rejection_of("min-backoff=5").find("bad duration \"5\""), std::string::npos);
@@ -66,6 +66,24 @@ TEST(ClientPolicy, DeclaresARetryBudgetInPercent) {
   Scenario scenario;
   EXPECT_EQ(judged_policy(scenario, parse_client_policy("retry-budget=5%")).retry_budget, 0.05);
   EXPECT_FALSE(judged_policy(scenario, {}).retry_budget);
+}
+
+// A circuit breaker is the instance's own: what stopping judges an instance's creates by in a
+// long outage.
+TEST(ClientPolicy, DeclaresACircuitBreaker) {
+  const ClientPolicy declared = parse_client_policy("attempts=3,breaker=5/10s");
+  ASSERT_TRUE(declared.breaker.has_value());
+  EXPECT_EQ(declared.breaker->failures, 5);
+  EXPECT_EQ(declared.breaker->open_for, Millis(10000));
+  EXPECT_EQ(declared.describe(), "attempts=3,breaker=5/10s");
+  EXPECT_EQ(rejection_of("breaker=5"),
+            "breaker=5: failures in a row that open it (1 to 1000), then how long it stays open "
+            "before a probe, such as 5/2s");
+  Scenario scenario;
+  EXPECT_EQ(judged_policy(scenario, declared).breaker, declared.breaker);
+  EXPECT_FALSE(judged_policy(scenario, {}).breaker);
+  EXPECT_EQ(client_policy_from(JsonNode{json{{"breaker", "3/1s"}}, "$.clientPolicy"}).breaker,
+            (client::BreakerSettings{.failures = 3, .open_for = Millis(1000)}));
 }
 
 // A library whose backoff grows past the scenario's cap (async-retry: 1-2, 2-4, 4-8 s) says

@@ -12,9 +12,11 @@
 // lookup fails, unknown is the truthful report, not a give-up.
 //
 // And except a run under traffic whose instance's declared retry budget was spent when it
-// stopped (budget_replay.hpp): stopping then is what the budget is for.
+// stopped (budget_replay.hpp), or whose instance's declared circuit breaker was possibly open
+// (breaker_replay.hpp): stopping then, or not starting, is what a budget and a breaker are for.
 #include <algorithm>
 
+#include "scenarios/evidence/breaker_replay.hpp"
 #include "scenarios/evidence/budget_replay.hpp"
 #include "scenarios/evidence/checkers/violations.hpp"
 
@@ -40,9 +42,11 @@ Verdict gave_up(const Evidence& evidence) {
   Violations violations;
   bool any_gave_up = false;
   const std::vector<bool> budget_spent = stopped_by_budget(evidence);
+  const std::vector<bool> breaker_open = stopped_by_breaker(evidence);
   for (const auto& invocation : evidence.invocations()) {
     if (!invocation.outcome || invocation.outcome->outcome == Reported::succeeded) continue;
     any_gave_up = true;
+    if (breaker_open[static_cast<std::size_t>(invocation.index)]) continue;
     const std::string reported = to_string(invocation.outcome->outcome);
     const bool first_run = std::none_of(
         evidence.invocations().begin(), evidence.invocations().begin() + invocation.index,

@@ -1,0 +1,100 @@
+#include "scenarios/evidence/breaker_replay.hpp"
+
+#include <algorithm>
+
+#include "scenarios/evidence/fleet.hpp"
+
+namespace retryproof::scenarios {
+namespace {
+
+// The client's timer and the provider's clock are not one clock: a create the provider
+// answered this close to the timeout may have timed out for the client (in the simulation, one
+// answered at the timeout's very millisecond did).
+constexpr Millis kTimerTolerance{100};
+
+// A create as its client saw it: when its answer (or its failure) reached it, and which.
+struct Seen {
+  const JournalEntry* create;
+  Millis at;
+  bool failed;
+};
+
+std::vector<Seen> seen_by_client(const std::vector<const JournalEntry*>& creates, Millis timeout) {
+  std::vector<Seen> seen;
+  for (const JournalEntry* create : creates) {
+    const bool failed = failed_for_client(*create, timeout);
+    Millis at = create->at + timeout;
+    if (create->answered_at && (!failed || *create->answered_at < at)) at = *create->answered_at;
+    if (create->abandoned_at) at = std::min(at, *create->abandoned_at);
+    seen.push_back({create, at, failed});
+  }
+  std::stable_sort(seen.begin(), seen.end(),
+                   [](const Seen& a, const Seen& b) { return a.at < b.at; });
+  return seen;
+}
+
+// Whether the breaker could have been open at `at`: the instance's answers replayed in the
+// order they reached it. F failures in a row open it; a failure while open (a probe's, or a
+// straggler's) keeps it open from then; only a probe's success closes it, and a probe is sent T
+// after it opened at the soonest: a served answer to a create sent sooner is a straggler's (sent
+// as it opened, on another thread) and leaves it open. It is open at `at` if it
+// opened no longer ago than T, a timeout and a grace, or if a create sent since is still out
+// (the probe that keeps the others out).
+bool possibly_open(const std::vector<Seen>& seen, Millis at, const JudgedPolicy& policy,
+                   Millis timeout) {
+  const client::BreakerSettings& breaker = *policy.breaker;
+  int failed_in_a_row = 0;
+  std::optional<Millis> opened_at;
+  for (const Seen& answer : seen) {
+    if (answer.at > at) break;
+    if (answer.failed) {
+      if (opened_at || ++failed_in_a_row >= breaker.failures) opened_at = answer.at;
+    } else if (!opened_at || answer.create->at + kTimerTolerance >= *opened_at + breaker.open_for) {
+      opened_at.reset();
+      failed_in_a_row = 0;
+    }
+  }
+  if (!opened_at) return false;
+  if (at - *opened_at <= breaker.open_for + timeout + kRecoveryGrace) return true;
+  return std::any_of(seen.begin(), seen.end(), [&](const Seen& answer) {
+    return answer.create->at >= *opened_at && answer.create->at <= at && answer.at > at;
+  });
+}
+
+}  // namespace
+
+std::map<int, std::vector<const JournalEntry*>> creates_by_instance(const Evidence& evidence) {
+  std::map<int, std::vector<const JournalEntry*>> creates;
+  for (const InvocationResult& invocation : evidence.invocations()) {
+    if (!invocation.instance) continue;
+    auto& mine = creates[*invocation.instance];
+    for (const JournalEntry* create : evidence.creates_of(invocation))
+      mine.push_back(create);
+  }
+  for (auto& [instance, mine] : creates) {
+    std::sort(mine.begin(), mine.end(),
+              [](const JournalEntry* a, const JournalEntry* b) { return a->seq < b->seq; });
+  }
+  return creates;
+}
+
+std::vector<bool> stopped_by_breaker(const Evidence& evidence) {
+  const auto& invocations = evidence.invocations();
+  std::vector<bool> stopped(invocations.size(), false);
+  if (!evidence.policy().breaker) return stopped;
+  const Millis timeout = std::max(Millis(0), evidence.policy().timeout - kTimerTolerance);
+  std::map<int, std::vector<Seen>> seen;
+  for (const auto& [instance, creates] : creates_by_instance(evidence))
+    seen.emplace(instance, seen_by_client(creates, timeout));
+  for (std::size_t i = 0; i < invocations.size(); ++i) {
+    const InvocationResult& invocation = invocations[i];
+    const bool stopped_short =
+        invocation.outcome && invocation.outcome->outcome != Reported::succeeded;
+    if (!stopped_short || !invocation.instance || !seen.contains(*invocation.instance)) continue;
+    stopped[i] = possibly_open(seen.at(*invocation.instance), invocation.ended_at,
+                               evidence.policy(), timeout);
+  }
+  return stopped;
+}
+
+}  // namespace retryproof::scenarios
