@@ -68,6 +68,9 @@ std::vector<ScenarioResult> run_all(const std::vector<Scenario>& scenarios,
   std::mutex failure_mutex;
   std::exception_ptr failure;
   std::shared_mutex machine;  // a fleet holds it alone; other scenarios share it
+  ClientCosts costs;          // what each client's processes cost, for the fleets after them
+  RunOptions measured = options;
+  measured.costs = &costs;
   {
     std::vector<std::jthread> workers;
     for (int i = 0; i < std::max(1, jobs); ++i) {
@@ -78,7 +81,8 @@ std::vector<ScenarioResult> run_all(const std::vector<Scenario>& scenarios,
             std::unique_lock<std::shared_mutex> alone(machine, std::defer_lock);
             std::shared_lock<std::shared_mutex> shared(machine, std::defer_lock);
             fleet ? alone.lock() : shared.lock();
-            results[at] = run_scenario(scenarios[at], options);
+            results[at] = run_scenario(scenarios[at], measured);
+            costs.add(results[at]);
             progress.finished(reports::scenario_mark(results[at]),
                               reports::terminal_text(results[at].name));
           } catch (const std::exception& error) {
@@ -310,11 +314,15 @@ void add_judgement_options(CLI::App& command, RunCommandOptions& options) {
   command.add_option("--client-policy", options.client_policy,
                      "What the client under test promises, judged instead of the scenario's "
                      "settings: attempts=N (creates per run, counting the first), "
-                     "min-backoff=DURATION, timeout=DURATION, "
+                     "min-backoff=DURATION, max-backoff=DURATION, timeout=DURATION, "
                      "on-ambiguous=lookup-first|same-key-retry, follows-settings (it honours "
                      "RETRYPROOF_CLIENT), payload=verbatim|mapped (it sends the payload as its "
-                     "body, or maps it to its SDK's wire: the default). Example: "
-                     "attempts=4,min-backoff=0ms");
+                     "body, or maps it to its SDK's wire: the default), retry-budget=P% or "
+                     "P%/N (its instance's retries at most P% of its requests, N to start "
+                     "with), breaker=F/T (its instance's circuit opens after F failures in a "
+                     "row and probes every T), jitter-after-retry-after. Example: "
+                     "attempts=4,min-backoff=0ms (docs/scenarios.md, Declaring the client's "
+                     "policy)");
   command
       .add_option("--fail-on", options.fail_on,
                   "Which failures make the run fail: policy (any, the default) or harm "

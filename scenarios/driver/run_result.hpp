@@ -46,6 +46,9 @@ struct InvocationResult {
   std::string client_error;            // why there is no valid outcome line; empty when fine
   std::string exit;                    // "exit code 0", "killed by SIGKILL"
   std::string standard_error;          // the client's, kept for the report
+  // The CPU time its process used, where it ran as one process (not in a session, not in
+  // the simulation): what the machine must give each client of a fleet (machine_fit.hpp).
+  std::optional<Millis> cpu;
 
   int number() const { return index + 1; }  // as reports and messages count invocations
 };

@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -28,8 +29,15 @@ std::chrono::milliseconds left_until(Clock::time_point deadline) {
                   std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()));
 }
 
-ExitStatus to_exit_status(int raw) {
-  ExitStatus status;
+std::chrono::milliseconds cpu_of(const rusage& usage) {
+  const auto millis = [](const timeval& at) {
+    return std::chrono::milliseconds(at.tv_sec * 1000 + at.tv_usec / 1000);
+  };
+  return millis(usage.ru_utime) + millis(usage.ru_stime);
+}
+
+ExitStatus to_exit_status(int raw, const rusage& usage) {
+  ExitStatus status{.cpu = cpu_of(usage)};
   if (WIFSIGNALED(raw)) {
     status.signal = WTERMSIG(raw);
   } else {
@@ -226,8 +234,9 @@ std::optional<ExitStatus> ChildProcess::wait(std::chrono::milliseconds timeout) 
   const auto deadline = Clock::now() + timeout;
   while (!status_) {
     int raw = 0;
-    if (waitpid(pid_, &raw, WNOHANG) == pid_) {
-      status_ = to_exit_status(raw);
+    rusage usage{};
+    if (wait4(pid_, &raw, WNOHANG, &usage) == pid_) {
+      status_ = to_exit_status(raw, usage);
       // Collect what the child wrote before it ended; a grandchild may hold the pipes
       // open, so take only what is already there.
       std::size_t before = 0;

@@ -18,6 +18,9 @@ namespace retryproof::scenarios {
 struct ExitStatus {
   int code = 0;    // the exit code, when the child exited
   int signal = 0;  // the signal that ended it, or 0
+  // The CPU time it used, user and system, with that of the descendants it waited for (a
+  // shell's command): what one client process costs the machine.
+  std::chrono::milliseconds cpu{0};
   bool exited() const { return signal == 0; }
   std::string describe() const;  // "exit code 3", "killed by SIGKILL"
 };

@@ -198,6 +198,7 @@ void ProcessWorld::take_account(InvocationResult& result, const ChildProcess& ch
   result.exit = status ? status->describe() : "still running";
   result.standard_error = last_lines(child.standard_error(), 40);
   result.ended_at = server_.now();
+  if (status) result.cpu = status->cpu;
   if (result.killed) return;
   if (result.timed_out) {
     // A client may print its outcome and then fail to exit (a timer its SDK left running):
@@ -368,6 +369,13 @@ ScenarioResult run_scenario(const Scenario& scenario, const RunOptions& options)
   const ChosenScale chosen =
       scale_for(policy, options.time_scale, options.retry_overhead,
                 clients_per_core(scenario.fleet.concurrency, std::thread::hardware_concurrency()));
+  if (const auto per_process = options.costs && !options.sessions
+                                   ? options.costs->per_process(client.choice.describe())
+                                   : std::nullopt) {
+    const std::string why =
+        fleet_too_heavy(scenario, *per_process, usable_cores(), chosen.scale.factor());
+    if (!why.empty()) return not_run(scenario, client.choice.describe(), options.seed, why);
+  }
   RunOptions at_scale = options;
   at_scale.time_scale = chosen.scale;
   ScenarioResult result = run_scenario_once(scenario, at_scale);

@@ -11,6 +11,7 @@
 #include "common/time_scale.hpp"
 #include "provider/provider_server.hpp"
 #include "scenarios/driver/driver.hpp"
+#include "scenarios/driver/machine_fit.hpp"
 #include "scenarios/driver/scale_guard.hpp"
 #include "scenarios/process/child_process.hpp"
 #include "scenarios/process/stall_watch.hpp"
@@ -36,6 +37,9 @@ struct RunOptions {
   // operations are served by ten long-lived sessions instead of a process each. Traffic
   // always runs as sessions.
   bool sessions = false;
+  // What the run's clients' processes have cost so far, shared by its workers: a fleet the
+  // machine cannot start in time is not run (machine_fit.hpp). None: every fleet runs.
+  ClientCosts* costs = nullptr;
 };
 
 class ProcessWorld final : public World {

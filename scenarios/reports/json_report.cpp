@@ -85,6 +85,7 @@ json invocation_json(const InvocationResult& invocation) {
   // Requests on its connections read after its window closed: charged to it, not to the
   // window they fell in. Only when there are any.
   if (!invocation.late_seqs.empty()) out["lateSeqs"] = invocation.late_seqs;
+  if (invocation.cpu) out["cpuMs"] = invocation.cpu->count();
   return out;
 }
 
