@@ -1,9 +1,9 @@
 // Whether this machine can run a fleet as a process per client and still test it. A fleet
 // scenario judges what its clients do while its outages last, and each client's process must
 // start first: a hundred of them queue for the machine's cores. Where the cores could start
-// fewer than half of the fleet before its last outage ends, the run would judge clients that
-// never met the outage (greens that saw nothing) and clients the machine starved (reds the
-// machine made). Such a scenario is not run: the report says so, with the numbers, and what
+// fewer than a quarter of the fleet before its last outage ends, the run would judge the few
+// clients the outage met, beside many that never met it (greens that saw nothing) and others
+// the machine starved (reds the machine made). Such a scenario is not run: the report says so, with the numbers, and what
 // would run it (sessions, or more cores). What a process costs is measured, not assumed: the
 // CPU time of the client's earlier processes in the same run.
 #pragma once

@@ -17,7 +17,7 @@ namespace {
 TEST(MachineFitRun, AFleetOneCoreCannotStartInTimeIsNotRunAndTheReportSaysWhy) {
   const std::string dir = ::testing::TempDir();
   const std::string client = dir + "/heavy-client.sh";
-  std::ofstream(client) << "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done\n"
+  std::ofstream(client) << "i=0; while [ $i -lt 500000 ]; do i=$((i+1)); done\n"
                         << "exec " RETRYPROOF_BINARY " client\n";
   // The run takes its paths in order of name: the lone client first, measured.
   const std::string lone = dir + "/machine-fit-1.json";
@@ -37,12 +37,12 @@ TEST(MachineFitRun, AFleetOneCoreCannotStartInTimeIsNotRunAndTheReportSaysWhy) {
   EXPECT_NE(report.find("not run on this machine: its 20 clients are a process each"),
             std::string::npos)
       << report;
-  EXPECT_NE(report.find("of CPU on 1 core, so that half of them"), std::string::npos) << report;
+  EXPECT_NE(report.find("of CPU on 1 core, so that a quarter of them"), std::string::npos) << report;
 
   const nlohmann::json json = nlohmann::json::parse(std::ifstream(dir + "/heavy.json"));
   const nlohmann::json& measured = json["scenarios"][0];
   EXPECT_EQ(measured["status"], "met");
-  EXPECT_GT(measured["invocations"][0]["cpuMs"].get<int>(), 30) << "what the fleet's size needs";
+  EXPECT_GT(measured["invocations"][0]["cpuMs"].get<int>(), 60) << "what the fleet's size needs";
   const nlohmann::json& fleet_result = json["scenarios"][1];
   EXPECT_EQ(fleet_result["status"], "inconclusive");
   EXPECT_TRUE(fleet_result["invocations"].empty());
