@@ -46,6 +46,14 @@ std::string joined(const std::vector<std::string>& texts) {
   return items;
 }
 
+// What the journal's operations are: the payload field the server records as each create's
+// operation, so that a saved journal judged later says by which field (judge refuses
+// another). `,"operationField":"orderId"`, or nothing.
+std::string operation_field_member(const ControlTarget& target) {
+  const std::optional<std::string> field = target.control_context().operation_field;
+  return field ? ",\"operationField\":" + nlohmann::json(*field).dump() : "";
+}
+
 // A page: the entries of `limit` seqs after `after`, and "next" (the seq to pass as `after`)
 // while more follow. Copied in chunks; a reset meanwhile starts it again, on the new journal.
 Decision journal_page(const ControlTarget& target, JournalPageQuery query,
@@ -81,14 +89,15 @@ Decision journal_page(const ControlTarget& target, JournalPageQuery query,
   } catch (const SpillUnreadable& problem) {
     return errors.error(500, "internal_error", problem.what());
   }
-  // {"count","dropped","entries","lost","lostSeqs","next"}, as a JSON object's keys sort.
+  // {"count","dropped","entries","lost","lostSeqs","next","operationField"}, as a JSON
+  // object's keys sort.
   std::string body = "{\"count\":" + std::to_string(extent.count) + ",";
   if (extent.dropped > 0) body += "\"dropped\":" + std::to_string(extent.dropped) + ",";
   body += "\"entries\":[" + joined(texts) + "]";
   const std::string lost = loss_fields(extent, false);
   if (!lost.empty()) body += "," + lost.substr(0, lost.size() - 1);
   if (cursor < extent.last_seq) body += ",\"next\":" + std::to_string(cursor);
-  return Decision{.status = 200, .body = body + "}"};
+  return Decision{.status = 200, .body = body + operation_field_member(target) + "}"};
 }
 
 // The whole journal, streamed: the entries up to the newest when it was asked for, a chunk at
@@ -131,7 +140,7 @@ Decision journal_stream(const ControlTarget& target) {
       throw ListingCut("the journal held " + std::to_string(sent) + " of the " +
                        std::to_string(extent.count) + " entries it listed");
     closed = true;
-    return std::string("],\"complete\":true}");
+    return "],\"complete\":true" + operation_field_member(target) + "}";
   };
   return decision;
 }

@@ -370,6 +370,11 @@ JournalDocument journal_document_from_json(const json& document) {
     for (MissingEntries& lost : ranges_at(document, "lostSeqs", kLost))
       named.push_back(std::move(lost));
     if (document.contains("count")) count = count_at(document, "count");
+    if (const auto field = document.find("operationField"); field != document.end()) {
+      if (!field->is_string() || field->get<std::string>().empty())
+        throw std::invalid_argument("\"operationField\": expected a payload field's name");
+      read.operation_field = field->get<std::string>();
+    }
     if (const auto complete = document.find("complete"); complete != document.end()) {
       if (!complete->is_boolean())
         throw std::invalid_argument("\"complete\": expected true or false");

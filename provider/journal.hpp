@@ -161,6 +161,9 @@ struct MissingEntries {
 struct JournalDocument {
   std::vector<JournalEntry> entries;  // by seq
   std::vector<MissingEntries> missing;
+  // The payload field its server recorded as each create's operation ("operationField", as
+  // GET /_test/journal says it), when it names one.
+  std::optional<std::string> operation_field = std::nullopt;
 };
 JournalDocument journal_document_from_json(const nlohmann::json& document);
 

@@ -48,7 +48,8 @@ SourcedJournal read_journal(const std::string& path) {
   refuse_error_body(path, document);
   try {
     provider::JournalDocument read = provider::journal_document_from_json(document);
-    return {path, std::move(read.entries), std::move(read.missing)};
+    return {path, std::move(read.entries), std::move(read.missing),
+            std::move(read.operation_field)};
   } catch (const std::invalid_argument& error) {
     throw std::invalid_argument(path + ": " + error.what() +
                                 " (a journal is what GET /_test/journal returns: {\"count\", "
@@ -68,31 +69,57 @@ std::string replay_of(const JudgeOptions& options) {
   return command;
 }
 
+// The field the journals' operations were recorded by: --operation-field, which must be what
+// a journal that says its field says (a saved journal is refused as the live endpoint
+// refuses), or else what they say. Empty when neither says.
+std::string operation_field_of(const std::vector<SourcedJournal>& journals,
+                               const std::string& given) {
+  std::string field = given;
+  for (const SourcedJournal& journal : journals) {
+    if (!journal.operation_field) continue;
+    const std::string& recorded = *journal.operation_field;
+    if (!given.empty() && given != recorded) {
+      throw std::invalid_argument(
+          "--operation-field " + given + ": " + journal.file + " records its operations by " +
+          recorded + " (its server ran with --operation-field " + recorded +
+          "); judge with --operation-field " + recorded + ", or without it");
+    }
+    if (!field.empty() && field != recorded) {
+      throw std::invalid_argument(journal.file + " records its operations by " + recorded +
+                                  ", another journal by " + field +
+                                  ": one fleet's journals are judged by one field");
+    }
+    field = recorded;
+  }
+  return field;
+}
+
 int judge(const JudgeOptions& options) {
   std::optional<ReportFiles> reports;
   RunSummary summary{.seed = 0,
                      .client = "traffic",
                      .inconclusive_as = parse_inconclusive_as(options.inconclusive)};
+  std::string field;  // what the operations are grouped by
   try {
     reports.emplace(options.reports);
+    std::vector<SourcedJournal> journals;
+    for (const std::string& file : options.journals)
+      journals.push_back(read_journal(file));
+    field = operation_field_of(journals, options.operation_field);
     const TrafficOptions traffic{
-        .operation_field = options.operation_field,
+        .operation_field = field,
         .require_operations = !options.operation_field.empty(),
         .declared = parse_client_policy(options.client_policy),
         .api = options.api.empty() ? provider::jobs_shape() : provider::load_api_shape(options.api),
         .file = reports::join(options.journals, ", ")};
-    std::vector<SourcedJournal> journals;
-    for (const std::string& file : options.journals)
-      journals.push_back(read_journal(file));
     summary.results.push_back(judge_journals(journals, traffic));
   } catch (const std::exception& error) {
     std::cerr << "retryproof judge: " << error.what() << '\n';
     return 2;
   }
-  summary.subject =
-      "judge: traffic in " + reports::join(options.journals, ", ") +
-      (options.journals.size() > 1 ? " as one fleet" : "") +
-      (options.operation_field.empty() ? "" : ", operations by " + options.operation_field);
+  summary.subject = "judge: traffic in " + reports::join(options.journals, ", ") +
+                    (options.journals.size() > 1 ? " as one fleet" : "") +
+                    (field.empty() ? "" : ", operations by " + field);
   summary.replay = replay_of(options);
   write_terminal_report(std::cout, summary, isatty(STDOUT_FILENO) != 0 ? Colour::on : Colour::off);
   try {

@@ -17,6 +17,7 @@ struct SourcedJournal {
   std::string file;  // for messages and the report
   std::vector<provider::JournalEntry> entries;
   std::vector<provider::MissingEntries> missing = {};  // what it lacks, by its own seqs
+  std::optional<std::string> operation_field = {};     // what its server recorded, if it says
 };
 
 struct MergedJournal {

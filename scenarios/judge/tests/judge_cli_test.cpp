@@ -369,6 +369,16 @@ TEST(VerdictsEndpoint, TheProviderJudgesItsOwnJournalLiveAsJudgeDoesASavedOne) {
   EXPECT_NE(report.dump().find("declare it: policy=min-backoff="), std::string::npos);
   EXPECT_EQ(json::parse(read_file(dir.path() / "r.json"))["scenarios"][0]["verdicts"],
             json::parse(live_verdicts));
+  // The saved journal says what its operations are, and judge refuses another field as the
+  // live endpoint does, where it once relabelled them silently.
+  EXPECT_EQ(json::parse(read_file(saved))["operationField"], "orderId");
+  const Judged misnamed = judge({saved.string(), "--operation-field", "orderID"});
+  EXPECT_EQ(misnamed.status.code, 2);
+  EXPECT_TRUE(contains(misnamed.err, "--operation-field orderID: " + saved.string() +
+                                         " records its operations by orderId (its server ran "
+                                         "with --operation-field orderId)"))
+      << misnamed.err;
+  EXPECT_TRUE(contains(judge({saved.string()}).out, "operations by orderId"));
 
   const auto refused = client.Get("/_test/verdicts?policy=attempts%3Dnone");
   ASSERT_TRUE(refused);
