@@ -73,4 +73,4 @@ class JobsSession {
 const jobs = new JobsSession(process.env.RETRYPROOF_BASE_URL, JSON.parse(process.env.RETRYPROOF_CLIENT || '{}'),
                              process.env.RETRYPROOF_SEED ?? '0');
 await serve((operationId, payload) => jobs.create(operationId, payload));
-process.stderr.write(`[node-session ${process.env.RETRYPROOF_INSTANCE}] ${jobs.requests} requests\n`);
+process.stderr.write(`[node-session ${process.env.RETRYPROOF_SERVICE_INSTANCE}.${process.env.RETRYPROOF_INSTANCE}] ${jobs.requests} requests\n`);

@@ -127,7 +127,8 @@ def main():
                        json.loads(os.environ.get("RETRYPROOF_CLIENT") or "{}"),
                        os.environ.get("RETRYPROOF_SEED", "0"))
     code = serve(jobs.create)
-    print(f"[py-session {os.environ.get('RETRYPROOF_INSTANCE')}] {jobs.requests} requests",
+    print(f"[py-session {os.environ.get('RETRYPROOF_SERVICE_INSTANCE')}."
+          f"{os.environ.get('RETRYPROOF_INSTANCE')}] {jobs.requests} requests",
           file=sys.stderr)
     return code
 

@@ -64,6 +64,9 @@ class SessionFleet {
     const std::filesystem::path state = setup_.state_dir / ("instance-" + std::to_string(instance));
     std::filesystem::create_directories(state);
     environment["RETRYPROOF_STATE_DIR"] = state.string();
+    // Which of the fleet's instances it is, whatever process of it (RETRYPROOF_INSTANCE
+    // counts those, from 1 for each instance).
+    environment["RETRYPROOF_SERVICE_INSTANCE"] = std::to_string(instance);
     environment["RETRYPROOF_SEED"] = std::to_string(setup_.seed + static_cast<unsigned>(instance));
     if (!setup_.ports.empty()) {
       environment["RETRYPROOF_BASE_URL"] =

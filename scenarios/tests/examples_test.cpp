@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "scenarios/process/child_process.hpp"
 
@@ -294,6 +295,38 @@ TEST(TrafficOverHttp, TheReferenceClientsSessionsMeetABriefOutageUnderTraffic) {
       EXPECT_EQ(verdict["status"], "n/a") << verdict.dump();
     }
   }
+}
+
+// Every session of a fleet is told which instance it serves (RETRYPROOF_SERVICE_INSTANCE),
+// and each instance its own state directory: a client may name per-instance state after it.
+TEST(TrafficOverHttp, EachSessionIsToldWhichInstanceItServes) {
+  if (python3().empty()) GTEST_SKIP() << "python3 is not installed";
+  const std::string dir = ::testing::TempDir();
+  std::ofstream(dir + "/which-instance.py") << R"(import json, os, sys
+told = os.environ["RETRYPROOF_SERVICE_INSTANCE"] + "@" + os.environ["RETRYPROOF_STATE_DIR"]
+for line in sys.stdin:
+    print(json.dumps({"id": json.loads(line)["id"], "outcome": "failed", "reason": told}),
+          flush=True)
+)";
+  std::ofstream(dir + "/three-instances.json") << R"({"name": "three-instances",
+    "traffic": {"rate": "20/s", "for": "1s", "instances": 3, "arrival": "uniform"},
+    "plan": {"faults": []},
+    "expect": {"outcomes": ["failed"]}})";
+  ChildProcess run({RETRYPROOF_BINARY, "run", dir + "/three-instances.json", "--client",
+                    "cmd:" + python3() + " " + dir + "/which-instance.py", "--json",
+                    dir + "/three-instances.out"});
+  ASSERT_TRUE(run.wait(minutes(1)).has_value());
+  const nlohmann::json report = nlohmann::json::parse(std::ifstream(dir + "/three-instances.out"));
+  const nlohmann::json& invocations = report["scenarios"][0]["invocations"];
+  ASSERT_EQ(invocations.size(), 20u) << run.standard_output() << run.standard_error();
+  std::set<std::string> state_dirs;
+  for (const auto& invocation : invocations) {
+    const std::string told = invocation["outcome"]["reason"];
+    const std::string instance = told.substr(0, told.find('@'));
+    EXPECT_EQ(instance, std::to_string(invocation["index"].get<int>() % 3 + 1)) << told;
+    state_dirs.insert(told.substr(told.find('@') + 1));
+  }
+  EXPECT_EQ(state_dirs.size(), 3u);
 }
 
 // The Python session example keeps a retry budget: a capacity drop under traffic that keeps a
