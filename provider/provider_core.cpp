@@ -345,7 +345,8 @@ Decision ProviderCore::apply_fault(const Fault& fault, StoredJob job, JournalEnt
     entry.job_id = job.id;
     const std::uint64_t hold = next_hold_++;
     front_.begin(job.key, true);  // in flight, and its job's place reserved
-    in_flight_.emplace(hold, InFlight{std::move(job), entry.seq});
+    const Millis commits_at = job.created_at + fault.duration;
+    in_flight_.emplace(hold, InFlight{std::move(job), entry.seq, commits_at});
     return Decision{.delay = fault.duration, .pending_commit = hold};
   }
   const Decision created{.status = 201, .body = job.body};

@@ -140,6 +140,7 @@ class ProviderCore final : public ControlTarget {
   struct InFlight {
     StoredJob job;
     std::uint64_t seq;
+    Millis commits_at{0};  // when its hold ends, on the core's clock
   };
 
   // What is read from a data-plane request before the lock is taken: its route, and a
@@ -189,8 +190,12 @@ class ProviderCore final : public ControlTarget {
                           Millis now, const CreateAdmission& admission);
   Decision apply_fault(const Fault& fault, StoredJob job, JournalEntry& entry);
   Decision lookup_job(const std::string& key, const Lookup& route, JournalEntry& entry, Millis now);
-  // What the store holds for a lookup, with no fault.
-  Decision find_job(const std::string& key, const Lookup& route, JournalEntry& entry, Millis now);
+  // What the store holds for a lookup, with no fault, when it is served at `served_at` (later
+  // than `now` when it waited in the queue or a slowdown): a job held in flight that commits
+  // by then included.
+  Decision find_job(const std::string& key, const Lookup& route, JournalEntry& entry, Millis now,
+                    Millis served_at);
+  const StoredJob* committed_by(const std::string& key, Millis served_at) const;
   // A lookup by the business field (an API without keys) or a list lookup: every held job
   // the value names; the first, or all in {"<list_field>": [...]}.
   Decision search(const std::string& value, const std::optional<std::string>& list_field,

@@ -20,7 +20,7 @@ Decision ProviderCore::lookup_job(const std::string& key, const Lookup& route, J
   if (outage.answer) return *outage.answer;
   const Millis queued = outage.queued.value_or(Millis(0));
   if (outage.slowdown) {  // slowed: the plan is not asked, and the answer is the store's, later
-    Decision answer = find_job(key, route, entry, now);
+    Decision answer = find_job(key, route, entry, now, now + *outage.slowdown + queued);
     answer.delay += *outage.slowdown + queued;
     return answer;
   }
@@ -37,17 +37,27 @@ Decision ProviderCore::lookup_job(const std::string& key, const Lookup& route, J
     answer.delay += queued;
     return answer;
   }
-  Decision answer = find_job(key, route, entry, now);
+  Decision answer = find_job(key, route, entry, now, now + queued);
   answer.delay += queued;
   return answer;
 }
 
 Decision ProviderCore::find_job(const std::string& key, const Lookup& route, JournalEntry& entry,
-                                Millis now) {
+                                Millis now, Millis served_at) {
   // Without a key, a lookup is a search by the business field, as a list lookup always is.
   if (route.list_field || !config_.api.key.exists()) return search(key, route.list_field, entry);
   const std::optional<JobView> stored =
       key.empty() ? std::nullopt : store_.view(key, now);  // an empty value names nothing
+  if (!stored && served_at > now) {
+    // Queued behind its own create, it is served after that create commits, as a server that
+    // works through its queue in order serves it: not a 404 read at its arrival.
+    if (const StoredJob* coming = committed_by(key, served_at)) {
+      entry.outcome = Outcome::lookup_hit;
+      entry.job_id = coming->id;
+      log("[provider] key=" + quoted_text(key) + " LOOKUP job=" + coming->id + " (queued)");
+      return Decision{.status = 200, .body = coming->body};
+    }
+  }
   if (!stored) {
     entry.outcome = Outcome::lookup_miss;
     log("[provider] key=" + quoted_text(key) + " LOOKUP miss");
@@ -57,6 +67,15 @@ Decision ProviderCore::find_job(const std::string& key, const Lookup& route, Jou
   entry.job_id = stored->id;
   log("[provider] key=" + quoted_text(key) + " LOOKUP job=" + stored->id);
   return Decision{.status = 200, .body = std::string(stored->body)};
+}
+
+// A scan of the requests held in flight, as many as the queue holds at most; only a lookup
+// that waits, and misses the store, makes it.
+const StoredJob* ProviderCore::committed_by(const std::string& key, Millis served_at) const {
+  if (key.empty()) return nullptr;
+  for (const auto& [hold, held] : in_flight_)
+    if (held.job.key == key && held.commits_at <= served_at) return &held.job;
+  return nullptr;
 }
 
 Decision ProviderCore::search(const std::string& value,

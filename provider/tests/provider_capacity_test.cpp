@@ -125,6 +125,30 @@ TEST(ProviderCapacity, AQueuedCreateCommitsWhenItsTurnComesAndItsRetryMeetsItInF
   EXPECT_EQ(journal_from_json(journal_of(core)), core.journal());  // "queue" reads back
 }
 
+// A lookup queued behind its key's create is served after that create commits, as a server
+// that works through its queue in order serves it: the job, never a 404 read as it arrived.
+// One that will be served before the create commits misses, as before.
+TEST(ProviderCapacity, ALookupQueuedBehindItsCreateFindsTheJobItsTurnComesAfter) {
+  ProviderCore core(with_capacity(R"({"rate": "10/s", "queue": 10, "deadline": "5s"})"));
+  const Decision create = post(core, "a", order(1), 0ms);  // commits at 100 ms
+  ASSERT_TRUE(create.pending_commit.has_value());
+  const Decision behind = lookup(core, "a", 10ms);  // served at 200 ms
+  EXPECT_EQ(behind.status, 200);
+  EXPECT_EQ(behind.delay, 190ms);
+  EXPECT_EQ(body_of(behind)["orderId"], "order-1");
+  const json entry = journal_entries(core)[1];
+  EXPECT_EQ(entry["outcome"], "lookup_hit");
+  EXPECT_EQ(entry["jobId"], body_of(behind)["id"]);
+  EXPECT_EQ(core.complete(*create.pending_commit, 100ms).status, 201);
+  EXPECT_EQ(body_of(lookup(core, "a", 100ms))["id"], body_of(behind)["id"]);  // the same job
+
+  // A create held by a fault past the lookup's turn: not there yet when it is served.
+  ProviderCore held(with_capacity(R"({"rate": "10/s", "queue": 10, "deadline": "5s"})",
+                                  json::array({"delay-before-commit:5s"})));
+  post(held, "a", order(1), 0ms);
+  EXPECT_EQ(lookup(held, "a", 10ms).status, 404);
+}
+
 TEST(ProviderCapacity, ShedsPastItsQueueWithAnOverloadedAnswerAtOnce) {
   ProviderCore core(with_capacity(R"({"rate": "1/s", "queue": 1, "deadline": "1h"})"));
   post(core, "a", order(1), 0ms);
