@@ -73,6 +73,11 @@ void CircuitBreaker::open_at(Millis now) {
   ++opened_;
 }
 
+void CircuitBreaker::release_probe() {
+  std::lock_guard lock(mutex_);
+  if (state_ == State::half_open) state_ = State::open;  // opened_at_ kept: due at once
+}
+
 bool CircuitBreaker::open() const {
   std::lock_guard lock(mutex_);
   return state_ != State::closed;

@@ -60,6 +60,9 @@ class CircuitBreaker {
 
   Admission admit(Millis now);
   void record(Answered answer, Millis now);
+  // A probe admitted but not sent (the instance's budget withheld it): open again as it was,
+  // so that the next operation may send the probe.
+  void release_probe();
   bool open() const;   // open or half-open, for tests and histories
   int opened() const;  // how many times it has opened
 

@@ -76,14 +76,14 @@ const std::vector<MutantRow>& mutant_catalogue() {
        "its instance's circuit breaker, once open, never lets a probe through: the instance "
        "stays cut off after the service is back",
        {.breaker_flaw = BreakerFlaw::never_probes},
-       {"stopping", "recovery"},
+       {"stopping", "recovery", "gave-up"},
        ShownBy::traffic},
       {Mutant::breaker_never_closes,
        "breaker-never-closes",
        "its instance's circuit breaker probes, but a probe's success does not close it: the "
        "instance serves one operation a probe after the service is back",
        {.breaker_flaw = BreakerFlaw::never_closes},
-       {"recovery"},
+       {"recovery", "gave-up"},
        ShownBy::traffic},
   };
   return catalogue;

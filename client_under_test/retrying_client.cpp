@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "common/fingerprint.hpp"
+#include "common/scope_exit.hpp"
 
 namespace retryproof::client {
 namespace {
@@ -223,6 +224,13 @@ TransportResponse RetryingClient::send_create(Run& run, Step& step) {
   if (!behaviour_.keeps_payload && run.result.attempts > 1) {
     payload["attemptAt"] = parts_.clock.now().count();
   }
+  // The breaker admitted this create: it must hear how it ended, or a probe that never got
+  // its answer (the ledger or the transport threw, the client was killed) would hold it
+  // half-open, refusing every create, for good. Not answered is failed.
+  bool told = false;
+  const ScopeExit untold([&] {
+    if (!told) tell_breaker(TransportResponse{.failure = TransportFailure::not_sent});
+  });
   run.intent.status = IntentStatus::sent;
   ledger().save(run.intent);  // durable before the request leaves
 
@@ -238,6 +246,7 @@ TransportResponse RetryingClient::send_create(Run& run, Step& step) {
                              .body = payload.dump(),
                              .timeout = settings_.timeout});
   tell_breaker(response);
+  told = true;
   step.result = describe(response);
   return response;
 }
@@ -415,20 +424,22 @@ std::string RetryingClient::refused(Run& run, const GuardRefusal& refusal) {
   return refusal.why;
 }
 
-// Why the instance withholds this request, if it does. A first request fills the instance's
-// budget a little, and each later one needs a whole token; a create needs the breaker's leave.
-// The budget is asked first: a probe the breaker let through must be sent, or it stays out.
+// Why the instance withholds this request, if it does. A create needs the breaker's leave
+// first; then a first request fills the instance's budget a little, and each later one needs
+// a whole token: only a request that will be sent touches the budget, as retry-budget and the
+// replays count it. A probe the budget withholds goes back to the breaker, or it stays out.
 std::optional<std::string> RetryingClient::instance_withholds(Run& run, bool create) {
-  if (parts_.budget && behaviour_.uses_budget) {
-    if (run.budget_used == 0) {
-      parts_.budget->deposit();
-    } else if (!parts_.budget->withdraw()) {
-      return refused(run, kBudgetSpent);
-    }
+  const bool guarded = create && parts_.breaker && behaviour_.uses_breaker;
+  const Admission admission = guarded ? parts_.breaker->admit(parts_.clock.now()) : Admission::send;
+  if (admission == Admission::refuse) return refused(run, kCircuitOpen);
+  if (!parts_.budget || !behaviour_.uses_budget) return std::nullopt;
+  if (run.budget_used == 0) {
+    parts_.budget->deposit();
+  } else if (!parts_.budget->withdraw()) {
+    if (admission == Admission::probe) parts_.breaker->release_probe();
+    return refused(run, kBudgetSpent);
   }
-  if (!create || !parts_.breaker || !behaviour_.uses_breaker) return std::nullopt;
-  if (parts_.breaker->admit(parts_.clock.now()) != Admission::refuse) return std::nullopt;
-  return refused(run, kCircuitOpen);
+  return std::nullopt;
 }
 
 // A create's answer, for the breaker: a 5xx, a 429 or no answer is the service failing.

@@ -46,6 +46,16 @@ TEST(CircuitBreaker, LetsOneProbeThroughAfterOpenForAndItsSuccessClosesIt) {
   EXPECT_EQ(breaker.opened(), 1);
 }
 
+TEST(CircuitBreaker, AProbeReleasedUnsentIsTheNextOperationsToSend) {
+  CircuitBreaker breaker(kThreeFor1s);
+  open_at_0(breaker);
+  ASSERT_EQ(breaker.admit(Millis(1000)), Admission::probe);
+  breaker.release_probe();  // its budget withheld it
+  EXPECT_TRUE(breaker.open());
+  EXPECT_EQ(breaker.admit(Millis(1001)), Admission::probe);  // due at once, not in another 1 s
+  EXPECT_EQ(breaker.opened(), 1);
+}
+
 TEST(CircuitBreaker, AFailedProbeOpensItForAnotherOpenFor) {
   CircuitBreaker breaker(kThreeFor1s);
   open_at_0(breaker);

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -385,6 +386,66 @@ TEST(Mutants, NoBudgetCreatesThoughItsInstancesCircuitIsOpen) {
   EXPECT_EQ(reference.post_count(), 0u);
   EXPECT_EQ(result.outcome, ClientOutcome::failed);
   EXPECT_EQ(result.reason, "its instance's circuit is open: nothing was sent");
+}
+
+// The instance's guards in the order that leaves the budget as retry-budget counts it: a
+// create the open circuit refuses touches no token; a probe the spent budget withholds goes
+// back to the breaker for the next operation.
+TEST(ReferenceClientGuards, ACreateTheOpenCircuitRefusesTouchesNoToken) {
+  SimHarness sim;
+  RetryBudget budget(0.1, 1);
+  ASSERT_TRUE(budget.withdraw());  // empty: a first request's share would show
+  CircuitBreaker breaker;
+  for (int i = 0; i < kDefaultBreaker.failures; ++i)
+    breaker.record(Answered::failed, sim.clock.now());
+  ClientParts parts = sim.parts();
+  parts.budget = &budget;
+  parts.breaker = &breaker;
+  sim.run_with(parts, order_operation());
+  EXPECT_EQ(sim.post_count(), 0u);
+  EXPECT_EQ(budget.tokens(), 0.0);  // no first request's share for a request never sent
+}
+
+TEST(ReferenceClientGuards, AProbeTheSpentBudgetWithholdsGoesBackToTheBreaker) {
+  // One failure opens it for 1 ms: the operation's own retry, after its backoff, is the probe.
+  SimHarness sim(with_plan({"fail-before-commit"}));
+  RetryBudget budget(0.1, 1);
+  ASSERT_TRUE(budget.withdraw());  // spent
+  CircuitBreaker breaker(BreakerSettings{.failures = 1, .open_for = Millis(1)});
+  ClientParts parts = sim.parts();
+  parts.budget = &budget;
+  parts.breaker = &breaker;
+  const ClientResult result = sim.run_with(parts, order_operation());
+  EXPECT_EQ(sim.post_count(), 1u);
+  EXPECT_NE(result.reason.find("retry budget is spent"), std::string::npos) << result.reason;
+  EXPECT_EQ(breaker.admit(sim.clock.now()), Admission::probe);  // not held half-open, unsent
+}
+
+// A ledger that fails as a create is about to leave (the intent saved as sent).
+class FailingLedger final : public IntentLedger {
+ public:
+  std::optional<Intent> find(const std::string&) override { return std::nullopt; }
+  void save(const Intent& intent) override {
+    if (intent.status == IntentStatus::sent) throw std::runtime_error("disk full");
+  }
+};
+
+TEST(ReferenceClientGuards, AProbeThatNeverLeftCountsAsFailedAndTheNextIsDue) {
+  SimHarness sim;
+  CircuitBreaker breaker;
+  for (int i = 0; i < kDefaultBreaker.failures; ++i)
+    breaker.record(Answered::failed, sim.clock.now());
+  sim.clock.advance(kDefaultBreaker.open_for);
+  FailingLedger failing;
+  ClientParts parts{sim.transport, sim.clock, sim.sleeper, sim.random, failing};
+  parts.breaker = &breaker;
+  EXPECT_THROW(sim.run_with(parts, order_operation()), std::runtime_error);
+  EXPECT_EQ(sim.post_count(), 0u);
+  // Not held half-open for good: it opened again, and probes again after open_for.
+  EXPECT_EQ(breaker.opened(), 2);
+  EXPECT_EQ(breaker.admit(sim.clock.now()), Admission::refuse);
+  sim.clock.advance(kDefaultBreaker.open_for);
+  EXPECT_EQ(breaker.admit(sim.clock.now()), Admission::probe);
 }
 
 // --- breaker-never-probes -----------------------------------------------------------------
