@@ -3,9 +3,9 @@
 // start first: a hundred of them queue for the machine's cores. Where the cores could start
 // fewer than a quarter of the fleet before its last outage ends, the run would judge the few
 // clients the outage met, beside many that never met it (greens that saw nothing) and others
-// the machine starved (reds the machine made). Such a scenario is not run: the report says so, with the numbers, and what
-// would run it (sessions, or more cores). What a process costs is measured, not assumed: the
-// CPU time of the client's earlier processes in the same run.
+// the machine starved (reds the machine made). Such a scenario is not run: the report says so, with
+// the numbers, and what would run it (sessions, or more cores). What a process costs is measured,
+// not assumed: the CPU time of the client's earlier processes in the same run, each run alone.
 #pragma once
 
 #include <map>
@@ -21,8 +21,8 @@
 namespace retryproof::scenarios {
 
 // The CPU time one process of each client has cost so far in a run, from the invocations
-// that ran as processes and ended on their own. Thread-safe: a run's workers add each
-// scenario's result as it finishes.
+// of scenarios that ran one client at a time, as processes, and ended on their own. Thread-safe: a
+// run's workers add each scenario's result as it finishes.
 class ClientCosts {
  public:
   void add(const ScenarioResult& result);

@@ -217,8 +217,8 @@ TEST_F(Checkers, TimeLimitDoesNotBlameTheScheduleOfARunThatSentNothing) {
 TEST_F(Checkers, TimeLimitSaysARunThatPrintedItsOutcomeDidNotExit) {
   auto lingering = invocation(1, 1, succeeded("job_1"));
   lingering.timed_out = true;
-  const Verdict verdict = check("time-limit", run({lingering}, {post({.seq = 1, .job = "job_1"})},
-                                                  {job("job_1", "k42")}));
+  const Verdict verdict = check(
+      "time-limit", run({lingering}, {post({.seq = 1, .job = "job_1"})}, {job("job_1", "k42")}));
   expect_fail(verdict, {});
   EXPECT_MENTIONS(verdict, "it had printed its outcome (succeeded) yet did not exit");
   EXPECT_EQ(verdict.explanation.find("retry schedule"), std::string::npos) << verdict.explanation;

@@ -39,7 +39,7 @@ TEST(MachineFit, TwoCoresCannotStartAHundredNodeClientsBeforeTheOutageEnds) {
   EXPECT_EQ(fleet_too_heavy(storm(100), 260ms, 3, 1), "");  // as many as it said
   // The Node example measured on this machine's catalog: 121 ms, a quarter started in 1.5 s.
   EXPECT_EQ(fleet_too_heavy(storm(100), 121ms, 2, 1), "");
-  EXPECT_EQ(fleet_too_heavy(storm(10), 260ms, 2, 1), "");   // the ten-client storm
+  EXPECT_EQ(fleet_too_heavy(storm(10), 260ms, 2, 1), "");  // the ten-client storm
 }
 
 TEST(MachineFit, CompressedTimeShortensTheOutageTheStartsMustFitIn) {
@@ -50,12 +50,24 @@ TEST(MachineFit, CompressedTimeShortensTheOutageTheStartsMustFitIn) {
 TEST(MachineFit, OnlyAFleetWithAnOutageIsMeasuredAgainstTheMachine) {
   EXPECT_EQ(fleet_too_heavy(storm(100, {{"faults", json::array()}}), 10000ms, 1, 1), "");
   EXPECT_EQ(fleet_too_heavy(storm(1), 10000ms, 1, 1), "");
+  // Traffic runs as sessions, a process per instance: nothing to start per operation.
+  const Scenario traffic = expand_traffic(
+      scenario_from_json(
+          {{"name", "traffic"},
+           {"traffic", {{"rate", "40/s"}, {"for", "10s"}, {"instances", 10}}},
+           {"plan",
+            {{"outages", {{{"from", "1s"}, {"for", "3s"}, {"fault", "fail-before-commit"}}}}}}},
+          "(machine fit test)"),
+      1);
+  ASSERT_TRUE(traffic.fleet.is_fleet());
+  EXPECT_EQ(fleet_too_heavy(traffic, 10000ms, 1, 1), "");
 }
 
-InvocationResult process(int cpu_ms, bool killed = false) {
+InvocationResult process(int cpu_ms, bool killed = false, bool timed_out = false) {
   InvocationResult invocation;
   invocation.cpu = Millis(cpu_ms);
   invocation.killed = killed;
+  invocation.timed_out = timed_out;
   return invocation;
 }
 
@@ -63,15 +75,20 @@ TEST(MachineFit, AClientsCostIsTheMedianOfItsWholeProcessesSoFar) {
   ClientCosts costs;
   EXPECT_FALSE(costs.per_process("cmd:node x.mjs"));
   ScenarioResult first{.client = "cmd:node x.mjs"};
-  first.invocations = {process(250), process(900, true), process(270)};
+  first.invocations = {process(250), process(900, true), process(270), process(5000, false, true)};
   ScenarioResult second{.client = "cmd:node x.mjs"};
   second.invocations = {process(260), InvocationResult{}};  // a session's: no process of its own
   ScenarioResult other{.client = "reference"};
   other.invocations = {process(12)};
+  ScenarioResult storm{.client = "cmd:node x.mjs"};
+  storm.concurrency = 100;  // a fleet's processes, each slower for the others: not counted
+  storm.invocations = std::vector<InvocationResult>(100, process(2000));
   costs.add(first);
   costs.add(second);
   costs.add(other);
-  EXPECT_EQ(costs.per_process("cmd:node x.mjs"), Millis(260));  // the killed one left out
+  costs.add(storm);
+  // The killed one, the one stopped at the limit and the storm's left out.
+  EXPECT_EQ(costs.per_process("cmd:node x.mjs"), Millis(260));
   EXPECT_EQ(costs.per_process("reference"), Millis(12));
 }
 

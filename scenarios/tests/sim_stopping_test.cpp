@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <optional>
+#include <set>
 #include <string>
 
 #include "client_under_test/mutant.hpp"
@@ -92,6 +93,24 @@ TEST(Stopping, IsNotJudgedWithoutALongOutageAndNotForTheBreakerInABrownout) {
   EXPECT_FALSE(says(brownout, "breaker")) << brownout.explanation;
   EXPECT_TRUE(says(brownout, "each instance's retries stayed within its budget"))
       << brownout.explanation;
+}
+
+// What each traffic-only mutant's catalogue row says catches it does, somewhere in the
+// traffic set: the run --mutants matrix can only say that some verdict caught it.
+TEST(Stopping, EveryTrafficMutantIsCaughtByEachVerdictItsRowNames) {
+  const std::vector<Scenario> traffic_set = load_catalog({kTrafficSet});
+  for (const client::MutantRow& row : client::mutant_catalogue()) {
+    if (row.shown_by != client::ShownBy::traffic) continue;
+    SCOPED_TRACE(std::string(row.name));
+    std::set<std::string> failed;
+    for (const Scenario& scenario : traffic_set) {
+      const ClientChoice choice{.kind = ClientChoice::Kind::mutant, .mutant = row.mutant};
+      for (const Verdict& each : simulate(scenario, choice, 1).result.verdicts)
+        if (each.status == VerdictStatus::fail) failed.insert(each.id);
+    }
+    for (const auto& verdict : row.caught_by)
+      EXPECT_TRUE(failed.contains(std::string(verdict))) << verdict;
+  }
 }
 
 }  // namespace

@@ -177,8 +177,16 @@ Verdict stopping(const Evidence& evidence) {
       if (breaker || budget) ++judged.instances;
     }
   }
-  if (judged.instances == 0)
+  if (judged.instances == 0) {
+    const bool any_total = std::any_of(long_outages.begin(), long_outages.end(),
+                                       [](const OutageWindow& outage) { return outage.total; });
+    if (!policy.retry_budget && !any_total) {
+      return not_applicable(
+          "no long outage fails every request, where a breaker must stop its instance (a "
+          "brownout's successes rightly close it); no retry budget declared");
+    }
     return not_applicable("no instance sent enough in the outage to be stopped");
+  }
   std::string how;
   if (judged.breakers > 0) {
     how = "each breaker opened within " + seconds(judged.slowest_stop) +
