@@ -57,8 +57,38 @@ bool possibly_open(const std::vector<Seen>& seen, Millis at, const JudgedPolicy&
   if (!opened_at) return false;
   if (at - *opened_at <= breaker.open_for + timeout + kRecoveryGrace) return true;
   return std::any_of(seen.begin(), seen.end(), [&](const Seen& answer) {
-    return answer.create->at >= *opened_at && answer.create->at <= at && answer.at > at;
+    return answer.create->at + kTimerTolerance >= *opened_at && answer.create->at <= at &&
+           answer.at > at;
   });
+}
+
+// Whether it could have been open at some moment from `from` to `until`: when the client
+// decided to stop is not known to the millisecond (over HTTP a session's outcome is collected
+// a slice after it was printed), only that it was after its last answer reached it. Between
+// answers openness only wanes, so the moments to ask are `from`, each answer's arrival, and
+// just before each.
+bool possibly_open_between(const std::vector<Seen>& seen, Millis from, Millis until,
+                           const JudgedPolicy& policy, Millis timeout) {
+  if (possibly_open(seen, from, policy, timeout) || possibly_open(seen, until, policy, timeout))
+    return true;
+  return std::any_of(seen.begin(), seen.end(), [&](const Seen& answer) {
+    if (answer.at <= from || answer.at > until) return false;
+    return possibly_open(seen, answer.at - Millis(1), policy, timeout) ||
+           possibly_open(seen, answer.at, policy, timeout);
+  });
+}
+
+// When the invocation's last answer reached it (its own requests'), or its start.
+Millis last_answer_seen(const Evidence& evidence, const InvocationResult& invocation,
+                        Millis timeout) {
+  Millis last = invocation.started_at;
+  for (const JournalEntry& entry : evidence.entries_of(invocation)) {
+    Millis at = entry.at + timeout;
+    if (entry.answered_at) at = std::min(at, *entry.answered_at);
+    if (entry.abandoned_at) at = std::min(at, *entry.abandoned_at);
+    last = std::max(last, at);
+  }
+  return std::min(last, invocation.ended_at);
 }
 
 }  // namespace
@@ -91,8 +121,9 @@ std::vector<bool> stopped_by_breaker(const Evidence& evidence) {
     const bool stopped_short =
         invocation.outcome && invocation.outcome->outcome != Reported::succeeded;
     if (!stopped_short || !invocation.instance || !seen.contains(*invocation.instance)) continue;
-    stopped[i] = possibly_open(seen.at(*invocation.instance), invocation.ended_at,
-                               evidence.policy(), timeout);
+    stopped[i] = possibly_open_between(seen.at(*invocation.instance),
+                                       last_answer_seen(evidence, invocation, timeout),
+                                       invocation.ended_at, evidence.policy(), timeout);
   }
   return stopped;
 }
