@@ -17,6 +17,16 @@ std::vector<OutageWindow> outage_windows(const Scenario& scenario) {
   return windows;
 }
 
+std::vector<LoadRequest> load_requests(const Evidence& evidence,
+                                       const InvocationResult& invocation) {
+  std::vector<LoadRequest> requests;
+  for (const JournalEntry& entry : evidence.entries_of(invocation)) {
+    if (entry.kind == provider::RequestKind::create || entry.kind == provider::RequestKind::lookup)
+      requests.push_back({&entry, requests.empty()});
+  }
+  return requests;
+}
+
 bool failed_for_client(const JournalEntry& entry, Millis timeout) {
   if (entry.delivery != provider::Delivery::respond) return true;
   if (!entry.answered_at || *entry.answered_at - entry.at > timeout) return true;

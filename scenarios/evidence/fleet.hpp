@@ -14,6 +14,16 @@ namespace retryproof::scenarios {
 // The plan's outages, in the order it lists them.
 std::vector<OutageWindow> outage_windows(const Scenario& scenario);
 
+// An invocation's requests that load the service, creates and lookups, in its order: its
+// first, then its retries — every later one, a create sent again or a lookup after an outcome
+// it could not see. What a retry budget counts (retry-budget, stopping).
+struct LoadRequest {
+  const JournalEntry* entry = nullptr;
+  bool first = false;
+};
+std::vector<LoadRequest> load_requests(const Evidence& evidence,
+                                       const InvocationResult& invocation);
+
 // Whether an answer to a create failed for its client: not a success (a 5xx, a 429, a
 // connection dropped, reset or cut) or none within its timeout.
 bool failed_for_client(const JournalEntry& entry, Millis timeout);

@@ -45,18 +45,13 @@ Verdict retry_budget(const Evidence& evidence) {
   std::map<int, InstanceCount> instances;
   for (const InvocationResult& invocation : evidence.invocations()) {
     InstanceCount& count = instances[invocation.instance.value_or(-1)];
-    bool first = true;
-    for (const JournalEntry& entry : evidence.entries_of(invocation)) {
-      if (entry.kind != provider::RequestKind::create &&
-          entry.kind != provider::RequestKind::lookup)
-        continue;
-      if (first) {
+    for (const LoadRequest& request : load_requests(evidence, invocation)) {
+      if (request.first) {
         ++count.first;
-        first = false;
-        continue;
+      } else {
+        ++count.retries;
+        count.retry_seqs.push_back(request.entry->seq);
       }
-      ++count.retries;
-      count.retry_seqs.push_back(entry.seq);
     }
   }
   Violations violations;

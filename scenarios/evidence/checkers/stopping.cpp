@@ -114,20 +114,14 @@ bool judge_budget(const Evidence& evidence, int instance, const OutageWindow& ou
   std::vector<const JournalEntry*> retries;
   for (const InvocationResult& invocation : evidence.invocations()) {
     if (invocation.instance != instance) continue;
-    bool is_first = true;
-    for (const JournalEntry& entry : evidence.entries_of(invocation)) {
-      if (entry.kind != provider::RequestKind::create &&
-          entry.kind != provider::RequestKind::lookup)
-        continue;
-      if (outage.holds(entry.at)) {
-        if (is_first) {
-          ++first;
-        } else {
-          retries.push_back(&entry);
-          if (meaning_of(entry) == provider::Meaning::success) ++succeeded_retries;
-        }
+    for (const LoadRequest& request : load_requests(evidence, invocation)) {
+      if (!outage.holds(request.entry->at)) continue;
+      if (request.first) {
+        ++first;
+      } else {
+        retries.push_back(request.entry);
+        if (meaning_of(*request.entry) == provider::Meaning::success) ++succeeded_retries;
       }
-      is_first = false;
     }
   }
   if (first == 0) return false;
