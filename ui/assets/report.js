@@ -39,14 +39,30 @@
     return (scenario.unmet || []).some((miss) => miss.severity === 'harm') ? 0 : 1;
   }
 
+  // The requests charged to an invocation: in a fleet, the seqs the run lists (its window
+  // holds every other client's too); one client after another, its window and what was read
+  // late on its connections.
+  function chargedEntries(invocation, entriesBySeq) {
+    const seqs = invocation.seqs || [];
+    if (!invocation.seqs) {
+      for (let seq = invocation.firstSeq; seq && seq <= invocation.lastSeq; seq += 1) seqs.push(seq);
+      seqs.push(...(invocation.lateSeqs || []));
+    }
+    return seqs.filter((seq) => entriesBySeq.has(seq)).map((seq) => entriesBySeq.get(seq));
+  }
+
   function review(scenario, index, entriesBySeq) {
     const prefix = 's' + index + '-review-';
+    // A job by its id and by its key, looked up once per request: a traffic run reviews
+    // thousands of invocations against thousands of jobs.
+    const jobsBy = new Map();
+    for (const job of scenario.jobs || []) {
+      jobsBy.set('id:' + job.id, job);
+      if (job.key) jobsBy.set('key:' + job.key, job);
+    }
     const items = (scenario.invocations || []).filter(needsReview).map((invocation) => {
-      const entries = [];
-      for (let seq = invocation.firstSeq; seq && seq <= invocation.lastSeq; seq += 1) {
-        if (entriesBySeq.has(seq)) entries.push(entriesBySeq.get(seq));
-      }
-      const jobs = (scenario.jobs || []).filter((job) => entries.some((entry) => entry.jobId === job.id || entry.key === job.key));
+      const entries = chargedEntries(invocation, entriesBySeq);
+      const jobs = [...new Set(entries.flatMap((entry) => [jobsBy.get('id:' + entry.jobId), jobsBy.get('key:' + entry.key)]).filter(Boolean))];
       return h('li', { className: 'review', 'data-invocation': invocation.number }, [
         h('p', {}, [
           h('strong', { text: 'Invocation ' + invocation.number + ': ' + outcomeOf(invocation) }), ', operation ', View.code(invocation.operation),
