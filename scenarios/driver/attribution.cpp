@@ -76,6 +76,54 @@ Charged by_connection(const std::vector<JournalEntry>& journal,
   return entries;
 }
 
+// The runs of one operation: its first, then each rerun after a kill of its instance, in the
+// order they began. A request is its own run's: the last to begin before the request's
+// connection was first seen (a restarted process opens connections of its own; what the
+// killed one had written is read on its old ones, however late).
+class RunsOfOperations {
+ public:
+  explicit RunsOfOperations(const std::vector<InvocationResult>& invocations)
+      : invocations_(invocations) {}
+
+  void add(std::size_t invocation) {
+    const std::optional<int> first = invocations_[invocation].rerun_of;
+    if (!first) return;
+    runs_[static_cast<std::size_t>(*first)].push_back(invocation);
+  }
+
+  std::size_t run_of(std::size_t first, std::uint64_t connection_seen_at) const {
+    const auto reruns = runs_.find(first);
+    if (reruns == runs_.end()) return first;
+    std::size_t owner = first;
+    for (const std::size_t rerun : reruns->second) {
+      if (invocations_[rerun].first_seq <= connection_seen_at) owner = rerun;
+    }
+    return owner;
+  }
+
+ private:
+  const std::vector<InvocationResult>& invocations_;
+  std::map<std::size_t, std::vector<std::size_t>> runs_;  // by first run: its reruns, in order
+};
+
+// The seq each entry's connection was first seen at (its own, for an entry on none).
+std::vector<std::uint64_t> connections_seen_at(const std::vector<JournalEntry>& journal) {
+  std::map<std::pair<int, int>, std::uint64_t> first_seen;
+  std::vector<std::uint64_t> seen_at;
+  seen_at.reserve(journal.size());
+  for (const JournalEntry& entry : journal) {
+    if (!entry.client_port) {
+      seen_at.push_back(entry.seq);
+      continue;
+    }
+    const std::pair<int, int> connection{entry.port.value_or(0), *entry.client_port};
+    auto [known, inserted] = first_seen.emplace(connection, entry.seq);
+    if (!inserted && entry.new_connection) known->second = entry.seq;
+    seen_at.push_back(known->second);
+  }
+  return seen_at;
+}
+
 }  // namespace
 
 Charged charged_by_operation(const std::vector<JournalEntry>& journal,
@@ -83,8 +131,12 @@ Charged charged_by_operation(const std::vector<JournalEntry>& journal,
                              const std::string& operation_field) {
   // The payload's own operation field; or, where an SDK maps the payload to its API's body
   // (its shape's field is "Name", carrying the payload's orderId), each of its text values.
+  // Each names the operation's first run; its reruns are told apart by connection.
   std::map<std::string, std::size_t> invocation_of_value;
+  RunsOfOperations runs(invocations);
   for (std::size_t i = 0; i < invocations.size(); ++i) {
+    runs.add(i);
+    if (invocations[i].rerun_of) continue;
     const nlohmann::json& payload = invocations[i].payload;
     if (const auto value = provider::operation_value(payload, operation_field)) {
       invocation_of_value.emplace(*value, i);
@@ -102,8 +154,10 @@ Charged charged_by_operation(const std::vector<JournalEntry>& journal,
         found != invocation_of_value.end())
       invocation_of_key.emplace(*entry.key, found->second);
   }
+  const std::vector<std::uint64_t> seen_at = connections_seen_at(journal);
   Charged entries(invocations.size());
-  for (const JournalEntry& entry : journal) {
+  for (std::size_t n = 0; n < journal.size(); ++n) {
+    const JournalEntry& entry = journal[n];
     std::optional<std::size_t> owner;
     if (entry.key) {
       if (const auto found = invocation_of_key.find(*entry.key); found != invocation_of_key.end())
@@ -114,7 +168,7 @@ Charged charged_by_operation(const std::vector<JournalEntry>& journal,
           found != invocation_of_value.end())
         owner = found->second;
     }
-    if (owner) entries[*owner].push_back(entry);
+    if (owner) entries[runs.run_of(*owner, seen_at[n])].push_back(entry);
   }
   return entries;
 }
@@ -145,6 +199,9 @@ void record_charges(const Charged& entries, std::vector<InvocationResult>& invoc
   for (std::size_t i = 0; i < invocations.size(); ++i) {
     InvocationResult& invocation = invocations[i];
     if (fleet) {
+      invocation.seqs.clear();
+      for (const JournalEntry& entry : entries[i])
+        invocation.seqs.push_back(entry.seq);
       if (entries[i].empty()) continue;
       invocation.first_seq = entries[i].front().seq;
       invocation.last_seq = entries[i].back().seq;

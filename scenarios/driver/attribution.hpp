@@ -19,8 +19,11 @@
 // must carry the payload's field of that name or one of its text values, as an SDK maps
 // orderId to its API's Name), and a lookup or a
 // later create by the key an earlier create of the operation carried (or, without keys, by
-// the field it looks up by). Both worlds are attributed here, by the same rule, so that a
-// simulated run and a real one attribute alike.
+// the field it looks up by). A rerun after its instance was killed carries the same as the
+// killed run: of an operation's runs, a request is the last one's to begin before its
+// connection was first seen (a restarted process opens connections of its own). Both worlds
+// are attributed here, by the same rule, so that a simulated run and a real one attribute
+// alike.
 #pragma once
 
 #include <vector>
@@ -52,8 +55,8 @@ std::vector<std::vector<provider::JournalEntry>> charged_for(
     const std::vector<InvocationResult>& invocations);
 
 // Writes into each invocation what charged_entries found: a fleet client's window (its first
-// and last entry), and, one after another, the seqs charged to it from outside its window
-// (InvocationResult::late_seqs).
+// and last entry) and every seq charged to it (InvocationResult::seqs); one client after
+// another, the seqs charged to it from outside its window (InvocationResult::late_seqs).
 void record_charges(const std::vector<std::vector<provider::JournalEntry>>& entries,
                     std::vector<InvocationResult>& invocations, bool fleet);
 

@@ -37,11 +37,17 @@ struct InvocationResult {
   // its connections that the provider read after it was reaped (a killed client's bytes),
   // in a later window or between two (scenarios/driver/attribution.hpp). By seq.
   std::vector<std::uint64_t> late_seqs;
+  // In a fleet, every entry charged to it, by seq: its window holds the other clients' too.
+  std::vector<std::uint64_t> seqs;
   Millis started_at{0};  // on the provider's clock
   Millis ended_at{0};
-  bool killed = false;                 // by the scenario's kill point, on purpose
-  bool timed_out = false;              // still running at the scenario's time limit
-  bool kill_missed = false;            // it ended before its kill point was reached
+  bool killed = false;       // by the scenario's kill point, on purpose
+  bool timed_out = false;    // still running at the scenario's time limit
+  bool kill_missed = false;  // it ended before its kill point was reached
+  // Under traffic, a run of an operation whose instance was killed while it ran (killed is
+  // set on that one): the index of the operation's first run. It begins at first_seq, the
+  // journal's size then plus one, on the restarted process.
+  std::optional<int> rerun_of;
   std::optional<OutcomeLine> outcome;  // empty when killed or when the line was missing or bad
   std::string client_error;            // why there is no valid outcome line; empty when fine
   std::string exit;                    // "exit code 0", "killed by SIGKILL"

@@ -1,11 +1,24 @@
 #include "scenarios/evidence/fleet.hpp"
 
 #include <algorithm>
+#include <set>
 
 #include "provider/fault_plan.hpp"
 #include "scenarios/evidence/checkers/violations.hpp"
 
 namespace retryproof::scenarios {
+
+std::map<int, std::size_t> kills_by_instance(const std::vector<InvocationResult>& invocations) {
+  std::map<int, std::set<Millis::rep>> moments;
+  for (const InvocationResult& invocation : invocations) {
+    if (invocation.killed && invocation.instance)
+      moments[*invocation.instance].insert(invocation.ended_at.count());
+  }
+  std::map<int, std::size_t> kills;
+  for (const auto& [instance, at] : moments)
+    kills[instance] = at.size();
+  return kills;
+}
 
 std::vector<OutageWindow> outage_windows(const Scenario& scenario) {
   std::vector<OutageWindow> windows;

@@ -3,6 +3,7 @@
 // the evidence, so both worlds and a saved journal are judged alike.
 #pragma once
 
+#include <map>
 #include <vector>
 
 #include "common/millis.hpp"
@@ -21,6 +22,11 @@ struct LoadRequest {
   const JournalEntry* entry = nullptr;
   bool first = false;
 };
+// How many times each instance (by InvocationResult::instance) was killed under traffic. A
+// kill ends every run of its instance at one moment, so the kills are the distinct moments
+// its killed runs ended at.
+std::map<int, std::size_t> kills_by_instance(const std::vector<InvocationResult>& invocations);
+
 std::vector<LoadRequest> load_requests(const Evidence& evidence,
                                        const InvocationResult& invocation);
 

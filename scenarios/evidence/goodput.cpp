@@ -16,8 +16,14 @@ std::vector<GoodputSecond> goodput_by_second(const Evidence& evidence) {
     return seconds[index];
   };
   for (const InvocationResult& invocation : evidence.invocations()) {
-    GoodputSecond& second = second_of(invocation.started_at);
-    ++second.arrived;
+    // A rerun after its instance was killed is its operation's, which arrived once: its
+    // success counts in the second the operation arrived.
+    const InvocationResult& arrival =
+        invocation.rerun_of
+            ? evidence.invocations().at(static_cast<std::size_t>(*invocation.rerun_of))
+            : invocation;
+    GoodputSecond& second = second_of(arrival.started_at);
+    if (!invocation.rerun_of) ++second.arrived;
     if (invocation.outcome && invocation.outcome->outcome == Reported::succeeded)
       ++second.succeeded;
   }

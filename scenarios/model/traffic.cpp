@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "common/duration.hpp"
 #include "common/splitmix64.hpp"
 #include "provider/capacity.hpp"
 #include "scenarios/model/scenario.hpp"
@@ -18,10 +19,33 @@ double unit_interval(SplitMix64& random) {
   return (static_cast<double>(random.next() >> 11) + 1.0) * 0x1.0p-53;
 }
 
+std::vector<InstanceKill> read_kills(const JsonNode& node, const TrafficPlan& traffic) {
+  std::vector<InstanceKill> kills;
+  for (std::size_t i = 0; i < node.array().size(); ++i) {
+    const JsonNode kill = node.item(i);
+    kill.object({"instance", "at"});
+    if (!kill.has("instance"))
+      kill.fail("a kill needs an \"instance\", from 1 to the traffic's instances");
+    if (!kill.has("at")) kill.fail("a kill needs an \"at\", such as \"12s\"");
+    const int instance = kill.field("instance").integer(1, traffic.instances);
+    const Millis at = kill.field("at").duration();
+    if (at >= traffic.length) {
+      kill.field("at").fail("a kill comes while traffic lasts, before its \"for\" (" +
+                            format_duration(traffic.length) + ")");
+    }
+    kills.push_back({instance - 1, at});
+  }
+  return kills;
+}
+
 }  // namespace
 
+std::string InstanceKill::describe() const {
+  return "instance " + std::to_string(instance + 1) + " at " + format_duration(at);
+}
+
 TrafficPlan read_traffic(const JsonNode& node) {
-  node.object({"rate", "for", "arrival", "instances", "recoverWithin", "idPrefix"});
+  node.object({"rate", "for", "arrival", "instances", "recoverWithin", "idPrefix", "kills"});
   TrafficPlan traffic;
   if (!node.has("rate")) node.fail("traffic needs a \"rate\", such as \"20/s\"");
   try {
@@ -44,6 +68,7 @@ TrafficPlan read_traffic(const JsonNode& node) {
   if (node.has("instances")) traffic.instances = node.field("instances").integer(1, 1000);
   if (node.has("recoverWithin")) traffic.recover_within = node.field("recoverWithin").duration();
   if (node.has("idPrefix")) traffic.id_prefix = node.field("idPrefix").non_empty_string();
+  if (node.has("kills")) traffic.kills = read_kills(node.field("kills"), traffic);
   return traffic;
 }
 

@@ -241,6 +241,10 @@ std::vector<InvocationResult> ProcessWorld::invoke_sessions(
                         .time_limit = scenario_.time_limit,
                         .now = [this] { return server_.now(); },
                         .stall_watch = &stall_watch_};
+  if (scenario_.traffic) {
+    setup.kills = scenario_.traffic->kills;
+    setup.journal_size = [this] { return server_.core().journal_size(); };
+  }
   if (session_per_invocation) {
     for (std::size_t i = 0; i < plans.size(); ++i)
       setup.ports.push_back(server_.add_listener());

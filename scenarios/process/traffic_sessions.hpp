@@ -17,6 +17,7 @@
 #include "common/millis.hpp"
 #include "common/time_scale.hpp"
 #include "scenarios/driver/driver.hpp"
+#include "scenarios/model/traffic.hpp"
 #include "scenarios/process/stall_watch.hpp"
 
 namespace retryproof::scenarios {
@@ -39,12 +40,19 @@ struct TrafficSessions {
   // whatever they carry): the port, and the base URL that reaches it.
   std::vector<int> ports;
   std::function<std::string(int port)> base_url_of;
+  // The scenario's kills of instances under traffic, by when (from the first's sending): each
+  // SIGKILLs its instance at its time, or at the first moment after it that the instance has
+  // an operation unanswered; the instance is restarted, and each operation it had not
+  // answered is rerun as a result of its own (InvocationResult::rerun_of), begun at
+  // `journal_size() + 1`.
+  std::vector<InstanceKill> kills;
+  std::function<std::uint64_t()> journal_size;
 
   std::chrono::microseconds time_limit_real() const { return time_scale.to_real(time_limit); }
 };
 
 // Each plan's operation, sent at its arrival to its instance. Results in the plans' order,
-// without ports.
+// without ports, then each rerun after a kill, in the order they were sent.
 std::vector<InvocationResult> run_traffic_sessions(const std::vector<InvocationPlan>& plans,
                                                    const TrafficSessions& setup);
 

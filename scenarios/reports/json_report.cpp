@@ -85,7 +85,13 @@ json invocation_json(const InvocationResult& invocation) {
   // Requests on its connections read after its window closed: charged to it, not to the
   // window they fell in. Only when there are any.
   if (!invocation.late_seqs.empty()) out["lateSeqs"] = invocation.late_seqs;
+  // A fleet client's own requests, which its window does not tell apart from the others'.
+  if (!invocation.seqs.empty()) out["seqs"] = invocation.seqs;
   if (invocation.cpu) out["cpuMs"] = invocation.cpu->count();
+  // Under traffic: the instance that served it, and, for a rerun after a kill, the number of
+  // its operation's first run. Both counted from 1, as reports count.
+  if (invocation.instance) out["instance"] = *invocation.instance + 1;
+  if (invocation.rerun_of) out["rerunOf"] = *invocation.rerun_of + 1;
   return out;
 }
 

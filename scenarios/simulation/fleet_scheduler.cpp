@@ -90,6 +90,16 @@ void FleetScheduler::park(Seat& seat, Millis until) {
   if (stopping_ || timeline_.now() >= seat.deadline) throw ClientKilled{};
 }
 
+void FleetScheduler::wake_now(std::size_t index) {
+  std::lock_guard lock(mutex_);
+  if (index >= seats_.size() || !seats_[index] || seats_[index]->ended) return;
+  const auto parked = std::find_if(wakes_.begin(), wakes_.end(),
+                                   [&](const auto& wake) { return std::get<2>(wake) == index; });
+  if (parked == wakes_.end()) return;  // not waiting: the one that runs
+  wakes_.erase(parked);
+  wakes_.emplace(timeline_.now(), asked_++, index);
+}
+
 void FleetScheduler::play(Seat& seat, const Client& client) {
   {
     std::unique_lock lock(mutex_);

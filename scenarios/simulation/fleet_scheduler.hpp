@@ -57,6 +57,12 @@ class FleetScheduler {
   // others are stopped and the first such exception is rethrown.
   void run(const FleetTimes& times, const Client& client);
 
+  // Called by the client that runs (it holds the baton): the client of seat `index`, if it is
+  // running and waiting, wakes now, before anyone later, as SIGKILL ends a process whatever it
+  // waits for. Its wait returns early; what it does then is its transport's to decide (a kill
+  // condition, simulated_transport.hpp). A seat not started, or ended, is left alone.
+  void wake_now(std::size_t index);
+
  private:
   class Seat;
 

@@ -99,11 +99,13 @@ void SimulatedTransport::wait_until(Millis until) {
 
 // The client waits out a hold shorter than its timeout; commits due before its answer
 // happen first. The kill condition is checked once the answer is decided, not while it
-// waits; but a fleet client may reach its time limit meanwhile. Then it dies as a process
-// does: its connection is gone, and the provider still commits when the wait ends.
+// waits; but a fleet client may reach its time limit meanwhile, or be woken early because its
+// instance was killed (FleetScheduler::wake_now). Then it dies as a process does: its
+// connection is gone, and the provider still commits when the wait ends.
 void SimulatedTransport::wait_out_hold(const provider::Decision& decision, Millis sent) {
   try {
     time_.pass_until(sent + decision.delay);
+    if (time_.now() < sent + decision.delay) throw ClientKilled{};
   } catch (const ClientKilled&) {
     if (decision.pending_commit) time_.hold(sent + decision.delay, *decision.pending_commit);
     throw;

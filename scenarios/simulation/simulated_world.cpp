@@ -1,9 +1,11 @@
 #include "scenarios/simulation/simulated_world.hpp"
 
+#include <deque>
 #include <memory>
 #include <stdexcept>
 
 #include "scenarios/simulation/fleet_scheduler.hpp"
+#include "scenarios/simulation/simulated_instances.hpp"
 
 namespace retryproof::scenarios {
 namespace {
@@ -107,37 +109,103 @@ std::vector<InvocationResult> SimulatedWorld::invoke_fleet(const std::vector<Inv
   }
   // The driver finds each client's journal window by its port. No kill points in a fleet
   // (the loader refuses them): a client is stopped only at its time limit.
-  std::vector<client::ClientResult> accounts(plans.size());
   FleetTimes times{.count = plans.size(),
                    .concurrency = fleet.concurrency,
                    .start_spread = fleet.start_spread,
                    .time_limit = scenario_.time_limit};
-  // Open-loop traffic: each operation when it arrives, served by its instance, whose one
-  // client keeps its retry budget and circuit breaker across every operation it serves.
-  std::vector<std::unique_ptr<client::InstanceGuards>> guards;
-  if (scenario_.traffic) {
-    for (const InvocationPlan& plan : plans)
-      times.starts.push_back(plan.invocation.starts_at.value_or(Millis(0)));
-    for (int i = 0; i < scenario_.traffic->instances; ++i)
-      guards.push_back(std::make_unique<client::InstanceGuards>(client_.mutant));
-  }
+  if (scenario_.traffic) return run_traffic(plans, std::move(results), times);
+  std::vector<client::ClientResult> accounts(plans.size());
   FleetScheduler scheduler(timeline_);
   scheduler.run(times, [&](std::size_t i, VirtualTime& time) {
     InvocationResult& result = results[i];
     result.started_at = time.now();
     SimulatedTransport transport(provider_, time, *result.port);
     SimulatedSleeper sleeper(transport);
-    client::InstanceGuards* instance =
-        guards.empty() ? nullptr
-                       : guards[static_cast<std::size_t>(plans[i].invocation.instance)].get();
     std::optional<client::ClientResult> outcome =
-        run_client(plans[i], transport, time, sleeper, result, instance);
+        run_client(plans[i], transport, time, sleeper, result);
     result.timed_out = !outcome;
     if (outcome) accounts[i] = std::move(*outcome);
     result.ended_at = time.now();
   });
   client_results_.insert(client_results_.end(), std::make_move_iterator(accounts.begin()),
                          std::make_move_iterator(accounts.end()));
+  return results;
+}
+
+// Open-loop traffic: each operation when it arrives, served by its instance, whose one client
+// keeps its retry budget and circuit breaker across every operation it serves. Each planned
+// kill has a seat of its own, due at its time, that kills the instance if it runs anything
+// then; else the instance dies at the first moment after that one of its clients acts. A
+// client killed with its instance runs again at once, on the next process (a rerun, a result
+// of its own after every first run, on a port of its own), until it ends or its time limit,
+// which counts from the operation's arrival.
+std::vector<InvocationResult> SimulatedWorld::run_traffic(const std::vector<InvocationPlan>& plans,
+                                                          std::vector<InvocationResult> results,
+                                                          FleetTimes times) {
+  const TrafficPlan& traffic = *scenario_.traffic;
+  for (const InvocationPlan& plan : plans)
+    times.starts.push_back(plan.invocation.starts_at.value_or(Millis(0)));
+  for (const InstanceKill& kill : traffic.kills)
+    times.starts.push_back(kill.at);
+  times.count += traffic.kills.size();
+  SimulatedInstances instances(traffic, client_.mutant, timeline_.now());
+  struct Rerun {
+    InvocationResult result;
+    client::ClientResult account;
+  };
+  std::deque<Rerun> reruns;  // in the order they began: stable addresses while they run
+  std::vector<client::ClientResult> accounts(plans.size());
+  FleetScheduler scheduler(timeline_);
+  scheduler.run(times, [&](std::size_t seat, VirtualTime& time) {
+    if (seat >= plans.size()) {
+      instances.kill_if_due(traffic.kills[seat - plans.size()].instance, time.now(), scheduler,
+                            seat);
+      return;
+    }
+    const InvocationPlan& plan = plans[seat];
+    const int instance = plan.invocation.instance;
+    InvocationResult* result = &results[seat];
+    client::ClientResult* account = &accounts[seat];
+    while (true) {
+      result->started_at = time.now();
+      const int life = instances.life(instance);
+      SimulatedTransport transport(provider_, time, *result->port);
+      SimulatedSleeper sleeper(transport);
+      transport.kill_when([&] {
+        return instances.life(instance) != life ||
+               instances.kill_if_due(instance, time.now(), scheduler, seat);
+      });
+      instances.began(instance, seat);
+      std::optional<client::ClientResult> outcome =
+          run_client(plan, transport, time, sleeper, *result, &instances.guards(instance));
+      instances.ended(instance, seat);
+      result->ended_at = time.now();
+      if (outcome) {
+        *account = std::move(*outcome);
+        return;
+      }
+      if (instances.life(instance) == life) {
+        result->timed_out = true;
+        return;
+      }
+      result->killed = true;
+      reruns.push_back({.result = {.operation = plan.invocation.operation,
+                                   .payload = plan.payload,
+                                   .first_seq = provider_.journal_size() + 1,
+                                   .port = static_cast<int>(plans.size() + reruns.size()) + 1,
+                                   .instance = instance,
+                                   .rerun_of = plan.index}});
+      result = &reruns.back().result;
+      account = &reruns.back().account;
+    }
+  });
+  client_results_.insert(client_results_.end(), std::make_move_iterator(accounts.begin()),
+                         std::make_move_iterator(accounts.end()));
+  for (Rerun& rerun : reruns) {
+    rerun.result.index = static_cast<int>(results.size());
+    results.push_back(std::move(rerun.result));
+    client_results_.push_back(std::move(rerun.account));
+  }
   return results;
 }
 

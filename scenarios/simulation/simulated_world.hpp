@@ -15,6 +15,7 @@
 #include "client_under_test/time_and_chance.hpp"
 #include "provider/provider_core.hpp"
 #include "scenarios/driver/driver.hpp"
+#include "scenarios/simulation/fleet_scheduler.hpp"
 #include "scenarios/simulation/simulated_transport.hpp"
 #include "scenarios/simulation/virtual_time.hpp"
 
@@ -39,6 +40,9 @@ class SimulatedWorld final : public World {
                                                  client::Transport& transport, client::Clock& clock,
                                                  client::Sleeper& sleeper, InvocationResult& result,
                                                  client::InstanceGuards* guards = nullptr);
+  std::vector<InvocationResult> run_traffic(const std::vector<InvocationPlan>& plans,
+                                            std::vector<InvocationResult> results,
+                                            FleetTimes times);
 
   const Scenario& scenario_;
   ClientChoice client_;

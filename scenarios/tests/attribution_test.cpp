@@ -102,5 +102,48 @@ TEST(Attribution, AFleetClientsEntriesAreThoseOnItsListener) {
   EXPECT_EQ(invocations[1].last_seq, 2U);
 }
 
+// Under traffic a session's operations share its connections, and a rerun after its instance
+// was killed carries what the killed run carried (the operation's key and field): it is told
+// apart by the connections it opened, after it began. What the dead process had written, read
+// late on its old connection, stays the killed run's.
+TEST(Attribution, AKilledRunAndItsRerunAreToldApartByTheConnectionsEachOpened) {
+  const auto create = [](std::uint64_t seq, int client_port, bool first) {
+    JournalEntry entry = on(seq, client_port, first);
+    entry.kind = provider::RequestKind::create;
+    entry.key = "fulfillment:traffic-1";
+    entry.operation = "order-1";
+    return entry;
+  };
+  JournalEntry lookup = create(5, 40009, true);
+  lookup.kind = provider::RequestKind::lookup;
+  lookup.operation.reset();
+  // Seqs 1 and 4 on the killed process's connection (4 read after the rerun began), 2 another
+  // operation's, 5 the rerun's lookup on the new process's connection.
+  JournalEntry other = create(2, 40001, false);
+  other.key = "fulfillment:traffic-2";
+  other.operation = "order-2";
+  const std::vector<JournalEntry> journal = {create(1, 40001, true), other, on(3, 40001, false),
+                                             create(4, 40001, false), lookup};
+  const std::vector<InvocationResult> invocations = {
+      {.index = 0,
+       .operation = "fulfillment:traffic-1",
+       .payload = {{"orderId", "order-1"}},
+       .killed = true},
+      {.index = 1, .operation = "fulfillment:traffic-2", .payload = {{"orderId", "order-2"}}},
+      {.index = 2,
+       .operation = "fulfillment:traffic-1",
+       .payload = {{"orderId", "order-1"}},
+       .first_seq = 4,
+       .rerun_of = 0}};
+  const auto charged = charged_by_operation(journal, invocations, "orderId");
+  Seqs charged_seqs;
+  for (const auto& entries : charged) {
+    charged_seqs.emplace_back();
+    for (const JournalEntry& entry : entries)
+      charged_seqs.back().push_back(entry.seq);
+  }
+  EXPECT_EQ(charged_seqs, (Seqs{{1, 4}, {2}, {5}}));
+}
+
 }  // namespace
 }  // namespace retryproof::scenarios

@@ -297,6 +297,46 @@ TEST(TrafficOverHttp, TheReferenceClientsSessionsMeetABriefOutageUnderTraffic) {
   }
 }
 
+// A kill under traffic over real processes: at 4 s instance 2's session is sent SIGKILL with
+// operations in flight whose creates the provider had committed (it answers 2 s late), and is
+// restarted; each of those operations runs again on the new process as a rerun of its own,
+// which must find the job by the key the killed process kept on disk.
+TEST(TrafficOverHttp, AKilledSessionsRerunsFindWhatItCommitted) {
+  const std::string scenario = ::testing::TempDir() + "/kill-traffic.json";
+  std::ofstream(scenario) << R"({"name": "kill-traffic",
+    "traffic": {"rate": "20/s", "for": "8s", "instances": 4,
+                "kills": [{"instance": 2, "at": "4s"}]},
+    "plan": {"chaos": {"seed": 1, "rates": {"commit-then-delay:2s": 1.0}}},
+    "client": {"timeout": "5s", "baseDelay": "200ms", "maxDelay": "1s"},
+    "expect": {"outcomes": ["succeeded"]}})";
+  ChildProcess run({RETRYPROOF_BINARY, "run", scenario, "--json", scenario + ".out"});
+  const auto status = run.wait(minutes(2));
+  ASSERT_TRUE(status.has_value());
+  EXPECT_EQ(status->code, 0) << run.standard_output() << run.standard_error();
+  const nlohmann::json report = nlohmann::json::parse(std::ifstream(scenario + ".out"));
+  const nlohmann::json& result = report["scenarios"][0];
+  std::set<int> killed;  // by number
+  int reruns = 0;
+  for (const auto& invocation : result["invocations"]) {
+    if (invocation["killed"] == true) {
+      EXPECT_EQ(invocation["instance"], 2) << invocation.dump();
+      killed.insert(invocation["number"].get<int>());
+    }
+    if (!invocation.contains("rerunOf")) continue;
+    ++reruns;
+    EXPECT_TRUE(killed.contains(invocation["rerunOf"].get<int>())) << invocation.dump();
+    EXPECT_EQ(invocation["outcome"]["outcome"], "succeeded") << invocation.dump();
+  }
+  // Instance 2 serves 5 a second, each in flight for 2 s after its commit.
+  EXPECT_GE(killed.size(), 3u) << run.standard_output();
+  EXPECT_EQ(reruns, static_cast<int>(killed.size()));
+  for (const auto& verdict : result["verdicts"]) {
+    if (verdict["id"] == "crash-recovery" || verdict["id"] == "no-duplicate-effect") {
+      EXPECT_EQ(verdict["status"], "pass") << verdict.dump();
+    }
+  }
+}
+
 // Every session of a fleet is told which instance it serves (RETRYPROOF_SERVICE_INSTANCE),
 // and each instance its own state directory: a client may name per-instance state after it.
 TEST(TrafficOverHttp, EachSessionIsToldWhichInstanceItServes) {

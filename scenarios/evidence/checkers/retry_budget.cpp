@@ -3,7 +3,7 @@
 // operation after its first: a create sent again, or a lookup after an outcome it could not
 // see — both load on a failing service) are counted against its first requests, over the whole run:
 // at most the declared share of them, plus the retries a full bucket starts with (declared
-// with the budget, retry-budget=20%/100, or 10).
+// with the budget, retry-budget=20%/100, or 10), again for each restart after a kill.
 // A fleet without budgets sends (1 + retries) times the load in a long outage; with them, about the
 // load that arrives anyway (Brooker 2022; Google SRE, Handling Overload).
 #include <algorithm>
@@ -54,13 +54,17 @@ Verdict retry_budget(const Evidence& evidence) {
       }
     }
   }
+  // A process killed under traffic is restarted with a full bucket, as a real one would be.
+  const std::map<int, std::size_t> kills = kills_by_instance(invocations);
   Violations violations;
   int first = 0;
   int retries = 0;
   for (const auto& [instance, count] : instances) {
     first += count.first;
     retries += count.retries;
-    const double allowed = *budget * count.first + evidence.policy().retry_burst;
+    const auto killed = kills.find(instance);
+    const double lives = 1.0 + static_cast<double>(killed == kills.end() ? 0 : killed->second);
+    const double allowed = *budget * count.first + evidence.policy().retry_burst * lives;
     if (count.retries <= allowed + 1e-9) continue;
     std::vector<std::uint64_t> seqs = count.retry_seqs;
     if (seqs.size() > kMostSeqsShown) seqs.resize(kMostSeqsShown);
@@ -69,7 +73,10 @@ Verdict retry_budget(const Evidence& evidence) {
             " retries for " + std::to_string(count.first) + " first requests, where its declared " +
             share(*budget * 100) + "% budget allows " + share(allowed) + " (" +
             share(*budget * 100) + "% of them, and " +
-            std::to_string(static_cast<int>(evidence.policy().retry_burst)) + " to start from)",
+            std::to_string(static_cast<int>(evidence.policy().retry_burst)) + " to start from" +
+            (lives > 1 ? " in each of its " + std::to_string(static_cast<int>(lives)) + " processes"
+                       : std::string()) +
+            ")",
         std::move(seqs));
   }
   if (first == 0) return not_applicable("no operation sent a request");
