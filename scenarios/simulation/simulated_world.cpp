@@ -132,13 +132,56 @@ std::vector<InvocationResult> SimulatedWorld::invoke_fleet(const std::vector<Inv
   return results;
 }
 
+namespace {
+
+// What a traffic run's operations end with: each one's first run, by plan, and each rerun
+// after a kill of its instance, in the order they began (a deque: stable addresses while they
+// run), each with its client's account.
+struct TrafficRuns {
+  struct Run {
+    InvocationResult result;
+    client::ClientResult account;
+  };
+  std::vector<Run> first;
+  std::deque<Run> reruns;
+
+  // A rerun of `plan` begins now, on its instance's next process: a result of its own, on a
+  // port (a connection) of its own.
+  Run& rerun(const InvocationPlan& plan, std::uint64_t first_seq) {
+    reruns.push_back({.result = {.operation = plan.invocation.operation,
+                                 .payload = plan.payload,
+                                 .first_seq = first_seq,
+                                 .port = static_cast<int>(first.size() + reruns.size()) + 1,
+                                 .instance = plan.invocation.instance,
+                                 .rerun_of = plan.index}});
+    return reruns.back();
+  }
+
+  // Every run, first runs first, each numbered by its place; the accounts into `accounts`.
+  std::vector<InvocationResult> take(std::vector<client::ClientResult>& accounts) {
+    std::vector<InvocationResult> results;
+    const auto take_run = [&](Run& run) {
+      results.push_back(std::move(run.result));
+      accounts.push_back(std::move(run.account));
+    };
+    for (Run& run : first)
+      take_run(run);
+    for (Run& run : reruns) {
+      run.result.index = static_cast<int>(results.size());
+      take_run(run);
+    }
+    return results;
+  }
+};
+
+}  // namespace
+
 // Open-loop traffic: each operation when it arrives, served by its instance, whose one client
 // keeps its retry budget and circuit breaker across every operation it serves. Each planned
 // kill has a seat of its own, due at its time, that kills the instance if it runs anything
 // then; else the instance dies at the first moment after that one of its clients acts. A
-// client killed with its instance runs again at once, on the next process (a rerun, a result
-// of its own after every first run, on a port of its own), until it ends or its time limit,
-// which counts from the operation's arrival.
+// client killed with its instance runs again at once, on the next process, until it ends or
+// its time limit, which counts from the operation's arrival.
 std::vector<InvocationResult> SimulatedWorld::run_traffic(const std::vector<InvocationPlan>& plans,
                                                           std::vector<InvocationResult> results,
                                                           FleetTimes times) {
@@ -149,12 +192,9 @@ std::vector<InvocationResult> SimulatedWorld::run_traffic(const std::vector<Invo
     times.starts.push_back(kill.at);
   times.count += traffic.kills.size();
   SimulatedInstances instances(traffic, client_.mutant, timeline_.now());
-  struct Rerun {
-    InvocationResult result;
-    client::ClientResult account;
-  };
-  std::deque<Rerun> reruns;  // in the order they began: stable addresses while they run
-  std::vector<client::ClientResult> accounts(plans.size());
+  TrafficRuns runs;
+  for (InvocationResult& result : results)
+    runs.first.push_back({.result = std::move(result)});
   FleetScheduler scheduler(timeline_);
   scheduler.run(times, [&](std::size_t seat, VirtualTime& time) {
     if (seat >= plans.size()) {
@@ -164,12 +204,12 @@ std::vector<InvocationResult> SimulatedWorld::run_traffic(const std::vector<Invo
     }
     const InvocationPlan& plan = plans[seat];
     const int instance = plan.invocation.instance;
-    InvocationResult* result = &results[seat];
-    client::ClientResult* account = &accounts[seat];
-    while (true) {
-      result->started_at = time.now();
+    for (TrafficRuns::Run* run = &runs.first[seat];;
+         run = &runs.rerun(plan, provider_.journal_size() + 1)) {
+      InvocationResult& result = run->result;
+      result.started_at = time.now();
       const int life = instances.life(instance);
-      SimulatedTransport transport(provider_, time, *result->port);
+      SimulatedTransport transport(provider_, time, *result.port);
       SimulatedSleeper sleeper(transport);
       transport.kill_when([&] {
         return instances.life(instance) != life ||
@@ -177,36 +217,16 @@ std::vector<InvocationResult> SimulatedWorld::run_traffic(const std::vector<Invo
       });
       instances.began(instance, seat);
       std::optional<client::ClientResult> outcome =
-          run_client(plan, transport, time, sleeper, *result, &instances.guards(instance));
+          run_client(plan, transport, time, sleeper, result, &instances.guards(instance));
       instances.ended(instance, seat);
-      result->ended_at = time.now();
-      if (outcome) {
-        *account = std::move(*outcome);
-        return;
-      }
-      if (instances.life(instance) == life) {
-        result->timed_out = true;
-        return;
-      }
-      result->killed = true;
-      reruns.push_back({.result = {.operation = plan.invocation.operation,
-                                   .payload = plan.payload,
-                                   .first_seq = provider_.journal_size() + 1,
-                                   .port = static_cast<int>(plans.size() + reruns.size()) + 1,
-                                   .instance = instance,
-                                   .rerun_of = plan.index}});
-      result = &reruns.back().result;
-      account = &reruns.back().account;
+      result.ended_at = time.now();
+      if (outcome) run->account = std::move(*outcome);
+      result.timed_out = !outcome && instances.life(instance) == life;
+      result.killed = !outcome && !result.timed_out;
+      if (!result.killed) return;
     }
   });
-  client_results_.insert(client_results_.end(), std::make_move_iterator(accounts.begin()),
-                         std::make_move_iterator(accounts.end()));
-  for (Rerun& rerun : reruns) {
-    rerun.result.index = static_cast<int>(results.size());
-    results.push_back(std::move(rerun.result));
-    client_results_.push_back(std::move(rerun.account));
-  }
-  return results;
+  return runs.take(client_results_);
 }
 
 RunEvidence SimulatedWorld::finish() {
