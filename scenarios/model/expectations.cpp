@@ -8,6 +8,47 @@ namespace retryproof::scenarios {
 
 namespace {
 
+// How many operations an unmet outcome names before "and N more": traffic ends thousands
+// of operations, and a line each would bury the report.
+constexpr std::size_t kOperationsNamed = 5;
+
+// Each operation whose final word (the last outcome reported for it) is not among those
+// allowed: one miss for a lone operation, one per outcome for many, in the order they arrived.
+void unmet_outcomes(const std::vector<Reported>& allowed, const ScenarioResult& result,
+                    std::vector<Unmet>& unmet) {
+  std::map<std::string, Reported> final_outcome;
+  std::vector<std::string> order;  // of first arrival
+  for (const auto& invocation : result.invocations) {
+    if (!invocation.outcome) continue;
+    if (final_outcome.insert_or_assign(invocation.operation, invocation.outcome->outcome).second)
+      order.push_back(invocation.operation);
+  }
+  std::map<Reported, std::vector<std::string>> missed;  // by outcome, in arrival order
+  for (const std::string& operation : order) {
+    const Reported outcome = final_outcome.at(operation);
+    if (std::find(allowed.begin(), allowed.end(), outcome) == allowed.end())
+      missed[outcome].push_back(operation);
+  }
+  std::string list;
+  for (const Reported name : allowed)
+    list += (list.empty() ? "" : " or ") + to_string(name);
+  for (const auto& [outcome, operations] : missed) {
+    if (operations.size() == 1) {
+      unmet.push_back({operations.front() + " ended " + to_string(outcome) + "; expected " + list,
+                       Severity::policy});
+      continue;
+    }
+    std::string named;
+    for (std::size_t i = 0; i < std::min(operations.size(), kOperationsNamed); ++i)
+      named += (i == 0 ? "" : ", ") + operations[i];
+    if (operations.size() > kOperationsNamed)
+      named += " and " + std::to_string(operations.size() - kOperationsNamed) + " more";
+    unmet.push_back({std::to_string(operations.size()) + " operations ended " + to_string(outcome) +
+                         "; expected " + list + ": " + named,
+                     Severity::policy});
+  }
+}
+
 std::vector<Unmet> unmet_against(const Expectations& expect, const ScenarioResult& result) {
   std::vector<Unmet> unmet;
   const auto& expected = expect.violations;
@@ -31,22 +72,7 @@ std::vector<Unmet> unmet_against(const Expectations& expect, const ScenarioResul
                          std::to_string(*expect.jobs),
                      more ? Severity::harm : Severity::policy});
   }
-  if (!expect.outcomes.empty()) {
-    // The last outcome reported for each operation is its final word.
-    std::map<std::string, Reported> final_outcome;
-    for (const auto& invocation : result.invocations) {
-      if (invocation.outcome) final_outcome[invocation.operation] = invocation.outcome->outcome;
-    }
-    const auto& allowed = expect.outcomes;
-    for (const auto& [operation, outcome] : final_outcome) {
-      if (std::find(allowed.begin(), allowed.end(), outcome) != allowed.end()) continue;
-      std::string list;
-      for (const Reported name : allowed)
-        list += (list.empty() ? "" : " or ") + to_string(name);
-      unmet.push_back(
-          {operation + " ended " + to_string(outcome) + "; expected " + list, Severity::policy});
-    }
-  }
+  if (!expect.outcomes.empty()) unmet_outcomes(expect.outcomes, result, unmet);
   return unmet;
 }
 
