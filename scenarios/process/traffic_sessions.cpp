@@ -43,10 +43,10 @@ class SessionFleet {
     const auto begun = SteadyClock::now();
     std::size_t next = 0;
     while (next < plans_.size() || !pending_.empty()) {
-      while (next < plans_.size() && SteadyClock::now() >= due(begun, plans_arrival(next))) {
+      while (next < plans_.size() && SteadyClock::now() >= due(begun, arrival(next))) {
         if (setup_.stall_watch) {
           setup_.stall_watch->started_late("operation " + std::to_string(next + 1),
-                                           SteadyClock::now() - due(begun, plans_arrival(next)));
+                                           SteadyClock::now() - due(begun, arrival(next)));
         }
         const std::size_t arrived = next++;
         runs_[arrived].result.started_at = setup_.now();
@@ -54,8 +54,8 @@ class SessionFleet {
         send(arrived, plans_[arrived].invocation.operation);
       }
       collect();
-      kill_what_is_due(begun);
-      const auto wake = next < plans_.size() ? std::min(due(begun, plans_arrival(next)),
+      kill_what_is_due();
+      const auto wake = next < plans_.size() ? std::min(due(begun, arrival(next)),
                                                         SteadyClock::now() + kSessionSlice)
                                              : SteadyClock::now() + kSessionSlice;
       std::this_thread::sleep_until(wake);
@@ -92,7 +92,7 @@ class SessionFleet {
     return std::make_unique<SessionProcess>(setup_.argv, std::move(environment));
   }
 
-  Millis plans_arrival(std::size_t i) const { return setup_.arrivals.at(i); }
+  Millis arrival(std::size_t i) const { return setup_.arrivals.at(i); }
 
   SteadyClock::time_point due(SteadyClock::time_point begun, Millis at) const {
     return begun + setup_.time_scale.to_real(at);
@@ -146,11 +146,13 @@ class SessionFleet {
                        [&](std::size_t run) { return instance_of(run) == n; });
   }
 
-  // Each planned kill whose time has come, of an instance with an operation unanswered.
-  void kill_what_is_due(SteadyClock::time_point begun) {
+  // Each planned kill whose time has come on the provider's clock (scenario time, as its
+  // outages are: it starts at the first request, after the sessions have started), of an
+  // instance with an operation unanswered.
+  void kill_what_is_due() {
     for (auto kill = kills_.begin(); kill != kills_.end();) {
       const auto n = static_cast<std::size_t>(kill->instance);
-      if (SteadyClock::now() < due(begun, kill->at) || !waited_on(n)) {
+      if (setup_.now() < kill->at || !waited_on(n)) {
         ++kill;
         continue;
       }

@@ -40,7 +40,7 @@ struct TrafficSessions {
   // whatever they carry): the port, and the base URL that reaches it.
   std::vector<int> ports;
   std::function<std::string(int port)> base_url_of;
-  // The scenario's kills of instances under traffic, by when (from the first's sending): each
+  // The scenario's kills of instances under traffic, by when on the provider's clock: each
   // SIGKILLs its instance at its time, or at the first moment after it that the instance has
   // an operation unanswered; the instance is restarted, and each operation it had not
   // answered is rerun as a result of its own (InvocationResult::rerun_of), begun at

@@ -35,6 +35,16 @@ TEST_F(Checkers, CrashRecoveryFailsWhenTheRerunStartsWithAPost) {
   EXPECT_MENTIONS(verdict, "the first request for " + kOp42 + " was POST /jobs (seq 2)");
 }
 
+TEST_F(Checkers, CrashRecoveryLetsARunKilledBeforeItSentAnythingCreateAtOnce) {
+  // Killed under traffic before its first request (an empty window): nothing it did is
+  // unknown, so its rerun may create without asking first.
+  InvocationResult killed = invocation(1, 0, std::nullopt);
+  killed.killed = true;
+  const auto record = run({killed, invocation(1, 1, succeeded("job_1"), 1)},
+                          {post({.seq = 1, .job = "job_1"})}, {job("job_1", "k42")});
+  expect_pass(check("crash-recovery", record));
+}
+
 TEST_F(Checkers, CrashRecoveryPassesWhenTheRerunLooksUpFirst) {
   const auto record = run({killed_first(), invocation(2, 2, succeeded("job_1"), 1)},
                           {commit_then_delay_10s(), lookup({.seq = 2, .at = 200, .job = "job_1"})},

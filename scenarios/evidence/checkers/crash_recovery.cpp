@@ -48,8 +48,11 @@ Verdict crash_recovery(const Evidence& evidence) {
                      {create->seq}, Severity::harm);
     }
 
+    // A run killed before it sent anything left nothing unknown: its restart may create at
+    // once (a kill under traffic can find an operation that had not sent yet).
     const auto entries = evidence.entries_of(*restart);
     if (evidence.policy().on_ambiguous == OnAmbiguous::lookup_first && !entries.empty() &&
+        !evidence.entries_of(killed).empty() &&
         entries.front().kind == provider::RequestKind::create) {
       violations.add("after the restart, the first request for " + killed.operation + " was " +
                          entries.front().method + " " + entries.front().path + " (" +
