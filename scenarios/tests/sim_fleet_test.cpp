@@ -183,5 +183,35 @@ TEST(FleetScheduler, AClientsFailureStopsTheOthersAndIsRethrown) {
   EXPECT_EQ(stopped, 1);
 }
 
+// A kill under traffic wakes the clients of the killed instance where they wait, at the
+// moment of the kill, before anyone who wakes later: client 0, asleep until 5000, is woken at
+// 300 by client 1; client 2, which wakes at 400, runs after it; a client not yet started is
+// left alone.
+TEST(FleetScheduler, AWokenClientRunsAtTheMomentItWasWokenBeforeLaterOnes) {
+  SchedulerFixture fleet;
+  std::vector<std::string> trace;
+  FleetTimes times{.count = 4, .starts = {Millis(0), Millis(300), Millis(0), Millis(350)}};
+  fleet.scheduler.run(times, [&](std::size_t i, VirtualTime& time) {
+    const auto note = [&](const std::string& what) {
+      trace.push_back(std::to_string(i) + what + std::to_string(time.now().count()));
+    };
+    if (i == 0) {
+      time.pass_until(Millis(5000));
+      note(" woke @");
+    } else if (i == 1) {
+      fleet.scheduler.wake_now(0);
+      fleet.scheduler.wake_now(3);  // due at 350, not started: nothing to wake
+      note(" woke 0 @");
+    } else if (i == 2) {
+      time.pass_until(Millis(400));
+      note(" woke @");
+    } else {
+      note(" started @");
+    }
+  });
+  EXPECT_EQ(trace, (std::vector<std::string>{"1 woke 0 @300", "0 woke @300", "3 started @350",
+                                             "2 woke @400"}));
+}
+
 }  // namespace
 }  // namespace retryproof::scenarios
