@@ -146,8 +146,12 @@ Charged charged_by_operation(const std::vector<JournalEntry>& journal,
     for (const auto& [field, value] : payload.items())
       if (value.is_string()) invocation_of_value.emplace(value.get<std::string>(), i);
   }
-  // A key belongs to the operation whose create first carried it.
+  // A key belongs to the operation whose create first carried it; a key that is an
+  // operation's id (the reference client's), to that operation even before any create carried
+  // it: a rerun after a kill looks its key up first, and its killed run may have sent nothing.
   std::map<std::string, std::size_t> invocation_of_key;
+  for (std::size_t i = 0; i < invocations.size(); ++i)
+    if (!invocations[i].rerun_of) invocation_of_key.emplace(invocations[i].operation, i);
   for (const JournalEntry& entry : journal) {
     if (entry.kind != provider::RequestKind::create || !entry.key || !entry.operation) continue;
     if (const auto found = invocation_of_value.find(*entry.operation);
@@ -203,7 +207,9 @@ void record_charges(const Charged& entries, std::vector<InvocationResult>& invoc
       for (const JournalEntry& entry : entries[i])
         invocation.seqs.push_back(entry.seq);
       if (entries[i].empty()) continue;
-      invocation.first_seq = entries[i].front().seq;
+      // A rerun's window starts where it began: what is charged to it is told by that (it is
+      // re-attributed, scale_guard.hpp), and its first own request may come later.
+      if (!invocation.rerun_of) invocation.first_seq = entries[i].front().seq;
       invocation.last_seq = entries[i].back().seq;
       continue;
     }

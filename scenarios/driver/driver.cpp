@@ -87,24 +87,26 @@ void take_records(RunEvidence evidence, ScenarioResult& result) {
   result.stalls = std::move(evidence.stalls);
 }
 
-// The verdicts' and the expectations' final word, with the machine's share taken out: what
-// rests on time in a window the harness was stalled in is inconclusive (stalls.hpp).
-// Each planned kill of an instance under traffic that never came: no operation of the instance
-// ran from its time until traffic ended, so the crash the scenario exists for never happened.
+// Each planned kill of an instance under traffic that cut no operation short: the instance ran
+// none from its time until traffic ended (or, over HTTP, had answered every one it ran when the
+// signal landed), so the crash the scenario exists for never happened.
 void note_kills_not_reached(const Scenario& scenario, ScenarioResult& result) {
   if (!scenario.traffic) return;
   std::map<int, std::size_t> came = kills_by_instance(result.invocations);
   std::map<int, std::size_t> planned;  // by instance: how many kills of it so far
   for (const InstanceKill& kill : scenario.traffic->kills) {
     if (++planned[kill.instance] <= came[kill.instance]) continue;
-    result.inconclusive.push_back({"the kill of " + kill.describe() +
-                                       " never came: the instance ran no operation from "
-                                       "then until traffic ended, so the crash the "
-                                       "scenario exists for never happened",
-                                   ""});
+    result.inconclusive.push_back(
+        {"the kill of " + kill.describe() +
+             " cut no operation short: the instance ran none from then until traffic ended "
+             "(or had answered each when the signal landed), so the crash the scenario exists "
+             "for never happened",
+         ""});
   }
 }
 
+// The verdicts' and the expectations' final word, with the machine's share taken out: what
+// rests on time in a window the harness was stalled in is inconclusive (stalls.hpp).
 void settle(const Scenario& scenario, ScenarioResult& result) {
   note_kills_not_reached(scenario, result);
   for (const InvocationResult& invocation : result.invocations) {

@@ -33,6 +33,9 @@ struct InvocationResult {
   // The service instance that served it, from 0, where long-lived instances serve many
   // operations (traffic, or a fleet under run --sessions): what its retry budget is shared by.
   std::optional<int> instance;
+  // Which of its instance's processes ran it, from 0: one more after each restart (a kill
+  // under traffic, or a crash of a session).
+  int process = 0;
   // Entries charged to it from outside its window, one client after another: requests on
   // its connections that the provider read after it was reaped (a killed client's bytes),
   // in a later window or between two (scenarios/driver/attribution.hpp). By seq.

@@ -93,11 +93,15 @@ Millis last_answer_seen(const Evidence& evidence, const InvocationResult& invoca
 
 }  // namespace
 
-std::map<int, std::vector<const JournalEntry*>> creates_by_instance(const Evidence& evidence) {
+namespace {
+
+// The creates of each run an instance served, grouped by `key_of` it, each group in seq order.
+template <typename KeyOf>
+std::map<int, std::vector<const JournalEntry*>> creates_by(const Evidence& evidence, KeyOf key_of) {
   std::map<int, std::vector<const JournalEntry*>> creates;
   for (const InvocationResult& invocation : evidence.invocations()) {
     if (!invocation.instance) continue;
-    auto& mine = creates[*invocation.instance];
+    auto& mine = creates[key_of(invocation)];
     for (const JournalEntry* create : evidence.creates_of(invocation))
       mine.push_back(create);
   }
@@ -108,20 +112,27 @@ std::map<int, std::vector<const JournalEntry*>> creates_by_instance(const Eviden
   return creates;
 }
 
+}  // namespace
+
+std::map<int, std::vector<const JournalEntry*>> creates_by_instance(const Evidence& evidence) {
+  return creates_by(evidence, [](const InvocationResult& run) { return *run.instance; });
+}
+
 std::vector<bool> stopped_by_breaker(const Evidence& evidence) {
   const auto& invocations = evidence.invocations();
   std::vector<bool> stopped(invocations.size(), false);
   if (!evidence.policy().breaker) return stopped;
   const Millis timeout = std::max(Millis(0), evidence.policy().timeout - kTimerTolerance);
+  // Each process's breaker: a restarted one begins closed.
   std::map<int, std::vector<Seen>> seen;
-  for (const auto& [instance, creates] : creates_by_instance(evidence))
-    seen.emplace(instance, seen_by_client(creates, timeout));
+  for (const auto& [guards, creates] : creates_by(evidence, guards_of))
+    seen.emplace(guards, seen_by_client(creates, timeout));
   for (std::size_t i = 0; i < invocations.size(); ++i) {
     const InvocationResult& invocation = invocations[i];
     const bool stopped_short =
         invocation.outcome && invocation.outcome->outcome != Reported::succeeded;
-    if (!stopped_short || !invocation.instance || !seen.contains(*invocation.instance)) continue;
-    stopped[i] = possibly_open_between(seen.at(*invocation.instance),
+    if (!stopped_short || !invocation.instance || !seen.contains(guards_of(invocation))) continue;
+    stopped[i] = possibly_open_between(seen.at(guards_of(invocation)),
                                        last_answer_seen(evidence, invocation, timeout),
                                        invocation.ended_at, evidence.policy(), timeout);
   }

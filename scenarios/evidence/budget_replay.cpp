@@ -36,7 +36,11 @@ std::vector<bool> stopped_by_budget(const Evidence& evidence) {
       if (is_request(entry)) charged[entry.seq] = i;
   }
   // A client run per operation has no instance: its own bucket, full each time, is never spent.
-  const auto instance_of = [&](std::size_t i) { return invocations[i].instance; };
+  // A restarted process begins with a full one: the buckets are the processes'.
+  const auto instance_of = [&](std::size_t i) -> std::optional<int> {
+    if (!invocations[i].instance) return std::nullopt;
+    return guards_of(invocations[i]);
+  };
   std::map<int, double> tokens;
   std::map<int, std::vector<Level>> levels;
   std::vector<bool> started(invocations.size(), false);

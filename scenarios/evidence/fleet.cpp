@@ -9,14 +9,14 @@
 namespace retryproof::scenarios {
 
 std::map<int, std::size_t> kills_by_instance(const std::vector<InvocationResult>& invocations) {
-  std::map<int, std::set<Millis::rep>> moments;
+  std::map<int, std::set<int>> processes;
   for (const InvocationResult& invocation : invocations) {
     if (invocation.killed && invocation.instance)
-      moments[*invocation.instance].insert(invocation.ended_at.count());
+      processes[*invocation.instance].insert(invocation.process);
   }
   std::map<int, std::size_t> kills;
-  for (const auto& [instance, at] : moments)
-    kills[instance] = at.size();
+  for (const auto& [instance, killed] : processes)
+    kills[instance] = killed.size();
   return kills;
 }
 

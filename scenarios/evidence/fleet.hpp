@@ -22,10 +22,18 @@ struct LoadRequest {
   const JournalEntry* entry = nullptr;
   bool first = false;
 };
-// How many times each instance (by InvocationResult::instance) was killed under traffic. A
-// kill ends every run of its instance at one moment, so the kills are the distinct moments
-// its killed runs ended at.
+// How many times each instance (by InvocationResult::instance) was killed under traffic with
+// an operation in flight: a kill ends one of its processes, so the kills are the distinct
+// processes its killed runs ran in.
 std::map<int, std::size_t> kills_by_instance(const std::vector<InvocationResult>& invocations);
+
+// The guards a run's retries and breaker were those of: its instance's process at the time (a
+// restart begins with a full budget and a closed breaker). A key for replays per process, never
+// shown; only for runs an instance served.
+inline int guards_of(const InvocationResult& invocation) {
+  constexpr int kProcessStride = 1 << 20;  // above any instance's number
+  return *invocation.instance + invocation.process * kProcessStride;
+}
 
 std::vector<LoadRequest> load_requests(const Evidence& evidence,
                                        const InvocationResult& invocation);

@@ -105,6 +105,7 @@ class SessionFleet {
 
   void send(std::size_t run, const std::string& id) {
     runs_[run].id = id;
+    runs_[run].result.process = session_of(run).instance() - 1;
     run_of_id_[id] = run;
     pending_.insert(run);
     session_of(run).send(id, plans_[runs_[run].plan].invocation.operation,

@@ -65,7 +65,13 @@ TransportResponse SimulatedTransport::send(const TransportRequest& request) {
   connected_ = true;
   const Millis sent = time_.now();
   provider::Decision decision = provider_.handle(arriving, sent);
-  kill_if_due();
+  try {
+    kill_if_due();
+  } catch (const ClientKilled&) {
+    // Killed as its request was taken: a held one still commits when its wait ends.
+    if (decision.pending_commit) time_.hold(sent + decision.delay, *decision.pending_commit);
+    throw;
+  }
   if (decision.delay > Millis(0)) {
     if (decision.delay >= request.timeout) {
       // The client gives up first; a held request still commits when its wait ends.

@@ -209,6 +209,7 @@ std::vector<InvocationResult> SimulatedWorld::run_traffic(const std::vector<Invo
       InvocationResult& result = run->result;
       result.started_at = time.now();
       const int life = instances.life(instance);
+      result.process = life;
       SimulatedTransport transport(provider_, time, *result.port);
       SimulatedSleeper sleeper(transport);
       transport.kill_when([&] {

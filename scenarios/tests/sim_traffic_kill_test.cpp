@@ -6,6 +6,7 @@
 // second job; a kill that finds nothing running is never a pass.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <map>
 #include <set>
 #include <string>
@@ -60,6 +61,16 @@ TEST(TrafficKills, TheReferenceClientsRerunsFindWhatTheKilledProcessesCommitted)
     EXPECT_EQ(invocation.outcome->outcome, Reported::succeeded);
   }
   EXPECT_EQ(killed_instances, (std::set<int>{2, 6}));  // instances 3 and 7
+  // Goodput counts each operation once, where it arrived, and a rerun's success there.
+  ASSERT_TRUE(result.traffic.has_value());
+  std::size_t arrived = 0;
+  std::size_t succeeded = 0;
+  for (const GoodputSecond& second : result.traffic->seconds) {
+    arrived += second.arrived;
+    succeeded += second.succeeded;
+  }
+  EXPECT_EQ(arrived, result.invocations.size() - reruns_of.size());
+  EXPECT_EQ(succeeded, arrived);
   // About 12 in flight on each (4 a second, each answered 3 s after it commits).
   EXPECT_GE(reruns_of.size(), 10u);
   for (const auto& [first, count] : reruns_of)
@@ -90,7 +101,7 @@ TEST(TrafficKills, AClientThatKeepsItsKeyInMemoryMakesASecondJobOnTheRerun) {
   EXPECT_EQ(verdict(result, "no-duplicate-effect").status, VerdictStatus::fail);
 }
 
-TEST(TrafficKills, AKillThatFindsNothingRunningNeverComesAndTheRunSaysSo) {
+TEST(TrafficKills, AKillThatFindsNothingRunningCutsNothingShortAndTheRunSaysSo) {
   // Five operations over ten instances: instance 9 serves none.
   const Scenario scenario = scenario_from_json({{"name", "idle"},
                                                 {"traffic",
@@ -104,8 +115,9 @@ TEST(TrafficKills, AKillThatFindsNothingRunningNeverComesAndTheRunSaysSo) {
   EXPECT_EQ(result.status(), ScenarioStatus::inconclusive);
   ASSERT_EQ(result.inconclusive.size(), 1u);
   EXPECT_EQ(result.inconclusive[0].text,
-            "the kill of instance 9 at 1s never came: the instance ran no operation from then "
-            "until traffic ended, so the crash the scenario exists for never happened");
+            "the kill of instance 9 at 1s cut no operation short: the instance ran none from "
+            "then until traffic ended (or had answered each when the signal landed), so the "
+            "crash the scenario exists for never happened");
 }
 
 TEST(TrafficKills, ARunWithKillsReplaysByteForByteFromItsSeed) {
@@ -117,6 +129,14 @@ TEST(TrafficKills, ARunWithKillsReplaysByteForByteFromItsSeed) {
   ASSERT_EQ(first.invocations.size(), second.invocations.size());
   EXPECT_TRUE(first.journal == second.journal);
   EXPECT_EQ(first.jobs.size(), second.jobs.size());
+  for (std::size_t i = 0; i < first.invocations.size(); ++i) {
+    const InvocationResult& a = first.invocations[i];
+    const InvocationResult& b = second.invocations[i];
+    EXPECT_EQ(a.killed, b.killed) << i;
+    EXPECT_EQ(a.rerun_of, b.rerun_of) << i;
+    EXPECT_EQ(a.seqs, b.seqs) << i;
+    EXPECT_EQ(a.ended_at, b.ended_at) << i;
+  }
 }
 
 TEST(TrafficKills, TheLoaderSaysWhereAKillCannotMeanAnything) {
@@ -135,6 +155,45 @@ TEST(TrafficKills, TheLoaderSaysWhereAKillCannotMeanAnything) {
   kills["kills"] = {{{"instance", 1}}};
   EXPECT_EQ(load_error(kills),
             "t.json: $.traffic.kills[0]: a kill needs an \"at\", such as \"12s\"");
+}
+
+// A kill in a long outage: instance 2 is killed twice at 15 s (the second kill finds the
+// first one's reruns running). Each process keeps its own budget and breaker, so the reference
+// client is judged by what each process did: nothing is inconclusive, nothing fails.
+TEST(TrafficKills, AKillInALongOutageIsJudgedProcessByProcess) {
+  json document =
+      json::parse(std::ifstream(RETRYPROOF_SOURCE_DIR "/scenarios/traffic/02-long-outage.json"));
+  document["traffic"]["kills"] = {{{"instance", 2}, {"at", "15s"}},
+                                  {{"instance", 2}, {"at", "15s"}}};
+  const Scenario scenario = scenario_from_json(document, "(long outage with kills)");
+  const ScenarioResult result = simulate(scenario, ClientChoice{}, 1).result;
+  EXPECT_TRUE(result.inconclusive.empty()) << result.inconclusive.front().text;
+  std::set<int> processes;  // of instance 2's killed runs
+  for (const InvocationResult& invocation : result.invocations)
+    if (invocation.killed) processes.insert(invocation.process);
+  EXPECT_EQ(processes, (std::set<int>{0, 1}));
+  for (const char* id : {"retry-budget", "stopping", "gave-up", "crash-recovery", "recovery"})
+    EXPECT_NE(verdict(result, id).status, VerdictStatus::fail) << verdict(result, id).explanation;
+  EXPECT_TRUE(result.met());
+}
+
+// A client killed as the provider takes its held create (delay-before-commit): the provider
+// commits it when the hold ends all the same, so the restart finds the job.
+TEST(TrafficKills, AHeldCreateStillCommitsWhenItsClientIsKilledAsItIsTaken) {
+  const Scenario scenario = scenario_from_json(
+      {{"name", "held-kill"},
+       {"plan", {{"faults", {"delay-before-commit:1s"}}}},
+       {"operations", {{{"id", "op-1"}, {"payload", {{"orderId", "order-1"}, {"amount", 1}}}}}},
+       {"invocations",
+        {{{"operation", "op-1"}, {"kill", "after-request:1"}}, {{"operation", "op-1"}}}},
+       {"client", {{"timeout", "5s"}}}},
+      "(test)");
+  const ScenarioResult result = simulate(scenario, ClientChoice{}, 1).result;
+  ASSERT_EQ(result.invocations.size(), 2u);
+  EXPECT_TRUE(result.invocations[0].killed);
+  EXPECT_EQ(result.jobs.size(), 1u);
+  ASSERT_TRUE(result.invocations[1].outcome.has_value());
+  EXPECT_EQ(result.invocations[1].outcome->outcome, Reported::succeeded);
 }
 
 }  // namespace

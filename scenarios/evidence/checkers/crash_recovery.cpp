@@ -48,12 +48,16 @@ Verdict crash_recovery(const Evidence& evidence) {
                      {create->seq}, Severity::harm);
     }
 
-    // A run killed before it sent anything left nothing unknown: its restart may create at
-    // once (a kill under traffic can find an operation that had not sent yet).
+    // Runs killed before they sent anything left nothing unknown: the restart may create at
+    // once if no earlier run of the operation sent a request (a kill under traffic can find
+    // an operation that had not sent yet).
+    const bool sent_before =
+        std::any_of(invocations.begin(), restart, [&](const InvocationResult& earlier) {
+          return earlier.operation == killed.operation && !evidence.entries_of(earlier).empty();
+        });
     const auto entries = evidence.entries_of(*restart);
     if (evidence.policy().on_ambiguous == OnAmbiguous::lookup_first && !entries.empty() &&
-        !evidence.entries_of(killed).empty() &&
-        entries.front().kind == provider::RequestKind::create) {
+        sent_before && entries.front().kind == provider::RequestKind::create) {
       violations.add("after the restart, the first request for " + killed.operation + " was " +
                          entries.front().method + " " + entries.front().path + " (" +
                          seq_text(entries.front()) + "); " + what_it_got(entries.front()) +

@@ -48,9 +48,14 @@ Verdict gave_up(const Evidence& evidence) {
     any_gave_up = true;
     if (breaker_open[static_cast<std::size_t>(invocation.index)]) continue;
     const std::string reported = to_string(invocation.outcome->outcome);
-    const bool first_run = std::none_of(
-        evidence.invocations().begin(), evidence.invocations().begin() + invocation.index,
-        [&](const InvocationResult& earlier) { return earlier.operation == invocation.operation; });
+    // A rerun after a kill under traffic had no earlier word to go on: its killed runs ended
+    // without one.
+    const bool first_run =
+        invocation.rerun_of || std::none_of(evidence.invocations().begin(),
+                                            evidence.invocations().begin() + invocation.index,
+                                            [&](const InvocationResult& earlier) {
+                                              return earlier.operation == invocation.operation;
+                                            });
     if (first_run && evidence.entries_of(invocation).empty()) {
       violations.add(
           label(invocation) + " reported " + reported + " without sending a single request", {});

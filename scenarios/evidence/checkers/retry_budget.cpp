@@ -3,7 +3,7 @@
 // operation after its first: a create sent again, or a lookup after an outcome it could not
 // see — both load on a failing service) are counted against its first requests, over the whole run:
 // at most the declared share of them, plus the retries a full bucket starts with (declared
-// with the budget, retry-budget=20%/100, or 10), again for each restart after a kill.
+// with the budget, retry-budget=20%/100, or 10), again for each restart.
 // A fleet without budgets sends (1 + retries) times the load in a long outage; with them, about the
 // load that arrives anyway (Brooker 2022; Google SRE, Handling Overload).
 #include <algorithm>
@@ -22,6 +22,7 @@ struct InstanceCount {
   int first = 0;
   int retries = 0;
   std::vector<std::uint64_t> retry_seqs;
+  int last_process = 0;  // the last of the instance's processes that ran an operation
 };
 
 std::string share(double value) {
@@ -45,6 +46,7 @@ Verdict retry_budget(const Evidence& evidence) {
   std::map<int, InstanceCount> instances;
   for (const InvocationResult& invocation : evidence.invocations()) {
     InstanceCount& count = instances[invocation.instance.value_or(-1)];
+    count.last_process = std::max(count.last_process, invocation.process);
     for (const LoadRequest& request : load_requests(evidence, invocation)) {
       if (request.first) {
         ++count.first;
@@ -54,16 +56,15 @@ Verdict retry_budget(const Evidence& evidence) {
       }
     }
   }
-  // A process killed under traffic is restarted with a full bucket, as a real one would be.
-  const std::map<int, std::size_t> kills = kills_by_instance(invocations);
   Violations violations;
   int first = 0;
   int retries = 0;
   for (const auto& [instance, count] : instances) {
     first += count.first;
     retries += count.retries;
-    const auto killed = kills.find(instance);
-    const double lives = 1.0 + static_cast<double>(killed == kills.end() ? 0 : killed->second);
+    // A restarted process (after a kill under traffic, or a crash) begins with a full bucket,
+    // as a real one would.
+    const double lives = 1.0 + count.last_process;
     const double allowed = *budget * count.first + evidence.policy().retry_burst * lives;
     if (count.retries <= allowed + 1e-9) continue;
     std::vector<std::uint64_t> seqs = count.retry_seqs;

@@ -139,6 +139,16 @@ bool judge_budget(const Evidence& evidence, int instance, const OutageWindow& ou
   return true;
 }
 
+// Whether the instance was killed during the outage: its next process begins with a closed
+// breaker and a full budget, so what the instance sent there is two processes' and neither's
+// to be judged by one breaker or one bucket.
+bool restarted_in(const Evidence& evidence, int instance, const OutageWindow& outage) {
+  const auto& runs = evidence.invocations();
+  return std::any_of(runs.begin(), runs.end(), [&](const InvocationResult& run) {
+    return run.instance == instance && run.killed && outage.holds(run.ended_at);
+  });
+}
+
 }  // namespace
 
 Verdict stopping(const Evidence& evidence) {
@@ -162,6 +172,7 @@ Verdict stopping(const Evidence& evidence) {
   Judged judged;
   for (const OutageWindow& outage : long_outages) {
     for (const auto& [instance, mine] : creates) {
+      if (restarted_in(evidence, instance, outage)) continue;
       // A breaker is for an outage that fails everything: in a brownout a probe's success
       // rightly closes it, and retries carry operations through.
       const bool breaker = policy.breaker && outage.total &&
