@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <map>
 
 #include "scenarios/evidence/goodput.hpp"
 #include "scenarios/reports/load_chart.hpp"
@@ -131,6 +132,32 @@ std::vector<std::string> traffic_terminal_lines(const ScenarioResult& result) {
   }
   if (const std::string recovery = recovery_text(picture); !recovery.empty())
     lines.push_back("  " + recovery);
+  for (const std::string& kill : kill_lines(result))
+    lines.push_back("  " + kill);
+  return lines;
+}
+
+std::vector<std::string> kill_lines(const ScenarioResult& result) {
+  // A kill ends one process of its instance: its killed runs, by (instance, process).
+  std::map<std::pair<int, int>, std::vector<const InvocationResult*>> kills;
+  for (const InvocationResult& invocation : result.invocations) {
+    if (invocation.killed && invocation.instance)
+      kills[{*invocation.instance, invocation.process}].push_back(&invocation);
+  }
+  constexpr std::size_t kNamed = 5;
+  std::vector<std::string> lines;
+  for (const auto& [process, killed] : kills) {
+    std::string numbers;
+    for (std::size_t i = 0; i < std::min(killed.size(), kNamed); ++i)
+      numbers += (i == 0 ? "" : ", ") + std::to_string(killed[i]->number());
+    if (killed.size() > kNamed)
+      numbers += " and " + std::to_string(killed.size() - kNamed) + " more";
+    lines.push_back("killed: instance " + std::to_string(process.first + 1) + " at " +
+                    at_text(killed.front()->ended_at) + ", " + std::to_string(killed.size()) +
+                    (killed.size() == 1 ? " operation" : " operations") + " cut short (invocation" +
+                    (killed.size() == 1 ? " " : "s ") + numbers +
+                    "), each run again on its next process (\"rerunOf\" in the JSON report)");
+  }
   return lines;
 }
 

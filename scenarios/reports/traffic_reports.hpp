@@ -48,6 +48,11 @@ std::string recovery_text(const TrafficPicture& picture);
 // Its lines in a scenario's terminal block, indented by two spaces; none without traffic.
 std::vector<std::string> traffic_terminal_lines(const ScenarioResult& result);
 
+// A line for each kill under traffic that cut operations short: "killed: instance 3 at
+// +10000ms, 11 operations cut short (invocations 273, 283, ... and 6 more), each run again on
+// its next process (...)". Unindented; none without such a kill.
+std::vector<std::string> kill_lines(const ScenarioResult& result);
+
 // Its Markdown section ("### NAME: traffic over time"); nothing without traffic.
 void write_traffic_markdown(std::ostream& out, const ScenarioResult& result);
 

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "client_under_test/mutant.hpp"
+#include "scenarios/reports/traffic_reports.hpp"
 #include "scenarios/simulation/simulated_world.hpp"
 
 namespace retryproof::scenarios {
@@ -61,6 +62,11 @@ TEST(TrafficKills, TheReferenceClientsRerunsFindWhatTheKilledProcessesCommitted)
     EXPECT_EQ(invocation.outcome->outcome, Reported::succeeded);
   }
   EXPECT_EQ(killed_instances, (std::set<int>{2, 6}));  // instances 3 and 7
+  // The terminal names each kill, past the invocations its table has room for.
+  const std::vector<std::string> told = reports::kill_lines(result);
+  ASSERT_EQ(told.size(), 2u);
+  EXPECT_TRUE(told[0].starts_with("killed: instance 3 at +10000ms, ")) << told[0];
+  EXPECT_NE(told[0].find(" operations cut short (invocations "), std::string::npos) << told[0];
   // Goodput counts each operation once, where it arrived, and a rerun's success there.
   ASSERT_TRUE(result.traffic.has_value());
   std::size_t arrived = 0;
