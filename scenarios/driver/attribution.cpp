@@ -79,7 +79,9 @@ Charged by_connection(const std::vector<JournalEntry>& journal,
 // The runs of one operation: its first, then each rerun after a kill of its instance, in the
 // order they began. A request is its own run's: the last to begin before the request's
 // connection was first seen (a restarted process opens connections of its own; what the
-// killed one had written is read on its old ones, however late).
+// killed one had written is read on its old ones, however late), but never a rerun's on a
+// connection the killed process held (a request it wrote on a connection it had just opened,
+// read after the rerun began).
 class RunsOfOperations {
  public:
   explicit RunsOfOperations(const std::vector<InvocationResult>& invocations)
@@ -91,12 +93,15 @@ class RunsOfOperations {
     runs_[static_cast<std::size_t>(*first)].push_back(invocation);
   }
 
-  std::size_t run_of(std::size_t first, std::uint64_t connection_seen_at) const {
+  std::size_t run_of(std::size_t first, const JournalEntry& entry,
+                     std::uint64_t connection_seen_at) const {
     const auto reruns = runs_.find(first);
     if (reruns == runs_.end()) return first;
     std::size_t owner = first;
     for (const std::size_t rerun : reruns->second) {
-      if (invocations_[rerun].first_seq <= connection_seen_at) owner = rerun;
+      const InvocationResult& run = invocations_[rerun];
+      const bool dead_ones = entry.client_port && run.dead_connections.contains(*entry.client_port);
+      if (run.first_seq <= connection_seen_at && !dead_ones) owner = rerun;
     }
     return owner;
   }
@@ -172,7 +177,7 @@ Charged charged_by_operation(const std::vector<JournalEntry>& journal,
           found != invocation_of_value.end())
         owner = found->second;
     }
-    if (owner) entries[runs.run_of(*owner, seen_at[n])].push_back(entry);
+    if (owner) entries[runs.run_of(*owner, entry, seen_at[n])].push_back(entry);
   }
   return entries;
 }

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,10 @@ struct InvocationResult {
   // set on that one): the index of the operation's first run. It begins at first_seq, the
   // journal's size then plus one, on the restarted process.
   std::optional<int> rerun_of;
+  // For a rerun over HTTP: the client ports of the connections the killed process held. What
+  // the provider reads on them is the dead process's, even on one first seen after the rerun
+  // began (written just before the kill, read just after).
+  std::set<int> dead_connections;
   std::optional<OutcomeLine> outcome;  // empty when killed or when the line was missing or bad
   std::string client_error;            // why there is no valid outcome line; empty when fine
   std::string exit;                    // "exit code 0", "killed by SIGKILL"

@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "scenarios/process/process_sockets.hpp"
+
 namespace retryproof::scenarios {
 namespace {
 
@@ -249,6 +251,20 @@ std::optional<ExitStatus> SessionProcess::wait_for_exit(Clock::time_point deadli
 void SessionProcess::kill() {
   const std::lock_guard writing(write_mutex_);
   kill_current();
+}
+
+std::set<int> SessionProcess::kill_naming_connections() {
+  const std::lock_guard writing(write_mutex_);
+  std::set<int> ports;
+  {
+    const std::lock_guard lock(mutex_);
+    if (current_ && !current_->status) {
+      current_->child->send_signal(SIGSTOP);
+      ports = tcp_ports_of_group(current_->child->pid());
+    }
+  }
+  kill_current();
+  return ports;
 }
 
 void SessionProcess::kill_current() {

@@ -79,6 +79,10 @@ class SessionProcess {
   std::optional<ExitStatus> wait_for_exit(Clock::time_point deadline);
   // SIGKILL to the instance and what it started, then reaps it (a deadline of its own).
   void kill();
+  // The same, but first SIGSTOP, to read the local ports of the TCP connections the stopped
+  // processes hold (process_sockets.hpp): what the provider reads on them after the kill was
+  // written by the dead process.
+  std::set<int> kill_naming_connections();
   // Kills the current instance if it still runs, starts the next one, and returns the ids
   // sent to earlier instances that had no outcome, in the order sent: the caller resends
   // each under a new id, with the same operationId (a rerun).

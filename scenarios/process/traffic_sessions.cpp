@@ -165,7 +165,7 @@ class SessionFleet {
   // The scenario's kill: SIGKILL, then the supervisor's restart. What had no outcome line
   // when the process died was killed with it, and runs again on the next process.
   void kill_instance(std::size_t n, const InstanceKill& kill) {
-    sessions_[n]->kill();
+    const std::set<int> dead_connections = sessions_[n]->kill_naming_connections();
     const Millis now = setup_.now();
     const std::uint64_t first_seq = setup_.journal_size ? setup_.journal_size() + 1 : 1;
     std::vector<std::size_t> killed;
@@ -196,7 +196,8 @@ class SessionFleet {
                                   .first_seq = first_seq,
                                   .instance = static_cast<int>(n),
                                   .started_at = now,
-                                  .rerun_of = plans_[plan].index},
+                                  .rerun_of = plans_[plan].index,
+                                  .dead_connections = dead_connections},
                        .sent_at = runs_[plan].sent_at});
       send(runs_.size() - 1,
            plans_[plan].invocation.operation + "#rerun-" + std::to_string(++reruns_sent_));

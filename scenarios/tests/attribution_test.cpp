@@ -143,6 +143,22 @@ TEST(Attribution, AKilledRunAndItsRerunAreToldApartByTheConnectionsEachOpened) {
       charged_seqs.back().push_back(entry.seq);
   }
   EXPECT_EQ(charged_seqs, (Seqs{{1, 4}, {2}, {5}}));
+
+  // Over HTTP the killed process had just opened 40011 and written a create on it, which the
+  // provider read only after the rerun began: the harness named 40011 among the dead process's
+  // connections, so it stays the killed run's.
+  std::vector<JournalEntry> late = journal;
+  late.insert(late.begin() + 4, create(5, 40011, true));
+  late.back().seq = 6;
+  std::vector<InvocationResult> named = invocations;
+  named[2].dead_connections = {40001, 40011};
+  Seqs late_seqs;
+  for (const auto& entries : charged_by_operation(late, named, "orderId")) {
+    late_seqs.emplace_back();
+    for (const JournalEntry& entry : entries)
+      late_seqs.back().push_back(entry.seq);
+  }
+  EXPECT_EQ(late_seqs, (Seqs{{1, 4, 5}, {2}, {6}}));
 }
 
 }  // namespace

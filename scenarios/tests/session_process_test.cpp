@@ -160,8 +160,18 @@ TEST_P(SessionClients, AKilledInstancesRerunsFindTheirJobsByKeyAndMakeNoSecond) 
   ASSERT_TRUE(server.core().wait_until([](const auto& seen) { return seen.jobs == 10; },
                                        Clock::now() + 30s));
 
-  session.kill();
+  // Killed as a kill under traffic kills it: what it holds named first. The three held
+  // creates' connections are among them, as the provider saw them.
+  const std::set<int> held = session.kill_naming_connections();
   EXPECT_FALSE(session.alive());
+  for (const provider::JournalEntry& entry : server.core().journal()) {
+    const bool held_create = entry.kind == provider::RequestKind::create && entry.operation &&
+                             (*entry.operation == "order-2" || *entry.operation == "order-5" ||
+                              *entry.operation == "order-8");
+    if (!held_create) continue;
+    ASSERT_TRUE(entry.client_port.has_value());
+    EXPECT_TRUE(held.contains(*entry.client_port)) << "seq " << entry.seq;
+  }
   const std::vector<std::string> unanswered = session.restart();
   EXPECT_EQ(unanswered, (std::vector<std::string>{"a-000002", "a-000005", "a-000008"}));
   EXPECT_EQ(session.instance(), 2);
