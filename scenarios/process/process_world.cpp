@@ -263,19 +263,28 @@ std::vector<InvocationResult> ProcessWorld::invoke_sessions(
 std::vector<InvocationResult> ProcessWorld::invoke_fleet(const std::vector<InvocationPlan>& plans,
                                                          const Fleet& fleet) {
   if (scenario_.traffic) return invoke_sessions(plans, fleet, false);
-  if (options_.sessions) {
-    // Requests are charged to a session's operations by what they carry: two invocations of
-    // one operation (two workers racing for it) carry the same, and get a port each.
-    std::set<std::string> operations;
-    for (const InvocationPlan& plan : plans)
-      operations.insert(plan.invocation.operation);
-    if (operations.size() == plans.size()) return invoke_sessions(plans, fleet, false);
-    std::cerr << scenario_.name
-              << ": a session per invocation, each on a port of its own: two of its "
-                 "invocations run one operation, and what their requests carry cannot tell "
-                 "them apart\n";
-    return invoke_sessions(plans, fleet, true);
-  }
+  if (options_.sessions) return invoke_fleet_as_sessions(plans, fleet);
+  return invoke_processes(plans, fleet);
+}
+
+std::vector<InvocationResult> ProcessWorld::invoke_fleet_as_sessions(
+    const std::vector<InvocationPlan>& plans, const Fleet& fleet) {
+  // Requests are charged to a session's operations by what they carry: two invocations of
+  // one operation (two workers racing for it) carry the same, and get a port each.
+  std::set<std::string> operations;
+  for (const InvocationPlan& plan : plans)
+    operations.insert(plan.invocation.operation);
+  if (operations.size() == plans.size()) return invoke_sessions(plans, fleet, false);
+  std::cerr << scenario_.name
+            << ": a session per invocation, each on a port of its own: two of its "
+               "invocations run one operation, and what their requests carry cannot tell "
+               "them apart\n";
+  return invoke_sessions(plans, fleet, true);
+}
+
+// A process per client, `fleet.concurrency` at a time, each on a port of its own.
+std::vector<InvocationResult> ProcessWorld::invoke_processes(
+    const std::vector<InvocationPlan>& plans, const Fleet& fleet) {
   struct Running {
     std::size_t plan;
     std::unique_ptr<ChildProcess> child;

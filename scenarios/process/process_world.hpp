@@ -61,6 +61,12 @@ class ProcessWorld final : public World {
   // Traffic, or a fleet under --sessions: a session per instance (traffic_sessions.hpp).
   std::vector<InvocationResult> invoke_sessions(const std::vector<InvocationPlan>& plans,
                                                 const Fleet& fleet, bool session_per_invocation);
+  // A fleet under --sessions: ten sessions, or one per invocation where two run one operation.
+  std::vector<InvocationResult> invoke_fleet_as_sessions(const std::vector<InvocationPlan>& plans,
+                                                         const Fleet& fleet);
+  // A fleet of processes, one per invocation.
+  std::vector<InvocationResult> invoke_processes(const std::vector<InvocationPlan>& plans,
+                                                 const Fleet& fleet);
   // Its exit, standard error and outcome line, into `result`.
   void take_account(InvocationResult& result, const ChildProcess& child,
                     const std::optional<ExitStatus>& status);
