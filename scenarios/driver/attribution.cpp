@@ -85,12 +85,10 @@ Charged by_connection(const std::vector<JournalEntry>& journal,
 class RunsOfOperations {
  public:
   explicit RunsOfOperations(const std::vector<InvocationResult>& invocations)
-      : invocations_(invocations) {}
-
-  void add(std::size_t invocation) {
-    const std::optional<int> first = invocations_[invocation].rerun_of;
-    if (!first) return;
-    runs_[static_cast<std::size_t>(*first)].push_back(invocation);
+      : invocations_(invocations) {
+    for (std::size_t i = 0; i < invocations.size(); ++i)
+      if (const std::optional<int> first = invocations[i].rerun_of)
+        runs_[static_cast<std::size_t>(*first)].push_back(i);
   }
 
   std::size_t run_of(std::size_t first, const JournalEntry& entry,
@@ -138,9 +136,8 @@ Charged charged_by_operation(const std::vector<JournalEntry>& journal,
   // (its shape's field is "Name", carrying the payload's orderId), each of its text values.
   // Each names the operation's first run; its reruns are told apart by connection.
   std::map<std::string, std::size_t> invocation_of_value;
-  RunsOfOperations runs(invocations);
+  const RunsOfOperations runs(invocations);
   for (std::size_t i = 0; i < invocations.size(); ++i) {
-    runs.add(i);
     if (invocations[i].rerun_of) continue;
     const nlohmann::json& payload = invocations[i].payload;
     if (const auto value = provider::operation_value(payload, operation_field)) {

@@ -5,6 +5,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "common/listing.hpp"
 #include "scenarios/evidence/evidence.hpp"
 #include "scenarios/evidence/operator_numbers.hpp"
 #include "scenarios/evidence/verdicts.hpp"
@@ -49,11 +50,10 @@ InvocationResult synthetic_invocation(int index, const OperationTraffic& operati
 
 std::string seq_listing(const std::vector<std::uint64_t>& seqs) {
   constexpr std::size_t kShown = 10;
-  std::string text;
-  for (std::size_t i = 0; i < std::min(seqs.size(), kShown); ++i)
-    text += (i == 0 ? "seq " : ", ") + std::to_string(seqs[i]);
-  if (seqs.size() > kShown) text += " and " + std::to_string(seqs.size() - kShown) + " more";
-  return text;
+  std::vector<std::string> numbers;
+  for (const std::uint64_t seq : seqs)
+    numbers.push_back(std::to_string(seq));
+  return seqs.empty() ? std::string() : "seq " + first_of(numbers, kShown);
 }
 
 // What was judged, from what, and what could not be, for the report's description.

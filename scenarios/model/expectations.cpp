@@ -4,6 +4,8 @@
 #include <array>
 #include <map>
 
+#include "common/listing.hpp"
+
 namespace retryproof::scenarios {
 
 namespace {
@@ -38,13 +40,8 @@ void unmet_outcomes(const std::vector<Reported>& allowed, const ScenarioResult& 
                        Severity::policy});
       continue;
     }
-    std::string named;
-    for (std::size_t i = 0; i < std::min(operations.size(), kOperationsNamed); ++i)
-      named += (i == 0 ? "" : ", ") + operations[i];
-    if (operations.size() > kOperationsNamed)
-      named += " and " + std::to_string(operations.size() - kOperationsNamed) + " more";
     unmet.push_back({std::to_string(operations.size()) + " operations ended " + to_string(outcome) +
-                         "; expected " + list + ": " + named,
+                         "; expected " + list + ": " + first_of(operations, kOperationsNamed),
                      Severity::policy});
   }
 }

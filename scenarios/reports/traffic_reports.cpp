@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 
+#include "common/listing.hpp"
 #include "scenarios/evidence/goodput.hpp"
 #include "scenarios/reports/load_chart.hpp"
 #include "scenarios/reports/text.hpp"
@@ -147,15 +148,13 @@ std::vector<std::string> kill_lines(const ScenarioResult& result) {
   constexpr std::size_t kNamed = 5;
   std::vector<std::string> lines;
   for (const auto& [process, killed] : kills) {
-    std::string numbers;
-    for (std::size_t i = 0; i < std::min(killed.size(), kNamed); ++i)
-      numbers += (i == 0 ? "" : ", ") + std::to_string(killed[i]->number());
-    if (killed.size() > kNamed)
-      numbers += " and " + std::to_string(killed.size() - kNamed) + " more";
+    std::vector<std::string> numbers;
+    for (const InvocationResult* run : killed)
+      numbers.push_back(std::to_string(run->number()));
     lines.push_back("killed: instance " + std::to_string(process.first + 1) + " at " +
                     at_text(killed.front()->ended_at) + ", " + std::to_string(killed.size()) +
                     (killed.size() == 1 ? " operation" : " operations") + " cut short (invocation" +
-                    (killed.size() == 1 ? " " : "s ") + numbers +
+                    (killed.size() == 1 ? " " : "s ") + first_of(numbers, kNamed) +
                     "), each run again on its next process (\"rerunOf\" in the JSON report)");
   }
   return lines;
